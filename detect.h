@@ -1,0 +1,239 @@
+/* detect.h - find where the client's first message ends in a byte stream.
+ *
+ * Fed the bytes a server reads from stdin, in any number of pieces, it says
+ * at which byte the first complete message ended:
+ *   - newline-delimited JSON (MCP stdio): the earlier of the line's newline
+ *     and the close of its top-level JSON value, because some readers stop at
+ *     the closing brace and answer before they read the newline;
+ *   - Content-Length framing (LSP, DAP): the last byte of the body.
+ * Leading blank lines (and CRLF) are skipped.  State is a few machine words
+ * whatever the input: no message is ever buffered.
+ *
+ * Header-only so that the fuzz and differential tests use this very code.
+ * No libc calls: it runs inside read(2) interposers.
+ */
+#ifndef STDIOGATE_DETECT_H
+#define STDIOGATE_DETECT_H
+
+#include <stddef.h>
+
+enum sg_mode {
+    SG_START,   /* skipping leading white space */
+    SG_JSON,    /* inside a JSON object or array */
+    SG_LINE,    /* some other line: ends at its newline */
+    SG_HEADER,  /* Content-Length style header block */
+    SG_BODY,    /* counting down the body */
+    SG_DONE
+};
+
+/* A Content-Length beyond this is taken as garbage, not as a promise. */
+#define SG_MAX_CONTENT_LENGTH (1ULL << 40)
+#define SG_DEPTH_CAP (~0ULL)
+
+struct sg_detect {
+    unsigned char mode;
+    unsigned char in_string;
+    unsigned char escaped;
+    unsigned char name_len;     /* bytes of "content-length" matched, 0xff: no */
+    unsigned char field;        /* 0 name, 1 before value, 2 digits, 3 rest */
+    unsigned char line_bytes;   /* header line has bytes other than CR */
+    unsigned char first_line;   /* still on the first header line */
+    unsigned char has_length;   /* a valid Content-Length was seen */
+    unsigned char bad_length;
+    unsigned char pending;      /* digits of the value being read */
+    unsigned long long depth;   /* JSON nesting, saturating */
+    unsigned long long length;  /* Content-Length, then bytes of body left */
+    unsigned long long value;   /* Content-Length being read */
+};
+
+static inline void sg_detect_init(struct sg_detect *d)
+{
+    *d = (struct sg_detect){ .mode = SG_START };
+}
+
+static inline int sg_detect_done(const struct sg_detect *d)
+{
+    return d->mode == SG_DONE;
+}
+
+static inline int sg_is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static inline unsigned char sg_lower(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + ('a' - 'A')) : c;
+}
+
+/* One byte of JSON text.  Returns 1 when the top-level value closed. */
+static inline int sg_json_byte(struct sg_detect *d, unsigned char c)
+{
+    if (d->in_string) {
+        if (d->escaped)
+            d->escaped = 0;
+        else if (c == '\\')
+            d->escaped = 1;
+        else if (c == '"')
+            d->in_string = 0;
+        else if (c == '\n')
+            return 1;   /* a raw newline cannot be in a JSON string: the line ended */
+        return 0;
+    }
+    switch (c) {
+    case '"':
+        d->in_string = 1;
+        return 0;
+    case '{':
+    case '[':
+        if (d->depth != SG_DEPTH_CAP)
+            d->depth++;
+        return 0;
+    case '}':
+    case ']':
+        return --d->depth == 0;
+    case '\n':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The header block ended (an empty line).  Returns 1 if the message did too. */
+static inline int sg_headers_end(struct sg_detect *d)
+{
+    if (!d->has_length || d->bad_length || d->value == 0)
+        return 1;
+    d->length = d->value;
+    d->mode = SG_BODY;
+    return 0;
+}
+
+static inline void sg_field_byte(struct sg_detect *d, unsigned char c)
+{
+    static const char name[] = "content-length";
+    switch (d->field) {
+    case 0:
+        if (c == ':') {
+            d->field = (d->name_len == sizeof name - 1) ? 1 : 3;
+        } else if (d->name_len < sizeof name - 1 && sg_lower(c) == (unsigned char)name[d->name_len]) {
+            d->name_len++;
+        } else {
+            d->name_len = 0xff;
+        }
+        return;
+    case 1:
+        if (c == ' ' || c == '\t')
+            return;
+        d->field = 2;
+        d->value = 0;
+        d->pending = 0;
+        /* fall through */
+    case 2:
+        if (c >= '0' && c <= '9') {
+            d->value = d->value * 10 + (unsigned)(c - '0');
+            d->pending = 1;
+            if (d->value > SG_MAX_CONTENT_LENGTH)
+                d->bad_length = 1, d->field = 3;
+        } else if ((c == ' ' || c == '\t') && d->pending) {
+            d->field = 3;
+        } else {
+            d->bad_length = 1;
+            d->field = 3;
+        }
+        return;
+    default:
+        return;
+    }
+}
+
+/* One byte of the header block.  Returns 1 when the message ended. */
+static inline int sg_header_byte(struct sg_detect *d, unsigned char c)
+{
+    if (c == '\r')
+        return 0;
+    if (c != '\n') {
+        d->line_bytes = 1;
+        sg_field_byte(d, c);
+        return 0;
+    }
+    if (!d->line_bytes)
+        return sg_headers_end(d);
+    /* A first line with no "name:" is not a header: it was a plain line. */
+    if (d->first_line && d->field == 0)
+        return 1;
+    if (d->field == 2 && d->name_len == 14 && !d->bad_length) {
+        if (d->pending)
+            d->has_length = 1;
+        else
+            d->bad_length = 1;
+    } else if (d->name_len == 14 && d->field != 0 && !d->has_length) {
+        d->bad_length = 1;
+    }
+    d->first_line = 0;
+    d->line_bytes = 0;
+    d->name_len = 0;
+    d->field = 0;
+    return 0;
+}
+
+/* Feed n bytes.  Returns 0 while the first message is incomplete, else k
+ * (1..n): the message ended with p[k-1].  Once done, it stays done and
+ * further bytes return 0. */
+static inline size_t sg_detect_feed(struct sg_detect *d, const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = p[i++];
+        switch (d->mode) {
+        case SG_START:
+            if (sg_is_space(c))
+                break;
+            if (c == '{' || c == '[') {
+                d->mode = SG_JSON;
+                d->depth = 1;
+            } else if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) {
+                d->mode = SG_HEADER;
+                d->first_line = 1;
+                d->line_bytes = 1;
+                d->name_len = 0;
+                sg_field_byte(d, c);
+            } else {
+                d->mode = SG_LINE;
+            }
+            break;
+        case SG_JSON:
+            if (sg_json_byte(d, c))
+                goto done;
+            break;
+        case SG_LINE:
+            if (c == '\n')
+                goto done;
+            break;
+        case SG_HEADER:
+            if (sg_header_byte(d, c))
+                goto done;
+            break;
+        case SG_BODY: {
+            /* this byte plus up to length-1 more */
+            size_t avail = n - i + 1;
+            if ((unsigned long long)avail >= d->length) {
+                i += (size_t)(d->length - 1);
+                d->length = 0;
+                goto done;
+            }
+            d->length -= avail;
+            i = n;
+            break;
+        }
+        default:
+            return 0;
+        }
+    }
+    return 0;
+done:
+    d->mode = SG_DONE;
+    return i;
+}
+
+#endif
