@@ -16,7 +16,7 @@ $(LIB): shim.c detect.h
 include tests/fixtures.mk
 # Fragments add their own targets and append to TEST_DEPS.
 TEST_DEPS = all fixtures
--include $(wildcard tests/*.mk bench/*.mk fuzz/*.mk)
+-include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk fuzz/*.mk))
 
 test: $(TEST_DEPS)
 	bats tests
