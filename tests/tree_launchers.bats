@@ -1,0 +1,132 @@
+#!/usr/bin/env bats
+# Process trees, issue 3: launchers and shells between the wrapper and the server.
+# Every test: unwrapped, the tree's junk is on stdout (the test can fail);
+# wrapped, stdout carries exactly the answers and every junk line is on stderr.
+
+load tree_helpers
+
+setup() { tree_setup; }
+
+SRV="tests/bin/tree_server"
+
+@test "tree: sh -c 'exec SERVER'" {
+    tree_check tree JUNK-server-printf JUNK-server-write -- \
+        sh -c 'exec "$0"' "$SRV"
+}
+
+@test "tree: sh -c 'echo junk; exec SERVER'" {
+    tree_check tree JUNK-sh JUNK-server-printf JUNK-server-write -- \
+        sh -c 'echo JUNK-sh; exec "$0"' "$SRV"
+}
+
+@test "tree: bash -c 'exec SERVER'" {
+    tree_check tree JUNK-bash JUNK-server-printf JUNK-server-write -- \
+        bash -c 'echo JUNK-bash; exec "$0"' "$SRV"
+}
+
+@test "tree: bash -c 'SERVER' (bash execs a lone command itself)" {
+    tree_check tree JUNK-server-printf JUNK-server-write -- \
+        bash -c "$SRV"
+}
+
+@test "tree: dash -c 'exec SERVER'" {
+    tree_check tree JUNK-dash JUNK-server-printf JUNK-server-write -- \
+        dash -c 'echo JUNK-dash; exec "$0"' "$SRV"
+}
+
+@test "tree: dash -c 'SERVER; exit' (dash vforks the server and waits)" {
+    tree_check tree JUNK-dash JUNK-server-printf JUNK-server-write -- \
+        dash -c 'echo JUNK-dash; "$0"; echo JUNK-dash-after; exit $?' "$SRV"
+    assert_on_stderr JUNK-dash-after
+}
+
+@test "tree: env VAR=1 SERVER" {
+    TREE_JUNK=envserver tree_check tree JUNK-envserver-printf JUNK-envserver-write -- \
+        env VAR=1 "$SRV"
+}
+
+@test "tree: env VAR=1 sets the variable and no marker leaks into the server's environment" {
+    tree_check tree JUNK-envcheck JUNK-server-printf -- \
+        env VAR=1 sh -c 'echo "JUNK-envcheck VAR=$VAR marker=${STDIOGATE_WIRE-unset}"; exec "$0"' "$SRV"
+    assert_on_stderr "JUNK-envcheck VAR=1 marker=unset"
+}
+
+@test "tree: nice SERVER" {
+    tree_check tree JUNK-server-printf JUNK-server-write -- \
+        nice -n 1 "$SRV"
+}
+
+@test "tree: timeout 30 SERVER (timeout forks the server and waits)" {
+    tree_check tree JUNK-server-printf JUNK-server-write -- \
+        timeout 30 "$SRV"
+}
+
+@test "tree: a chain of launchers: env, nice, timeout, sh -c, bash -c" {
+    tree_check tree JUNK-sh JUNK-bash JUNK-server-printf JUNK-server-write -- \
+        env VAR=1 nice timeout 30 sh -c 'echo JUNK-sh; exec bash -c '\''echo JUNK-bash; exec "$0"'\'' "$0"' "$SRV"
+}
+
+# A shell that, before it execs the server, writes on stderr through a
+# redirected builtin (the shell saves and restores fd 1 around it), captures
+# helpers' output (a builtin and an external command) and opens a file on
+# descriptor 3.  The server is named after the captures: the frames prove
+# that command substitution still captured.
+busy_shell_script='
+echo JUNK-shell-1
+echo banner >&2
+x=$(/bin/echo captured)
+y=$(echo builtin)
+echo "JUNK-shell-2 x=[$x] y=[$y]"
+echo "shell: x=[$x] y=[$y]" >&2
+exec 3< "$1"
+read -r first <&3
+echo "shell: fd3 read [$first]" >&2
+/bin/echo JUNK-shell-external
+exec "$0" "$x-$y"'
+
+busy_shell() {
+    local shell="$1"
+    printf 'line one\n' >"$BATS_TEST_TMPDIR/file"
+    expect_frames captured-builtin
+    TREE_JUNK=shserver tree_run_plain "$shell" -c "$busy_shell_script" "$SRV" "$BATS_TEST_TMPDIR/file"
+    assert_status 0
+    assert_on_stdout JUNK-shell-1 JUNK-shell-2 JUNK-shell-external JUNK-shserver-write
+    assert_frames_among_stdout
+    TREE_JUNK=shserver tree_run "$shell" -c "$busy_shell_script" "$SRV" "$BATS_TEST_TMPDIR/file"
+    assert_status 0
+    assert_stdout_frames
+    assert_on_stderr banner JUNK-shell-1 JUNK-shell-2 JUNK-shell-external \
+        JUNK-shserver-printf JUNK-shserver-write \
+        "shell: x=[captured] y=[builtin]" "shell: fd3 read [line one]"
+}
+
+@test "tree: dash runs echo >&2, x=\$(cmd), exec 3< file, then execs the server" {
+    busy_shell dash
+}
+
+@test "tree: bash runs echo >&2, x=\$(cmd), exec 3< file, then execs the server" {
+    busy_shell bash
+}
+
+@test "tree: sh (the system's /bin/sh) runs echo >&2, x=\$(cmd), exec 3< file, then execs the server" {
+    busy_shell sh
+}
+
+@test "tree: bash reads a process substitution on fd 3 (exec 3< <(cmd)) before it execs the server" {
+    local script='
+echo JUNK-bash-1
+exec 3< <(/bin/echo from-procsub; echo JUNK-never-read >&2)
+read -r v <&3
+echo "bash: read [$v]" >&2
+echo JUNK-bash-2 >&2
+exec "$0" "$v"'
+    expect_frames from-procsub
+    tree_run_plain bash -c "$script" "$SRV"
+    assert_status 0
+    assert_on_stdout JUNK-bash-1 JUNK-server-write
+    assert_frames_among_stdout
+    tree_run bash -c "$script" "$SRV"
+    assert_status 0
+    assert_stdout_frames
+    assert_on_stderr JUNK-bash-1 "bash: read [from-procsub]" JUNK-server-printf JUNK-server-write
+}
