@@ -2,26 +2,72 @@
 VERSION  = 0.1.0
 PREFIX  ?= /usr/local
 DESTDIR ?=
+BINDIR  ?= $(PREFIX)/bin
+LIBDIR  ?= $(PREFIX)/lib
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Werror
 LIB      = libstdiogate.so
+LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden
+EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
 
 all: $(LIB)
 
 $(LIB): shim.c detect.h
-	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
-		-o $@ shim.c -ldl
+	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) -o $@ shim.c -ldl
+
+# The same library built by clang, warnings as errors (the result is thrown away).
+check-clang: shim.c detect.h
+	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
+	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) shim.c -ldl
+	rm -f clang-$(LIB)
+
+examples: $(EXAMPLES)
+
+examples/bin/%: examples/%.c | examples/bin
+	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $<
+
+examples/bin:
+	mkdir -p $@
+
+# The bundled noisy server, first as it is, then under stdiogate, each driven
+# by the scripted client, which shows what stdout and stderr carried.
+demo: all examples
+	@echo "examples/noisy-server prints three lines on stdout while it starts, then answers"
+	@echo "JSON-RPC. A scripted client sends it four messages; each line the server wrote"
+	@echo "on stdout is marked ok (a JSON-RPC message) or BAD (anything else)."
+	@examples/bin/demo-client examples/bin/noisy-server || true
+	@examples/bin/demo-client ./stdiogate examples/bin/noisy-server
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/stdiogate
+	sed 's|^configured_libdir=.*|configured_libdir=$(LIBDIR)/stdiogate|' stdiogate \
+		>$(DESTDIR)$(BINDIR)/stdiogate.tmp
+	chmod 755 $(DESTDIR)$(BINDIR)/stdiogate.tmp
+	mv -f $(DESTDIR)$(BINDIR)/stdiogate.tmp $(DESTDIR)$(BINDIR)/stdiogate
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/stdiogate $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
+	rmdir $(DESTDIR)$(LIBDIR)/stdiogate 2>/dev/null || true
+
+# bats-core and shellcheck, from Debian packages when missing (apt lists are
+# fetched only if the first attempt fails).
+test-tools:
+	@for tool in bats shellcheck; do \
+		command -v $$tool >/dev/null && continue; \
+		apt-get install -y $$tool || { apt-get update && apt-get install -y $$tool; } || exit 1; \
+	done
 
 include tests/fixtures.mk
 # Fragments add their own targets and append to TEST_DEPS.
-TEST_DEPS = all fixtures
+TEST_DEPS = test-tools all fixtures examples
 -include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk fuzz/*.mk))
 
 test: $(TEST_DEPS)
 	bats tests
 
 clean:
-	rm -rf $(LIB) tests/bin
+	rm -rf $(LIB) clang-$(LIB) tests/bin examples/bin
 
-.PHONY: all test clean
+.PHONY: all check-clang examples demo install uninstall test-tools test clean
