@@ -388,7 +388,7 @@ static void release_if_unused(void)
     REAL(close)(wire);
     STORE(g_wire, -1);
     STORE(g_state, GATE_OPEN);
-    say(2, "stdout is the program's own now: letting the wire go", NULL);
+    say(3, "stdout is the program's own now: letting the wire go", NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -636,127 +636,51 @@ __attribute__((constructor)) static void stdiogate_init(void)
 /* ------------------------------------------------------------------ */
 /* Read paths on stdin. */
 
-EXPORT ssize_t read(int fd, void *buf, size_t n)
-{
-    ssize_t r = REAL(read)(fd, buf, n);
-    if (gated())
-        saw(fd, buf, r, "read");
-    return r;
-}
+#define FD_READER(name, params, args)               \
+    EXPORT ssize_t name params                      \
+    {                                               \
+        ssize_t r = REAL(name) args;                \
+        if (gated())                                \
+            saw(fd, buf, r, #name);                 \
+        return r;                                   \
+    }
+FD_READER(read, (int fd, void *buf, size_t n), (fd, buf, n))
+FD_READER(__read_chk, (int fd, void *buf, size_t n, size_t len), (fd, buf, n, len))
+FD_READER(pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
+FD_READER(pread64, (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off))
+FD_READER(__pread_chk, (int fd, void *buf, size_t n, off_t off, size_t len), (fd, buf, n, off, len))
+FD_READER(__pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t len), (fd, buf, n, off, len))
 
-EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
-{
-    ssize_t r = REAL(__read_chk)(fd, buf, n, buflen);
-    if (gated())
-        saw(fd, buf, r, "__read_chk");
-    return r;
-}
-
-EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
-{
-    ssize_t r = REAL(pread)(fd, buf, n, off);
-    if (gated())
-        saw(fd, buf, r, "pread");
-    return r;
-}
-
-EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
-{
-    ssize_t r = REAL(pread64)(fd, buf, n, off);
-    if (gated())
-        saw(fd, buf, r, "pread64");
-    return r;
-}
-
-EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
-{
-    ssize_t r = REAL(__pread_chk)(fd, buf, n, off, buflen);
-    if (gated())
-        saw(fd, buf, r, "__pread_chk");
-    return r;
-}
-
-EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
-{
-    ssize_t r = REAL(__pread64_chk)(fd, buf, n, off, buflen);
-    if (gated())
-        saw(fd, buf, r, "__pread64_chk");
-    return r;
-}
-
-EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
-{
-    ssize_t r = REAL(readv)(fd, iov, cnt);
-    if (gated())
-        saw_iov(fd, iov, cnt, r, "readv");
-    return r;
-}
-
-EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
-{
-    ssize_t r = REAL(preadv)(fd, iov, cnt, off);
-    if (gated())
-        saw_iov(fd, iov, cnt, r, "preadv");
-    return r;
-}
-
-EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
-{
-    ssize_t r = REAL(preadv64)(fd, iov, cnt, off);
-    if (gated())
-        saw_iov(fd, iov, cnt, r, "preadv64");
-    return r;
-}
-
-EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
-{
-    ssize_t r = REAL(preadv2)(fd, iov, cnt, off, flags);
-    if (gated())
-        saw_iov(fd, iov, cnt, r, "preadv2");
-    return r;
-}
-
-EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
-{
-    ssize_t r = REAL(preadv64v2)(fd, iov, cnt, off, flags);
-    if (gated())
-        saw_iov(fd, iov, cnt, r, "preadv64v2");
-    return r;
-}
+#define IOV_READER(name, params, args)              \
+    EXPORT ssize_t name params                      \
+    {                                               \
+        ssize_t r = REAL(name) args;                \
+        if (gated())                                \
+            saw_iov(fd, iov, cnt, r, #name);        \
+        return r;                                   \
+    }
+IOV_READER(readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
+IOV_READER(preadv, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
+IOV_READER(preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off))
+IOV_READER(preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl), (fd, iov, cnt, off, fl))
+IOV_READER(preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl))
 
 /* A peek leaves the bytes for the next read: it consumed nothing. */
-EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
-{
-    ssize_t r = REAL(recv)(fd, buf, n, flags);
-    if (gated() && !(flags & MSG_PEEK))
-        saw(fd, buf, r, "recv");
-    return r;
-}
-
-EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
-{
-    ssize_t r = REAL(__recv_chk)(fd, buf, n, buflen, flags);
-    if (gated() && !(flags & MSG_PEEK))
-        saw(fd, buf, r, "__recv_chk");
-    return r;
-}
-
-EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr, socklen_t *alen)
-{
-    ssize_t r = REAL(recvfrom)(fd, buf, n, flags, addr, alen);
-    if (gated() && !(flags & MSG_PEEK))
-        saw(fd, buf, r, "recvfrom");
-    return r;
-}
-
-EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
-                              struct sockaddr *addr, socklen_t *alen)
-{
-    ssize_t r = REAL(__recvfrom_chk)(fd, buf, n, buflen, flags, addr, alen);
-    if (gated() && !(flags & MSG_PEEK))
-        saw(fd, buf, r, "__recvfrom_chk");
-    return r;
-}
+#define SOCKET_READER(name, params, args)           \
+    EXPORT ssize_t name params                      \
+    {                                               \
+        ssize_t r = REAL(name) args;                \
+        if (gated() && !(flags & MSG_PEEK))         \
+            saw(fd, buf, r, #name);                 \
+        return r;                                   \
+    }
+SOCKET_READER(recv, (int fd, void *buf, size_t n, int flags), (fd, buf, n, flags))
+SOCKET_READER(__recv_chk, (int fd, void *buf, size_t n, size_t len, int flags), (fd, buf, n, len, flags))
+SOCKET_READER(recvfrom, (int fd, void *buf, size_t n, int flags, struct sockaddr *a, socklen_t *alen),
+              (fd, buf, n, flags, a, alen))
+SOCKET_READER(__recvfrom_chk,
+              (int fd, void *buf, size_t n, size_t len, int flags, struct sockaddr *a, socklen_t *alen),
+              (fd, buf, n, len, flags, a, alen))
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
@@ -769,88 +693,44 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 /* C stdio fills its buffer with glibc-internal reads that no interposer
  * sees; what its readers hand the program is what counts. */
 
-EXPORT char *fgets(char *s, int n, FILE *fp)
-{
-    char *r = REAL(fgets)(s, n, fp);
-    if (gated())
-        saw_file(fp, r, r ? strlen(r) : 0, "fgets");
-    return r;
-}
+#define STRING_READER(name, params, args)                        \
+    EXPORT char *name params                                     \
+    {                                                            \
+        char *r = REAL(name) args;                               \
+        if (gated())                                             \
+            saw_file(fp, r, r ? strlen(r) : 0, #name);           \
+        return r;                                                \
+    }
+STRING_READER(fgets, (char *s, int n, FILE *fp), (s, n, fp))
+STRING_READER(fgets_unlocked, (char *s, int n, FILE *fp), (s, n, fp))
+STRING_READER(__fgets_chk, (char *s, size_t size, int n, FILE *fp), (s, size, n, fp))
+STRING_READER(__fgets_unlocked_chk, (char *s, size_t size, int n, FILE *fp), (s, size, n, fp))
 
-EXPORT char *__fgets_chk(char *s, size_t size, int n, FILE *fp)
-{
-    char *r = REAL(__fgets_chk)(s, size, n, fp);
-    if (gated())
-        saw_file(fp, r, r ? strlen(r) : 0, "__fgets_chk");
-    return r;
-}
-
-EXPORT char *fgets_unlocked(char *s, int n, FILE *fp)
-{
-    char *r = REAL(fgets_unlocked)(s, n, fp);
-    if (gated())
-        saw_file(fp, r, r ? strlen(r) : 0, "fgets_unlocked");
-    return r;
-}
-
-EXPORT char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *fp)
-{
-    char *r = REAL(__fgets_unlocked_chk)(s, size, n, fp);
-    if (gated())
-        saw_file(fp, r, r ? strlen(r) : 0, "__fgets_unlocked_chk");
-    return r;
-}
-
-#define LINE_READER(name, call)                                              \
-    EXPORT ssize_t name(char **line, size_t *cap, int delim, FILE *fp)      \
+#define LINE_READER(name, params, args)                                      \
+    EXPORT ssize_t name params                                               \
     {                                                                        \
-        ssize_t r = call;                                                    \
+        ssize_t r = REAL(name) args;                                         \
         if (gated())                                                         \
             saw_file(fp, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name); \
         return r;                                                            \
     }
-LINE_READER(getdelim, REAL(getdelim)(line, cap, delim, fp))
-LINE_READER(__getdelim, REAL(__getdelim)(line, cap, delim, fp))
+LINE_READER(getline, (char **line, size_t *cap, FILE *fp), (line, cap, fp))
+LINE_READER(getdelim, (char **line, size_t *cap, int delim, FILE *fp), (line, cap, delim, fp))
+LINE_READER(__getdelim, (char **line, size_t *cap, int delim, FILE *fp), (line, cap, delim, fp))
 
-EXPORT ssize_t getline(char **line, size_t *cap, FILE *fp)
-{
-    ssize_t r = REAL(getline)(line, cap, fp);
-    if (gated())
-        saw_file(fp, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, "getline");
-    return r;
-}
-
-EXPORT size_t fread(void *p, size_t size, size_t n, FILE *fp)
-{
-    size_t r = REAL(fread)(p, size, n, fp);
-    if (gated())
-        saw_file(fp, p, r * size, "fread");
-    return r;
-}
-
-EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *fp)
-{
-    size_t r = REAL(__fread_chk)(p, plen, size, n, fp);
-    if (gated())
-        saw_file(fp, p, r * size, "__fread_chk");
-    return r;
-}
-
-EXPORT size_t fread_unlocked(void *p, size_t size, size_t n, FILE *fp)
-{
-    size_t r = REAL(fread_unlocked)(p, size, n, fp);
-    if (gated())
-        saw_file(fp, p, r * size, "fread_unlocked");
-    return r;
-}
-
-EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *fp)
-{
-    size_t r = REAL(__fread_unlocked_chk)(p, plen, size, n, fp);
-    if (gated())
-        saw_file(fp, p, r * size, "__fread_unlocked_chk");
-    return r;
-}
+#define BLOCK_READER(name, params, args)                 \
+    EXPORT size_t name params                            \
+    {                                                    \
+        size_t r = REAL(name) args;                      \
+        if (gated())                                     \
+            saw_file(fp, p, r * size, #name);            \
+        return r;                                        \
+    }
+BLOCK_READER(fread, (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp))
+BLOCK_READER(fread_unlocked, (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp))
+BLOCK_READER(__fread_chk, (void *p, size_t len, size_t size, size_t n, FILE *fp), (p, len, size, n, fp))
+BLOCK_READER(__fread_unlocked_chk, (void *p, size_t len, size_t size, size_t n, FILE *fp),
+             (p, len, size, n, fp))
 
 static void saw_char(FILE *fp, int c, const char *how)
 {
@@ -1287,12 +1167,22 @@ static void exec_failed(struct exec_plan *x)
     errno = saved;
 }
 
-#define EXEC_WITH(env, what, call)                          \
+/* A shell's PATH search tries execve on every directory: only a file that
+ * can run is worth handing the wire to. */
+static int runnable(const char *path)
+{
+    int saved = errno, r = faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) == 0;
+    errno = saved;
+    return r;
+}
+
+#define EXEC_WITH(env, what, exact, call)                   \
     do {                                                    \
         struct exec_plan x_;                                \
         char *out_[plan_exec(&x_, (env))];                  \
+        if (x_.hand && (exact) && !runnable(what))          \
+            x_.hand = 0;                                    \
         char *const *envp_ = exec_env(&x_, (env), out_);    \
-        (void)envp_;                                        \
         exec_begin(&x_, (what));                            \
         int r_ = (call);                                    \
         exec_failed(&x_);                                   \
@@ -1301,32 +1191,32 @@ static void exec_failed(struct exec_plan *x)
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, path, REAL(execve)(path, argv, envp_));
+    EXEC_WITH(envp, path, 1, REAL(execve)(path, argv, envp_));
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
-    EXEC_WITH(environ, path, REAL(execve)(path, argv, envp_));
+    EXEC_WITH(environ, path, 1, REAL(execve)(path, argv, envp_));
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, file, REAL(execvpe)(file, argv, envp_));
+    EXEC_WITH(envp, file, 0, REAL(execvpe)(file, argv, envp_));
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
-    EXEC_WITH(environ, file, REAL(execvpe)(file, argv, envp_));
+    EXEC_WITH(environ, file, 0, REAL(execvpe)(file, argv, envp_));
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, "a descriptor", REAL(fexecve)(fd, argv, envp_));
+    EXEC_WITH(envp, "a descriptor", 0, REAL(fexecve)(fd, argv, envp_));
 }
 
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
-    EXEC_WITH(envp, path, REAL(execveat)(dirfd, path, argv, envp_, flags));
+    EXEC_WITH(envp, path, 0, REAL(execveat)(dirfd, path, argv, envp_, flags));
 }
 
 /* The execl family: gather the arguments on the stack. */
