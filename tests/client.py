@@ -1,0 +1,386 @@
+#!/usr/bin/env python3
+"""client.py - a scripted stdio client for the stdiogate tests (stdlib only).
+
+usage: client.py [OPTIONS] -- COMMAND [ARG...]
+
+Starts COMMAND with stdin and stdout as pipes (or AF_UNIX socketpairs with
+--sockets, as Node-based MCP clients do), optionally waits for a text on its
+stderr, sends the messages, waits until it has answered with the expected
+number of frames, closes stdin and waits for COMMAND to exit.  Then it writes
+the exact bytes COMMAND wrote to stdout and to stderr to the files given, and
+exits with COMMAND's exit status (128+N if killed by signal N).  Every wait is
+bounded: on a timeout it says so on its own stderr, kills COMMAND, still
+writes the files and exits 124.  Usage errors: exit 2.
+
+Messages (in order; all options may repeat):
+  --send TEXT        TEXT exactly as given (use $'...\\n' in bash)
+  --line TEXT        TEXT followed by a newline
+  --lsp TEXT         TEXT framed as "Content-Length: N\\r\\n\\r\\n" + TEXT
+  --send-file FILE   the bytes of FILE
+
+How to send:
+  --bytewise         one byte per write, each only after COMMAND has consumed
+                     the previous one (FIONREAD on the pipe / SIOCOUTQ on the
+                     socket), so each read COMMAND makes sees at most one byte
+  --split N          write the first N bytes of the first message, wait until
+                     they are consumed, then the rest (same synchronisation)
+  --each             after each message, wait for one more frame before
+                     sending the next one
+  --wait-err TEXT    before sending anything, wait until COMMAND's stderr
+                     contains TEXT (for output made while stdin is empty)
+  --stdin-file       do not send: COMMAND's stdin is a regular file holding
+                     the messages (for pread/preadv); then wait for exit
+  --no-close         keep stdin open until COMMAND exits by itself
+
+What to expect:
+  --frames N         frames to wait for before closing stdin (default: the
+                     number of messages); 0: close stdin at once
+  --framing line|lsp newline-delimited JSON-RPC (a frame is a line holding a
+                     JSON object with a "jsonrpc" member, or a DAP "response")
+                     or Content-Length framed (default: line)
+
+The command:
+  --gate             run COMMAND under stdiogate: the wrapper named by
+                     $STDIOGATE_WRAPPER if set, else as the wrapper would
+                     (LD_PRELOAD=$STDIOGATE_LIB, STDIOGATE_WIRE=<dev:ino of
+                     stdout>, PYTHONUNBUFFERED=1 unless set)
+  --sockets          stdin and stdout are AF_UNIX stream socketpairs
+  --close FD         start COMMAND with FD (0, 1 or 2) closed
+  --stderr-inherit   COMMAND's stderr is this client's stderr (not captured)
+
+Output:
+  --out FILE         COMMAND's stdout bytes
+  --err FILE         COMMAND's stderr bytes
+  --timeout SECS     bound for every wait (default 20)
+"""
+
+import fcntl
+import json
+import os
+import re
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+
+FIONREAD = termios.FIONREAD
+SIOCOUTQ = termios.TIOCOUTQ  # same number on Linux
+
+
+class Timeout(Exception):
+    pass
+
+
+def usage(msg):
+    sys.stderr.write("client.py: %s\n" % msg)
+    sys.exit(2)
+
+
+def parse_args(argv):
+    o = {
+        "msgs": [], "bytewise": False, "split": None, "each": False,
+        "wait_err": None, "stdin_file": False, "no_close": False,
+        "frames": None, "framing": "line", "gate": False, "sockets": False,
+        "close": [], "stderr_inherit": False, "out": None, "err": None,
+        "timeout": 20.0, "cmd": None,
+    }
+    i = 0
+
+    def arg():
+        nonlocal i
+        i += 1
+        if i >= len(argv):
+            usage("%s needs an argument" % argv[i - 1])
+        return argv[i]
+
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            o["cmd"] = argv[i + 1:]
+            break
+        elif a == "--send":
+            o["msgs"].append(arg().encode())
+        elif a == "--line":
+            o["msgs"].append(arg().encode() + b"\n")
+        elif a == "--lsp":
+            body = arg().encode()
+            o["msgs"].append(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        elif a == "--send-file":
+            with open(arg(), "rb") as f:
+                o["msgs"].append(f.read())
+        elif a == "--bytewise":
+            o["bytewise"] = True
+        elif a == "--split":
+            o["split"] = int(arg())
+        elif a == "--each":
+            o["each"] = True
+        elif a == "--wait-err":
+            o["wait_err"] = arg().encode()
+        elif a == "--stdin-file":
+            o["stdin_file"] = True
+        elif a == "--no-close":
+            o["no_close"] = True
+        elif a == "--frames":
+            o["frames"] = int(arg())
+        elif a == "--framing":
+            o["framing"] = arg()
+            if o["framing"] not in ("line", "lsp"):
+                usage("--framing: line or lsp")
+        elif a == "--gate":
+            o["gate"] = True
+        elif a == "--sockets":
+            o["sockets"] = True
+        elif a == "--close":
+            fd = int(arg())
+            if fd not in (0, 1, 2):
+                usage("--close: 0, 1 or 2")
+            o["close"].append(fd)
+        elif a == "--stderr-inherit":
+            o["stderr_inherit"] = True
+        elif a == "--out":
+            o["out"] = arg()
+        elif a == "--err":
+            o["err"] = arg()
+        elif a == "--timeout":
+            o["timeout"] = float(arg())
+        else:
+            usage("unknown option %r" % a)
+        i += 1
+    if not o["cmd"]:
+        usage("no command (put it after --)")
+    if o["frames"] is None:
+        o["frames"] = len(o["msgs"])
+    return o
+
+
+def count_frames(buf, framing):
+    """Complete protocol frames in buf (junk lines are not frames)."""
+    n = 0
+    if framing == "lsp":
+        for m in re.finditer(rb"Content-Length: *(\d+)\r\n\r\n", buf):
+            if len(buf) - m.end() >= int(m.group(1)):
+                n += 1
+        return n
+    for line in buf.split(b"\n")[:-1]:
+        try:
+            v = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(v, dict) and ("jsonrpc" in v or v.get("type") == "response"):
+            n += 1
+    return n
+
+
+class Reader(threading.Thread):
+    """Collects everything from one file descriptor until EOF."""
+
+    def __init__(self, fd, cond):
+        super().__init__(daemon=True)
+        self.fd, self.cond, self.buf, self.eof = fd, cond, b"", False
+
+    def run(self):
+        while True:
+            try:
+                b = os.read(self.fd, 65536)
+            except OSError:
+                b = b""
+            with self.cond:
+                if b:
+                    self.buf += b
+                else:
+                    self.eof = True
+                self.cond.notify_all()
+            if not b:
+                return
+
+
+def main():
+    o = parse_args(sys.argv[1:])
+    deadline_for = lambda: time.monotonic() + o["timeout"]
+    env = dict(os.environ)
+    cmd = list(o["cmd"])
+
+    # stdin and stdout: (child end, our end)
+    tmpfile = None
+    if o["stdin_file"]:
+        tmpfile = tempfile.TemporaryFile()
+        tmpfile.write(b"".join(o["msgs"]))
+        tmpfile.flush()
+        tmpfile.seek(0)
+        in_child, in_ours = tmpfile.fileno(), None
+    elif o["sockets"]:
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        in_child, in_ours = a.detach(), b.detach()
+    else:
+        in_child, in_ours = os.pipe()  # (read end, write end)
+    if o["sockets"]:
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        out_child, out_ours = a.detach(), b.detach()
+    else:
+        out_ours, out_child = os.pipe()
+    if o["stderr_inherit"]:
+        err_child, err_ours = None, None
+    else:
+        err_ours, err_child = os.pipe()
+
+    if o["gate"]:
+        wrapper = env.get("STDIOGATE_WRAPPER", "")
+        if wrapper:
+            cmd = [wrapper, "--"] + cmd
+        else:
+            lib = env.get("STDIOGATE_LIB", "")
+            if not lib:
+                usage("--gate: neither STDIOGATE_WRAPPER nor STDIOGATE_LIB is set")
+            pre = env.get("LD_PRELOAD", "")
+            env["LD_PRELOAD"] = lib + (" " + pre if pre else "")
+            env.setdefault("PYTHONUNBUFFERED", "1")
+            if 1 not in o["close"]:
+                st = os.fstat(out_child)
+                env["STDIOGATE_WIRE"] = "%d:%d" % (st.st_dev, st.st_ino)
+
+    child_fds = {0: in_child, 1: out_child, 2: err_child}
+    closing = list(o["close"])
+
+    def setup():
+        # Runs in the child: put the ends in place, close what was asked.
+        for fd in closing:
+            os.close(fd)
+
+    popen_kw = dict(
+        stdin=in_child if 0 not in closing else subprocess.DEVNULL,
+        stdout=out_child if 1 not in closing else subprocess.DEVNULL,
+        stderr=(err_child if err_child is not None else None)
+        if 2 not in closing else subprocess.DEVNULL,
+        env=env, close_fds=True,
+        preexec_fn=setup if closing else None,
+    )
+    try:
+        proc = subprocess.Popen(cmd, **popen_kw)
+    except OSError as e:
+        sys.stderr.write("client.py: cannot start %s: %s\n" % (cmd[0], e))
+        sys.exit(127)
+    for fd in (in_child, out_child, err_child):
+        if fd is not None and not (tmpfile is not None and fd == tmpfile.fileno()):
+            os.close(fd)
+    if tmpfile is not None:
+        tmpfile.close()
+
+    cond = threading.Condition()
+    out_r = Reader(out_ours, cond)
+    out_r.start()
+    err_r = None
+    if err_ours is not None:
+        err_r = Reader(err_ours, cond)
+        err_r.start()
+
+    def wait_for(pred, what):
+        end = deadline_for()
+        with cond:
+            while not pred():
+                if proc.poll() is not None and out_r.eof and (err_r is None or err_r.eof):
+                    raise Timeout("%s (command exited with status %s)" % (what, proc.returncode))
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise Timeout(what)
+                cond.wait(min(left, 0.05))
+
+    def frames():
+        return count_frames(out_r.buf, o["framing"])
+
+    def consumed(fd):
+        # Wait until the command has read every byte written so far.
+        req = SIOCOUTQ if o["sockets"] else FIONREAD
+        end = deadline_for()
+        while True:
+            n = struct.unpack("i", fcntl.ioctl(fd, req, b"\0\0\0\0"))[0]
+            if n == 0:
+                return
+            if proc.poll() is not None:
+                raise Timeout("command exited with %d unread bytes" % n)
+            if time.monotonic() > end:
+                raise Timeout("%d bytes still unread" % n)
+            time.sleep(0.0005)  # polling a condition, not a timing guess
+
+    def send(data):
+        try:
+            if o["bytewise"]:
+                for k in range(len(data)):
+                    os.write(in_ours, data[k:k + 1])
+                    consumed(in_ours)
+            else:
+                view = memoryview(data)
+                while view:
+                    k = os.write(in_ours, view)
+                    view = view[k:]
+        except BrokenPipeError:
+            raise Timeout("command closed its stdin")
+
+    status = 0
+    try:
+        if o["wait_err"] is not None:
+            if err_r is None:
+                usage("--wait-err needs a captured stderr")
+            wait_for(lambda: o["wait_err"] in err_r.buf,
+                     "waiting for %r on stderr" % o["wait_err"].decode())
+        if in_ours is not None:
+            msgs = list(o["msgs"])
+            if o["split"] is not None and msgs:
+                k = o["split"]
+                first = msgs.pop(0)
+                send(first[:k])
+                consumed(in_ours)
+                send(first[k:])
+                if o["each"]:
+                    wait_for(lambda: frames() >= 1, "waiting for frame 1")
+            for idx, m in enumerate(msgs):
+                send(m)
+                if o["each"]:
+                    want = idx + 1 + (1 if o["split"] is not None else 0)
+                    wait_for(lambda: frames() >= want, "waiting for frame %d" % want)
+            want = o["frames"]
+            wait_for(lambda: frames() >= want,
+                     "waiting for %d frame(s) on stdout" % want)
+            if not o["no_close"]:
+                os.close(in_ours)
+                in_ours = None
+        try:
+            proc.wait(timeout=o["timeout"])
+        except subprocess.TimeoutExpired:
+            raise Timeout("waiting for the command to exit")
+        rc = proc.returncode
+        status = rc if rc >= 0 else 128 - rc
+    except Timeout as e:
+        sys.stderr.write("client.py: timeout: %s; got %d frame(s)\n" % (e, frames()))
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        status = 124
+    finally:
+        if in_ours is not None:
+            try:
+                os.close(in_ours)
+            except OSError:
+                pass
+    # The readers end at EOF; a leftover grandchild holding a pipe open must
+    # not hang the test.
+    out_r.join(o["timeout"])
+    if err_r is not None:
+        err_r.join(o["timeout"])
+    with cond:
+        out_bytes = out_r.buf
+        err_bytes = err_r.buf if err_r is not None else b""
+    if o["out"]:
+        with open(o["out"], "wb") as f:
+            f.write(out_bytes)
+    if o["err"]:
+        with open(o["err"], "wb") as f:
+            f.write(err_bytes)
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()
