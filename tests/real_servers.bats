@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# Do no harm: real MCP servers (server-everything, server-filesystem, server-memory, pinned in
+# tests/package-lock.json) give the same result wrapped as unwrapped, to the official SDK client
+# (sockets) and to the strict raw client (sockets and pipes), with no junk line and no transport
+# error on either side.
+
+load integration/real_helpers
+
+setup() {
+  real_setup
+}
+
+# both_ways CLIENT TAG [client options] -- SERVER...: the run unwrapped (TAG-plain) and wrapped
+# (TAG-gated), both clean, same result.
+both_ways() {
+  local client=$1 tag=$2
+  shift 2
+  local opts=() ; while [ "$1" != -- ]; do opts+=("$1"); shift; done
+  shift
+  "$client" "$tag-plain" "${opts[@]}" -- "$@" || { show "$tag-plain"; return 1; }
+  "$client" "$tag-gated" "${opts[@]}" -- "$GATE" "$@" || { show "$tag-gated"; return 1; }
+  "clean_$client" "$tag-plain"
+  "clean_$client" "$tag-gated"
+  same_result "$tag-plain" "$tag-gated"
+}
+
+everything() {
+  both_ways "$1" "everything-$1${2:+-$2}" ${2:+--transport $2} \
+    --call echo --args '{"message":"through the gate"}' -- "$BIN/mcp-server-everything"
+}
+
+filesystem() {
+  local dir="$BATS_TEST_TMPDIR/files"
+  mkdir -p "$dir/sub" && echo 'hello from a file' >"$dir/a.txt"
+  both_ways "$1" "filesystem-$1${2:+-$2}" ${2:+--transport $2} \
+    --call list_directory --args "{\"path\":\"$dir\"}" -- "$BIN/mcp-server-filesystem" "$dir"
+  # The call really listed the directory.
+  [ "$(q "filesystem-$1${2:+-$2}-gated" '.call.content[0].text')" = '"[FILE] a.txt\n[DIR] sub"' ]
+}
+
+memory() {
+  local tag="memory-$1${2:+-$2}"
+  local args='{"entities":[{"name":"stdiogate","entityType":"project","observations":["keeps stdout clean"]}]}'
+  "$1" "$tag-plain" ${2:+--transport $2} --env "MEMORY_FILE_PATH=$BATS_TEST_TMPDIR/plain.jsonl" \
+    --call create_entities --args "$args" -- "$BIN/mcp-server-memory" || { show "$tag-plain"; return 1; }
+  "$1" "$tag-gated" ${2:+--transport $2} --env "MEMORY_FILE_PATH=$BATS_TEST_TMPDIR/gated.jsonl" \
+    --call create_entities --args "$args" -- "$GATE" "$BIN/mcp-server-memory" || { show "$tag-gated"; return 1; }
+  "clean_$1" "$tag-plain"
+  "clean_$1" "$tag-gated"
+  same_result "$tag-plain" "$tag-gated"
+  # The server stored the entity in the file it was given, wrapped too.
+  grep -q '"name":"stdiogate"' "$BATS_TEST_TMPDIR/gated.jsonl"
+}
+
+@test "real: server-everything, SDK client (sockets): same result wrapped, no transport error" {
+  everything sdk
+  # The server's own stderr line is still on stderr.
+  stderr_has everything-sdk-gated 'Starting default (STDIO) server...'
+}
+
+@test "real: server-everything, raw client over sockets: same result wrapped, no junk line" {
+  everything raw socket
+}
+
+@test "real: server-everything, raw client over pipes: same result wrapped, no junk line" {
+  everything raw pipe
+}
+
+@test "real: server-filesystem on a temp dir, SDK client: same result wrapped, no transport error" {
+  filesystem sdk
+}
+
+@test "real: server-filesystem on a temp dir, raw client over sockets: same result wrapped, no junk" {
+  filesystem raw socket
+}
+
+@test "real: server-filesystem on a temp dir, raw client over pipes: same result wrapped, no junk" {
+  filesystem raw pipe
+}
+
+@test "real: server-memory, SDK client: same result wrapped, no transport error" {
+  memory sdk
+}
+
+@test "real: server-memory, raw client over sockets: same result wrapped, no junk line" {
+  memory raw socket
+}
+
+@test "real: server-memory, raw client over pipes: same result wrapped, no junk line" {
+  memory raw pipe
+}
