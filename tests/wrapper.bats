@@ -1,0 +1,323 @@
+#!/usr/bin/env bats
+# The wrapper script: options, exit statuses, messages, the environment it
+# hands to COMMAND, the warnings for programs the preload cannot enter.
+#
+# Most tests run a copy of the wrapper beside a stand-in libstdiogate.so (an
+# empty shared object), so that COMMAND's stdout is not diverted and `env`
+# shows exactly what the wrapper exported.  Tests marked "real library" use
+# ./stdiogate and the built libstdiogate.so.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+    export REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+    export STUB="$BATS_FILE_TMPDIR/stub"
+    mkdir -p "$STUB"
+    cp "$REPO/stdiogate" "$STUB/stdiogate"
+    cc -shared -fPIC -o "$STUB/libstdiogate.so" -x c /dev/null
+    cc -shared -fPIC -o "$STUB/other1.so" -x c /dev/null
+    cc -shared -fPIC -o "$STUB/other2.so" -x c /dev/null
+    printf 'int main(void) { return 7; }\n' >"$STUB/exit7.c"
+    cc -o "$STUB/dynamic" "$STUB/exit7.c"
+    cc -static -o "$STUB/static" "$STUB/exit7.c"
+    # An ELF carrying the note a Go linker writes (.note.go.buildid: "Go", type 4).
+    cat >"$STUB/go.c" <<'EOF'
+__asm__(".section .note.go.buildid,\"a\",@note\n.p2align 2\n"
+        ".long 4\n.long 8\n.long 4\n.asciz \"Go\"\n.byte 0\n.ascii \"buildid!\"\n.previous\n");
+int main(void) { return 7; }
+EOF
+    cc -o "$STUB/gobuild" "$STUB/go.c"
+}
+
+setup() {
+    cd "$BATS_TEST_TMPDIR"
+}
+
+# env_of NAME FILE: the value of NAME in an `env` listing, or "<unset>".
+env_of() {
+    local line
+    line=$(grep -m1 "^$1=" "$2") || { echo "<unset>"; return 0; }
+    echo "${line#*=}"
+}
+
+# --- exit statuses and messages
+
+@test "no arguments: usage on stderr, nothing on stdout, status 125" {
+    run --separate-stderr "$REPO/stdiogate" </dev/null
+    [ "$status" -eq 125 ]
+    [ -z "$output" ]
+    [[ "$stderr" == *"no COMMAND given"* ]]
+    [[ "$stderr" == *"Usage: stdiogate"* ]]
+}
+
+@test "only -- and options: status 125 with usage" {
+    run --separate-stderr "$REPO/stdiogate" -v --discard --
+    [ "$status" -eq 125 ]
+    [ -z "$output" ]
+    [[ "$stderr" == *"Usage: stdiogate"* ]]
+}
+
+@test "unknown option: status 125, one line naming it" {
+    for option in -x --verbose -vx --discard=1; do
+        run --separate-stderr "$REPO/stdiogate" "$option" true
+        [ "$status" -eq 125 ]
+        [ -z "$output" ]
+        [ "$stderr" = "stdiogate: unknown option '$option' (try 'stdiogate --help')" ]
+    done
+}
+
+@test "library missing: status 125, one line naming the library" {
+    mkdir alone
+    cp "$REPO/stdiogate" alone/
+    run --separate-stderr alone/stdiogate true
+    [ "$status" -eq 125 ]
+    [ -z "$output" ]
+    [ "${#stderr_lines[@]}" -eq 1 ]
+    [[ "$stderr" == "stdiogate: cannot find libstdiogate.so"* ]]
+}
+
+@test "library path with a space or a colon: status 125" {
+    for dir in "with space" "with:colon"; do
+        mkdir "$dir"
+        cp "$STUB/stdiogate" "$STUB/libstdiogate.so" "$dir/"
+        run --separate-stderr "$dir/stdiogate" true
+        [ "$status" -eq 125 ]
+        [ -z "$output" ]
+        [[ "$stderr" == "stdiogate: library path contains a space or colon"*"$dir/libstdiogate.so" ]]
+    done
+}
+
+@test "command not found: status 127" {
+    run -127 --separate-stderr "$STUB/stdiogate" no-such-command-xyz
+    [ "$status" -eq 127 ]
+    [ -z "$output" ]
+    [ "$stderr" = "stdiogate: no-such-command-xyz: command not found" ]
+    run -127 --separate-stderr "$STUB/stdiogate" ./no/such/file
+    [ "$status" -eq 127 ]
+    [ "$stderr" = "stdiogate: ./no/such/file: command not found" ]
+}
+
+@test "command not executable or a directory: status 126" {
+    printf 'echo hi\n' >script
+    run --separate-stderr "$STUB/stdiogate" ./script
+    [ "$status" -eq 126 ]
+    [ -z "$output" ]
+    [ "$stderr" = "stdiogate: ./script: permission denied (not executable)" ]
+    run --separate-stderr "$STUB/stdiogate" "$BATS_TEST_TMPDIR"
+    [ "$status" -eq 126 ]
+    [ "$stderr" = "stdiogate: $BATS_TEST_TMPDIR: is a directory" ]
+    mkdir bin
+    cp script bin/tool
+    PATH="$BATS_TEST_TMPDIR/bin:$PATH" run --separate-stderr "$STUB/stdiogate" tool
+    [ "$status" -eq 126 ]
+    [ "$stderr" = "stdiogate: tool: permission denied (not executable)" ]
+}
+
+@test "PATH search skips a non-executable file, as execvp does" {
+    mkdir a b
+    printf '#!/bin/sh\necho a >&2\n' >a/tool
+    printf '#!/bin/sh\necho b >&2\n' >b/tool
+    chmod +x b/tool
+    PATH="$BATS_TEST_TMPDIR/a:$BATS_TEST_TMPDIR/b:$PATH" run --separate-stderr "$STUB/stdiogate" tool
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "b" ]
+}
+
+@test "--help and --version: stdout, status 0, nothing on stderr, even without the library" {
+    mkdir alone
+    cp "$REPO/stdiogate" alone/
+    run --separate-stderr alone/stdiogate --help
+    [ "$status" -eq 0 ]
+    [ -z "$stderr" ]
+    [[ "${lines[0]}" == "Usage: stdiogate [-v]... [--discard] [--] COMMAND [ARG]..." ]]
+    [[ "$output" == *"--discard"* ]]
+    run --separate-stderr alone/stdiogate --version
+    [ "$status" -eq 0 ]
+    [ -z "$stderr" ]
+    version=$(sed -n 's/^VERSION *= *//p' "$REPO/Makefile")
+    [ "$output" = "stdiogate $version" ]
+}
+
+@test "-- ends the options; options after COMMAND are COMMAND's" {
+    run -127 --separate-stderr "$STUB/stdiogate" -- --help
+    [ "$status" -eq 127 ]
+    [ "$stderr" = "stdiogate: --help: command not found" ]
+    run --separate-stderr "$STUB/stdiogate" sh -c 'echo "$@"' sh -v --discard --help
+    [ "$status" -eq 0 ]
+    [ "$output" = "-v --discard --help" ]
+}
+
+# --- the environment handed to COMMAND (stand-in library: nothing diverted)
+
+@test "LD_PRELOAD: our absolute path first, existing entries kept" {
+    unset LD_PRELOAD
+    "$STUB/stdiogate" env >env.txt
+    [ "$(env_of LD_PRELOAD env.txt)" = "$STUB/libstdiogate.so" ]
+    LD_PRELOAD="$STUB/other1.so:$STUB/other2.so" "$STUB/stdiogate" env >env.txt
+    [ "$(env_of LD_PRELOAD env.txt)" = "$STUB/libstdiogate.so $STUB/other1.so:$STUB/other2.so" ]
+}
+
+@test "LD_PRELOAD is absolute when the wrapper is called by a relative path or a symlink" {
+    cd "$STUB"
+    ./stdiogate env >"$BATS_TEST_TMPDIR/env.txt"
+    [ "$(env_of LD_PRELOAD "$BATS_TEST_TMPDIR/env.txt")" = "$STUB/libstdiogate.so" ]
+    ln -s "$STUB/stdiogate" "$BATS_TEST_TMPDIR/link"
+    cd "$BATS_TEST_TMPDIR"
+    ./link env >env.txt
+    [ "$(env_of LD_PRELOAD env.txt)" = "$STUB/libstdiogate.so" ]
+}
+
+@test "PYTHONUNBUFFERED=1 unless the user set it" {
+    unset PYTHONUNBUFFERED
+    "$STUB/stdiogate" env >env.txt
+    [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
+    PYTHONUNBUFFERED=0 "$STUB/stdiogate" env >env.txt
+    [ "$(env_of PYTHONUNBUFFERED env.txt)" = 0 ]
+    PYTHONUNBUFFERED= "$STUB/stdiogate" env >env.txt
+    grep -qx 'PYTHONUNBUFFERED=' env.txt
+}
+
+@test "STDIOGATE_WIRE is the identity of the wrapper's own stdout (file, pipe)" {
+    STDIOGATE_WIRE=1:1 "$STUB/stdiogate" env >env.txt
+    [ "$(env_of STDIOGATE_WIRE env.txt)" = "$(stat -L -c %d:%i env.txt)" ]
+    # Through a pipe: the marker names the pipe COMMAND writes to.
+    "$STUB/stdiogate" sh -c 'echo "$STDIOGATE_WIRE"; stat -L -c %d:%i /proc/$$/fd/1' | uniq >ids
+    [ "$(wc -l <ids)" -eq 1 ]
+    grep -qx '[0-9]*:[0-9]*' ids
+}
+
+@test "stdout closed: no STDIOGATE_WIRE, an inherited one removed" {
+    STDIOGATE_WIRE=1:1 "$STUB/stdiogate" sh -c 'echo "wire=${STDIOGATE_WIRE-unset}" >&2' >&- 2>err
+    [ "$(cat err)" = "wire=unset" ]
+}
+
+@test "-v levels: STDIOGATE_DEBUG 2, 3, 4 (capped); a higher explicit value kept" {
+    check() {  # check EXPECTED [VAR=VALUE] OPTIONS...
+        expected=$1
+        shift
+        env "$@" true >/dev/null 2>&1  # the options must be valid
+        env "$@" env >env.txt 2>/dev/null
+        [ "$(env_of STDIOGATE_DEBUG env.txt)" = "$expected" ] ||
+            { echo "$* gave $(env_of STDIOGATE_DEBUG env.txt), expected $expected"; return 1; }
+    }
+    unset STDIOGATE_DEBUG
+    W="$STUB/stdiogate"
+    check "<unset>" "$W"
+    check 2 "$W" -v
+    check 3 "$W" -vv
+    check 3 "$W" -v -v
+    check 4 "$W" -vvv
+    check 4 "$W" -vv -vvv
+    check 0 STDIOGATE_DEBUG=0 "$W"
+    check 2 STDIOGATE_DEBUG=0 "$W" -v
+    check 4 STDIOGATE_DEBUG=4 "$W" -v
+    check 3 STDIOGATE_DEBUG=1 "$W" -vv
+}
+
+@test "-v levels 2 and up: the wrapper's own line goes to stderr, never stdout" {
+    run --separate-stderr "$STUB/stdiogate" -vvv true
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+    [[ "$stderr" == "stdiogate["*"]: preloading $STUB/libstdiogate.so, wire "* ]]
+}
+
+@test "--discard sets STDIOGATE_DISCARD=1" {
+    unset STDIOGATE_DISCARD
+    "$STUB/stdiogate" env >env.txt
+    [ "$(env_of STDIOGATE_DISCARD env.txt)" = "<unset>" ]
+    "$STUB/stdiogate" --discard env >env.txt
+    [ "$(env_of STDIOGATE_DISCARD env.txt)" = 1 ]
+}
+
+# --- programs the preload cannot enter
+
+@test "statically linked COMMAND: a warning, and it runs anyway" {
+    run --separate-stderr "$STUB/stdiogate" "$STUB/static"
+    [ "$status" -eq 7 ]
+    [ -z "$output" ]
+    [ "$stderr" = "stdiogate: warning: $STUB/static is statically linked; running it with stdout unguarded" ]
+}
+
+@test "dynamically linked COMMAND: no warning" {
+    run --separate-stderr "$STUB/stdiogate" "$STUB/dynamic"
+    [ "$status" -eq 7 ]
+    [ -z "$stderr" ]
+    run --separate-stderr "$STUB/stdiogate" sh -c true
+    [ "$status" -eq 0 ]
+    [ -z "$stderr" ]
+}
+
+@test "Go program (.note.go.buildid): a warning" {
+    run --separate-stderr "$STUB/stdiogate" "$STUB/gobuild"
+    [ "$status" -eq 7 ]
+    [[ "$stderr" == "stdiogate: warning: $STUB/gobuild is a Go program"*"running it with stdout unguarded" ]]
+}
+
+@test "found through PATH, and through a #! interpreter, also #!/usr/bin/env NAME" {
+    mkdir bin
+    cp "$STUB/static" bin/static-tool
+    printf '#!%s\n' "$STUB/static" >bin/script
+    printf '#!/usr/bin/env static-tool\n' >bin/env-script
+    printf '#!/bin/sh\nexit 7\n' >bin/sh-script
+    chmod +x bin/*
+    export PATH="$BATS_TEST_TMPDIR/bin:$PATH"
+    run --separate-stderr "$STUB/stdiogate" static-tool
+    [ "$status" -eq 7 ]
+    [ "$stderr" = "stdiogate: warning: $BATS_TEST_TMPDIR/bin/static-tool is statically linked; running it with stdout unguarded" ]
+    run --separate-stderr "$STUB/stdiogate" script
+    [ "$status" -eq 7 ]
+    [[ "$stderr" == "stdiogate: warning: $BATS_TEST_TMPDIR/bin/script runs $STUB/static, which is statically linked;"* ]]
+    run --separate-stderr "$STUB/stdiogate" env-script
+    [ "$status" -eq 7 ]
+    [[ "$stderr" == *"bin/env-script runs $BATS_TEST_TMPDIR/bin/static-tool, which is statically linked;"* ]]
+    run --separate-stderr "$STUB/stdiogate" sh-script
+    [ "$status" -eq 7 ]
+    [ -z "$stderr" ]
+}
+
+@test "setuid COMMAND owned by another user: a warning" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root to give the file away"
+    cp "$STUB/dynamic" suid
+    chown nobody suid
+    chmod 4755 suid
+    run --separate-stderr "$STUB/stdiogate" ./suid
+    [ "$status" -eq 7 ]
+    [[ "$stderr" == "stdiogate: warning: ./suid is setuid"* ]]
+}
+
+@test "the wrapper passes shellcheck as POSIX sh" {
+    shellcheck -s sh "$REPO/stdiogate"
+}
+
+# --- with the real library
+
+@test "real library: LD_PRELOAD composed, marker consumed, nothing on stdout" {
+    LD_PRELOAD="$STUB/other1.so" "$REPO/stdiogate" sh -c 'env >env.txt' >out </dev/null
+    [ ! -s out ]
+    [ "$(env_of LD_PRELOAD env.txt)" = "$REPO/libstdiogate.so $STUB/other1.so" ]
+    [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
+    [ "$(env_of STDIOGATE_WIRE env.txt)" = "<unset>" ]
+}
+
+@test "real library: exec keeps the pid" {
+    W="$REPO/stdiogate" sh -c 'echo $$ >&2; exec "$W" sh -c "echo \$\$ >&2"' </dev/null >out 2>pids
+    [ ! -s out ]
+    [ "$(wc -l <pids)" -eq 2 ]
+    [ "$(uniq pids | wc -l)" -eq 1 ]
+}
+
+@test "real library: COMMAND's exit status and death by signal come through" {
+    run "$REPO/stdiogate" sh -c 'exit 42' </dev/null
+    [ "$status" -eq 42 ]
+    run "$REPO/stdiogate" sh -c 'kill -TERM $$' </dev/null
+    [ "$status" -eq 143 ]
+}
+
+@test "real library: the example server's chatter goes to stderr, answers to stdout" {
+    init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}'
+    printf '%s\n' "$init" | "$REPO/stdiogate" "$REPO/examples/bin/noisy-server" >out 2>err
+    [ "$(cat out)" = '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"noisy-server","version":"1.0"}}}' ]
+    grep -q '^Starting noisy-server 1.0 in stdio mode' err
+    grep -q '^Loaded 1 tool: echo' err
+    grep -q '^helper: cache warmed up' err
+}
