@@ -1,0 +1,62 @@
+# fuzz/fuzz.mk - fuzzing and differential testing of the first-message detector.
+#
+#   make fuzz         libFuzzer over detect.h for FUZZ_SECONDS (default 60),
+#                     starting from the seed corpus tests/fuzz-corpus/
+#   make fuzz-diff    detector vs whole-buffer reference on random message
+#                     streams split at random boundaries (DIFF_SECONDS, DIFF_SEED)
+#   make fuzz-build   both programs (part of `make test`: tests/fault_detector.bats
+#                     and tests/fuzz_smoke.bats run them)
+#
+# The fuzzer needs clang with libFuzzer (Debian: clang and libclang-rt-14-dev);
+# fuzz-deps installs them with apt-get when they are missing.
+
+CLANG        ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_MAX_LEN ?= 8192
+DIFF_SECONDS ?= 60
+DIFF_SEED    ?= 1
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SRC      = fuzz/harness.h fuzz/reference.h fuzz/reference.c detect.h
+
+TEST_DEPS += fuzz-build
+
+fuzz-build: fuzz/bin/diff fuzz/bin/endof fuzz/bin/fuzz_detect
+
+# Install clang and its libFuzzer runtime if a trivial fuzz target does not link.
+fuzz-deps:
+	@mkdir -p fuzz/bin
+	@printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' \
+		> fuzz/bin/probe.c
+	@if ! $(CLANG) -fsanitize=fuzzer -o fuzz/bin/probe fuzz/bin/probe.c 2>/dev/null; then \
+		echo "fuzz: clang with libFuzzer missing; installing clang libclang-rt-14-dev"; \
+		apt-get install -y clang libclang-rt-14-dev || \
+		{ apt-get update && apt-get install -y clang libclang-rt-14-dev; }; \
+	fi
+	@rm -f fuzz/bin/probe fuzz/bin/probe.c
+
+fuzz/bin/diff: fuzz/diff.c $(FUZZ_SRC)
+	@mkdir -p fuzz/bin
+	$(CC) -O2 -g -Wall -Wextra -Werror $(FUZZ_SAN) -o $@ fuzz/diff.c fuzz/reference.c
+
+fuzz/bin/endof: fuzz/endof.c $(FUZZ_SRC)
+	@mkdir -p fuzz/bin
+	$(CC) -O2 -g -Wall -Wextra -Werror $(FUZZ_SAN) -o $@ fuzz/endof.c fuzz/reference.c
+
+fuzz/bin/fuzz_detect: fuzz/fuzz_detect.c $(FUZZ_SRC) | fuzz-deps
+	@mkdir -p fuzz/bin
+	$(CLANG) -O1 -g -Wall -Wextra -Werror -fsanitize=fuzzer $(FUZZ_SAN) \
+		-o $@ fuzz/fuzz_detect.c fuzz/reference.c
+
+# The working corpus (fuzz/corpus/) grows as the fuzzer finds new paths; the
+# committed seeds stay as they are.  Crashes land in fuzz/artifacts/.
+fuzz: fuzz/bin/fuzz_detect
+	@mkdir -p fuzz/corpus fuzz/artifacts
+	fuzz/bin/fuzz_detect -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
+		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-dict=fuzz/detect.dict -artifact_prefix=fuzz/artifacts/ fuzz/corpus tests/fuzz-corpus
+
+fuzz-diff: fuzz/bin/diff
+	fuzz/bin/diff -v -s $(DIFF_SEED) -n 100000000 -t $(DIFF_SECONDS)
+	fuzz/bin/diff tests/fuzz-corpus/*
+
+.PHONY: fuzz fuzz-build fuzz-deps fuzz-diff
