@@ -1,0 +1,59 @@
+#!/usr/bin/env bats
+# Process trees, issue 3: C parents.  Every member of the exec family (after
+# a failed exec, which must leave the caller diverted), and posix_spawnp with
+# and without file actions, a redirecting file action, and a second thread
+# that writes on stdout during the spawns.
+
+load tree_helpers
+
+setup() { tree_setup; }
+
+exec_func() {
+    local func="$1" server="tests/bin/tree_server"
+    case $func in *p*) server=tree_server; export PATH="$TBIN:$PATH" ;; esac
+    tree_check tree JUNK-exec-before JUNK-exec-after-failure JUNK-server-write JUNK-server-printf -- \
+        tests/bin/tree_exec "$func" "$server"
+    assert_on_stderr "tree_exec: $func of a missing program failed"
+}
+
+@test "tree: C launcher execv (after a failed execv)"     { exec_func execv; }
+@test "tree: C launcher execvp (after a failed execvp)"   { exec_func execvp; }
+@test "tree: C launcher execvpe (after a failed execvpe)" { exec_func execvpe; }
+@test "tree: C launcher execve (after a failed execve)"   { exec_func execve; }
+@test "tree: C launcher execl (after a failed execl)"     { exec_func execl; }
+@test "tree: C launcher execlp (after a failed execlp)"   { exec_func execlp; }
+@test "tree: C launcher execle (after a failed execle)"   { exec_func execle; }
+@test "tree: C launcher fexecve (after a failed open)"    { exec_func fexecve; }
+@test "tree: C launcher execveat (after a failed open)"   { exec_func execveat; }
+
+@test "tree: execve with an explicit environment passes it on and the marker does not stay in it" {
+    tree_check tree JUNK-exec-before JUNK-envcheck -- \
+        tests/bin/tree_exec execve /bin/sh -c 'echo "JUNK-envcheck $TREE_EXEC_ENV marker=${STDIOGATE_WIRE-unset}"; exec tests/bin/tree_server'
+    assert_on_stderr "JUNK-envcheck execve marker=unset"
+}
+
+SPAWN_TAGS=(JUNK-spawn-printf JUNK-spawn-write JUNK-spawn-after JUNK-server-write JUNK-server-printf)
+
+@test "tree: C parent, posix_spawnp without file actions, waits" {
+    tree_check tree "${SPAWN_TAGS[@]}" -- tests/bin/tree_spawn plain tests/bin/tree_server
+}
+
+@test "tree: C parent, posix_spawnp with file actions and attributes that leave fd 1 alone" {
+    PATH="$TBIN:$PATH" tree_check tree "${SPAWN_TAGS[@]}" -- tests/bin/tree_spawn actions tree_server
+}
+
+@test "tree: C parent, posix_spawnp of a helper with dup2(pipe, 1): the pipe gets its output, then the server" {
+    tree_check spawn-captured "${SPAWN_TAGS[@]}" -- tests/bin/tree_spawn pipe tests/bin/tree_server
+    assert_on_stderr "tree_spawn: the pipe carried [spawn-captured], echo exited 0"
+}
+
+@test "tree: C parent, a second thread writes on stdout during 200 posix_spawnp calls and the server's: none on the wire" {
+    tree_check tree JUNK-thread "${SPAWN_TAGS[@]}" -- tests/bin/tree_spawn thread tests/bin/tree_server
+    assert_not_on_stdout JUNK-thread
+    assert_on_stderr "tree_spawn: the thread wrote"
+}
+
+@test "tree: C parent, posix_spawnp of a Python server through its pyenv shebang" {
+    tree_check tree JUNK-spawn-write JUNK-spawn-after JUNK-pyserver-print -- \
+        tests/bin/tree_spawn actions tests/fixtures/tree_server.py
+}
