@@ -51,12 +51,16 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stdiogate $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
 	rmdir $(DESTDIR)$(LIBDIR)/stdiogate 2>/dev/null || true
 
-# bats-core and shellcheck, from Debian packages when missing (apt lists are
-# fetched only if the first attempt fails).
+# Tools the tests run, as COMMAND:DEBIAN-PACKAGE; each missing one is installed
+# with apt-get (the package lists are fetched only if the first attempt fails).
+# Fragments append theirs: TEST_TOOLS += node:nodejs
+TEST_TOOLS = bats:bats shellcheck:shellcheck python3:python3
+
 test-tools:
-	@for tool in bats shellcheck; do \
-		command -v $$tool >/dev/null && continue; \
-		apt-get install -y $$tool || { apt-get update && apt-get install -y $$tool; } || exit 1; \
+	@for tool in $(TEST_TOOLS); do \
+		command -v "$${tool%%:*}" >/dev/null && continue; \
+		apt-get install -y "$${tool#*:}" || \
+			{ apt-get update && apt-get install -y "$${tool#*:}"; } || exit 1; \
 	done
 
 include tests/fixtures.mk
