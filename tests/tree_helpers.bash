@@ -59,6 +59,19 @@ expect_frames() {
         '{"jsonrpc":"2.0","id":2,"result":{}}' >"$EXPECTED"
 }
 
+# expect_frames_with NAME LINE...: the initialize answer, the LINEs, then the
+# ping answer (frames a server writes right after the initialize answer).
+expect_frames_with() {
+    expect_frames "$1"
+    shift
+    { head -n 1 "$EXPECTED"; printf '%s\n' "$@"; tail -n 1 "$EXPECTED"; } >"$EXPECTED.new"
+    mv "$EXPECTED.new" "$EXPECTED"
+}
+
+notification() {  # the notifications/message frame the fixtures send
+    printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"%s"}}' "$1"
+}
+
 assert_stdout_frames() {
     if ! cmp -s "$EXPECTED" "$OUT"; then
         echo "stdout is not the expected frames, byte for byte:"
