@@ -258,6 +258,7 @@ env_of() {
     cp "$STUB/static" bin/static-tool
     printf '#!%s\n' "$STUB/static" >bin/script
     printf '#!/usr/bin/env static-tool\n' >bin/env-script
+    printf '#!/usr/bin/env -S static-tool -x\n' >bin/env-s-script
     printf '#!/bin/sh\nexit 7\n' >bin/sh-script
     chmod +x bin/*
     export PATH="$BATS_TEST_TMPDIR/bin:$PATH"
@@ -270,6 +271,9 @@ env_of() {
     run --separate-stderr "$STUB/stdiogate" env-script
     [ "$status" -eq 7 ]
     [[ "$stderr" == *"bin/env-script runs $BATS_TEST_TMPDIR/bin/static-tool, which is statically linked;"* ]]
+    run --separate-stderr "$STUB/stdiogate" env-s-script
+    [ "$status" -eq 7 ]
+    [[ "$stderr" == *"bin/env-s-script runs $BATS_TEST_TMPDIR/bin/static-tool, which is statically linked;"* ]]
     run --separate-stderr "$STUB/stdiogate" sh-script
     [ "$status" -eq 7 ]
     [ -z "$stderr" ]
