@@ -139,3 +139,29 @@ bash_server() {
     assert_stdout_frames
     assert_on_stderr JUNK-sh "sh: x" JUNK-bashserver-echo JUNK-bashserver-external
 }
+
+@test "tree: helpers whose fd 1 was closed and reopened on /dev/null (libc close, and a raw close system call as libuv does)" {
+    expect_frames tree
+    TREE_BEFORE=reopen tree_run_plain tests/bin/tree_server
+    assert_status 0
+    assert_nowhere JUNK-reopen
+    TREE_BEFORE=reopen tree_run tests/bin/tree_server
+    assert_status 0
+    assert_stdout_frames
+    assert_nowhere JUNK-reopen-libc JUNK-reopen-raw
+}
+
+@test "tree: Node server's helpers before the first message: execSync capture, stdio 'ignore', stdout on stderr" {
+    expect_frames node-captured
+    tree_run_plain tests/fixtures/tree_nodechildren.js
+    assert_status 0
+    assert_on_stdout JUNK-nodechildren-log JUNK-nodeserver-log
+    assert_frames_among_stdout
+    assert_nowhere JUNK-node-ignore
+    assert_on_stderr REDIR-node-stderr
+    tree_run tests/fixtures/tree_nodechildren.js
+    assert_status 0
+    assert_stdout_frames
+    assert_on_stderr JUNK-nodechildren-log JUNK-nodeserver-log REDIR-node-stderr "tree_nodechildren: captured [node-captured]"
+    assert_nowhere JUNK-node-ignore
+}
