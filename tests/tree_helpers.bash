@@ -28,7 +28,7 @@ tree_setup() {
     [ -n "${TREE_STDIOGATE:-}" ] || [ -e "$TREE_ROOT/libstdiogate.so" ] \
         || { echo "missing libstdiogate.so (make all)" >&2; return 1; }
     [ -x "$TBIN/tree_server" ] || { echo "missing $TBIN/tree_server (make fixtures)" >&2; return 1; }
-    cd "$TREE_ROOT"
+    cd "$TREE_ROOT" || return 1
 }
 
 _tree_client() {
