@@ -73,8 +73,8 @@ static void putc_(struct buf *b, uint8_t c)
 }
 
 static const char *const json_messages[] = {
-    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-    "\"capabilities\":{\"roots\":{\"listChanged\":true},\"sampling\":{}},\"clientInfo\":{\"name\":\"claude-ai\",\"version\":\"0.1.0\"}}}",
+    ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+     "\"capabilities\":{\"roots\":{\"listChanged\":true},\"sampling\":{}},\"clientInfo\":{\"name\":\"claude-ai\",\"version\":\"0.1.0\"}}}"),
     "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}",
     "{\"jsonrpc\":\"2.0\",\"id\":\"d1\",\"method\":\"server/discover\",\"params\":{}}",
     "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}",

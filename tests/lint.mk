@@ -1,0 +1,104 @@
+# tests/lint.mk - static analysis: `make lint` (tests/lint.bats runs it in `make test`).
+#
+#   lint-cppcheck    cppcheck on shim.c (warning, style, performance, portability)
+#   lint-tidy        clang-tidy on shim.c (bugprone, cert, clang-analyzer, misc,
+#                    performance, portability), every finding an error
+#   lint-shell       shellcheck on the wrapper and the test helper shell files
+#   lint-build       shim.c (and the fuzz programs) built by gcc and by clang with
+#                    -Wall -Wextra -Werror, plus the fixtures by clang
+#
+# Every suppression below says why it is there.  Tools missing: lint-deps
+# installs them with apt-get (cppcheck, clang-tidy, clang, shellcheck).
+
+LINT_CFLAGS = -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
+LINT_OUT    = tests/bin/lint
+
+# cppcheck suppressions:
+#  varFuncNullUB        say(level, "text", ..., NULL): the list is read back with
+#                       va_arg(ap, const char *); glibc's NULL is ((void *)0) in C,
+#                       and C11 7.16.1.1p2 allows reading a void * argument as a
+#                       pointer to a character type.
+#  unusedStructMember   struct spawn_action mirrors the layout of glibc's private
+#                       posix_spawn file actions; its members exist to give the
+#                       union its size and offsets, not to be read.
+#  knownConditionTrueFalse  in close_range, `r == 0` after r = REAL(close_range)(...):
+#                       cppcheck cannot see through the REAL() statement
+#                       expression (a lazily resolved dlsym pointer) and takes r
+#                       as still 0.
+#  variableScope        shim.c declares the NUM() macro's buffer and saved values
+#                       at the top of a function on purpose (one buffer for all
+#                       the NUM() uses of a diagnostic).
+CPPCHECK_FLAGS = --enable=warning,style,performance,portability --std=c11 \
+	--error-exitcode=1 --inline-suppr -q \
+	--template='{file}:{line}: {severity}: {message} [{id}]' \
+	-D_GNU_SOURCE -D__linux__ -D__x86_64__ -D__GNUC__=12 \
+	--suppress=missingIncludeSystem \
+	--suppress=varFuncNullUB:shim.c \
+	--suppress=unusedStructMember:shim.c \
+	--suppress=knownConditionTrueFalse:shim.c \
+	--suppress=variableScope:shim.c
+
+# clang-tidy check set.  Disabled, with the reason:
+#  bugprone-easily-swappable-parameters  the interposed functions have libc's
+#                       signatures; they cannot be changed.
+#  bugprone-reserved-identifier, cert-dcl37-c, cert-dcl51-cpp  interposing glibc
+#                       entry points (__read_chk, __uflow, __getdelim,
+#                       __isoc99_scanf, _IO_getc, ...) means declaring them under
+#                       their reserved names.
+#  clang-analyzer-security.insecureAPI.DeprecatedOrUnsafeBufferHandling
+#                       asks for C11 Annex K memcpy_s/memset_s, which glibc does
+#                       not provide.
+#  bugprone-macro-parentheses  the flagged macros take a function name that is
+#                       token-pasted (real_##f) or an argument list `(a, b)`
+#                       appended to a call; parentheses would not compile.
+#  performance-no-int-to-ptr  dl_iterate_phdr hands out segment addresses as
+#                       integers (dlpi_addr + p_vaddr); casting them is how they
+#                       are used.
+TIDY_CHECKS := -*,bugprone-*,cert-*,clang-analyzer-*,misc-*,performance-*,portability-*
+TIDY_CHECKS := $(TIDY_CHECKS),-bugprone-easily-swappable-parameters
+TIDY_CHECKS := $(TIDY_CHECKS),-bugprone-reserved-identifier,-cert-dcl37-c,-cert-dcl51-cpp
+TIDY_CHECKS := $(TIDY_CHECKS),-clang-analyzer-security.insecureAPI.DeprecatedOrUnsafeBufferHandling
+TIDY_CHECKS := $(TIDY_CHECKS),-bugprone-macro-parentheses
+TIDY_CHECKS := $(TIDY_CHECKS),-performance-no-int-to-ptr
+
+# Shell files: the wrapper and .ci/run at full strength (style included); the
+# test helpers at warning level (style nits such as "useless cat" are not
+# defects in test code) and without SC2034 ("appears unused"): they are
+# sourced by the bats files, and the variables they set are the interface
+# those files use.
+LINT_SH_MAIN    = stdiogate .ci/run
+LINT_SH_HELPERS = $(wildcard tests/*.bash tests/fixtures/*.bash tests/fixtures/*.sh tests/*.sh)
+
+lint: lint-cppcheck lint-tidy lint-shell lint-build
+
+lint-deps:
+	@for t in cppcheck:cppcheck clang-tidy:clang-tidy clang:clang shellcheck:shellcheck; do \
+		command -v $${t%%:*} >/dev/null && continue; \
+		apt-get install -y $${t#*:} || { apt-get update && apt-get install -y $${t#*:}; } || exit 1; \
+	done
+
+lint-cppcheck: | lint-deps
+	cppcheck $(CPPCHECK_FLAGS) shim.c
+
+lint-tidy: | lint-deps
+	clang-tidy --quiet --checks='$(TIDY_CHECKS)' --warnings-as-errors='*' shim.c -- \
+		-D_GNU_SOURCE -fPIC
+
+lint-shell: | lint-deps
+	shellcheck $(LINT_SH_MAIN)
+	shellcheck -S warning -e SC2034 $(LINT_SH_HELPERS)
+
+lint-build: | lint-deps
+	@mkdir -p $(LINT_OUT)
+	gcc   $(LINT_CFLAGS) -fPIC -shared -fvisibility=hidden -o $(LINT_OUT)/gcc-lib.so shim.c -ldl
+	clang $(LINT_CFLAGS) -fPIC -shared -fvisibility=hidden -o $(LINT_OUT)/clang-lib.so shim.c -ldl
+	gcc   $(LINT_CFLAGS) -o $(LINT_OUT)/gcc-diff fuzz/diff.c fuzz/reference.c
+	clang $(LINT_CFLAGS) -o $(LINT_OUT)/clang-diff fuzz/diff.c fuzz/reference.c
+	@for f in tests/fixtures/*.c; do \
+		case $$f in *_static.c) continue;; esac; \
+		echo "clang $(LINT_CFLAGS) $$f"; \
+		clang $(LINT_CFLAGS) -o $(LINT_OUT)/fixture $$f -lpthread || exit 1; \
+	done
+	@rm -rf $(LINT_OUT)
+
+.PHONY: lint lint-deps lint-cppcheck lint-tidy lint-shell lint-build
