@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# Process trees, issue 3: a Python parent that starts the server with
+# Process trees, issue 3: a Python parent (it first captures a helper's
+# stdout with stdout=PIPE and silences another with DEVNULL) that starts the server with
 # subprocess and waits, by both of CPython's paths: _posixsubprocess
 # (vfork; the child closes every descriptor above 2 with close_range before
 # it execs) and os.posix_spawn (glibc's clone(CLONE_VM|CLONE_VFORK) and its
@@ -15,22 +16,24 @@ setup() { tree_setup; }
 PYPARENT_TAGS=(JUNK-pyparent-print JUNK-pyparent-write JUNK-pyparent-after JUNK-server-write JUNK-server-printf)
 
 @test "tree: Python parent, subprocess vfork path (close_fds=True, close_range before exec), C server" {
-    tree_check tree "${PYPARENT_TAGS[@]}" -- python3 tests/fixtures/tree_pyparent.py fork tests/bin/tree_server
-    assert_on_stderr "tree_pyparent: started with fork_exec"
+    tree_check py-captured "${PYPARENT_TAGS[@]}" -- python3 tests/fixtures/tree_pyparent.py fork tests/bin/tree_server
+    assert_on_stderr "tree_pyparent: started with fork_exec" "tree_pyparent: captured [py-captured]"
+    assert_nowhere JUNK-py-devnull
 }
 
 @test "tree: Python parent, subprocess posix_spawn path (close_fds=False), C server" {
-    tree_check tree "${PYPARENT_TAGS[@]}" -- python3 tests/fixtures/tree_pyparent.py spawn tests/bin/tree_server
-    assert_on_stderr "tree_pyparent: started with posix_spawn"
+    tree_check py-captured "${PYPARENT_TAGS[@]}" -- python3 tests/fixtures/tree_pyparent.py spawn tests/bin/tree_server
+    assert_on_stderr "tree_pyparent: started with posix_spawn" "tree_pyparent: captured [py-captured]"
+    assert_nowhere JUNK-py-devnull
 }
 
 @test "tree: Python parent, subprocess vfork path, Python server (pyenv shebang)" {
-    tree_check tree JUNK-pyparent-print JUNK-pyparent-after JUNK-pyserver-print -- \
+    tree_check py-captured JUNK-pyparent-print JUNK-pyparent-after JUNK-pyserver-print -- \
         python3 tests/fixtures/tree_pyparent.py fork tests/fixtures/tree_server.py
 }
 
 @test "tree: Python parent, subprocess posix_spawn path, Node server" {
-    tree_check tree JUNK-pyparent-print JUNK-pyparent-after JUNK-nodeserver-log -- \
+    tree_check py-captured JUNK-pyparent-print JUNK-pyparent-after JUNK-nodeserver-log -- \
         python3 tests/fixtures/tree_pyparent.py spawn tests/fixtures/tree_server.js
 }
 
@@ -40,7 +43,7 @@ strace_path() {
     local mode="$1" py trace="$BATS_TEST_TMPDIR/strace"
     command -v strace >/dev/null || { echo "strace is needed"; false; }
     py=$(python3 -c 'import sys; print(sys.executable)')
-    expect_frames tree
+    expect_frames py-captured
     tree_run_plain strace -f -qq -o "$trace" -e trace=vfork,fork,clone,clone3,close_range,execve \
         "$STDIOGATE" "$py" tests/fixtures/tree_pyparent.py "$mode" tests/bin/tree_server
     assert_status 0
