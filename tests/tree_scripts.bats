@@ -80,3 +80,19 @@ is_pyenv_shim() {
     assert_stdout_frames
     assert_on_stderr JUNK-bash JUNK-bash-after "tree_server: started as tree"
 }
+
+@test "tree: a setgid C server exec'd by a wrapped shell answers on the wire (the preload is ignored for it: unguarded)" {
+    local sgid="$BATS_TEST_TMPDIR/tree_server_setgid"
+    cp tests/bin/tree_server "$sgid"
+    chgrp nogroup "$sgid" && chmod g+s "$sgid"
+    [ -g "$sgid" ] || { echo "could not make a setgid copy"; false; }
+    expect_frames tree
+    TREE_JUNK=none tree_run sh -c 'echo JUNK-sh; x=$(/bin/echo hi); exec "$0"' "$sgid"
+    assert_status 0
+    assert_stdout_frames
+    assert_on_stderr JUNK-sh "tree_server: started as tree"
+    TREE_JUNK=none tree_run bash -c 'echo JUNK-bash; "$0"; exit $?' "$sgid"
+    assert_status 0
+    assert_stdout_frames
+    assert_on_stderr JUNK-bash
+}
