@@ -24,6 +24,10 @@ How to send:
                      socket), so each read COMMAND makes sees at most one byte
   --split N          write the first N bytes of the first message, wait until
                      they are consumed, then the rest (same synchronisation)
+  --split-every      run the whole session once for every split offset N of
+                     the first message (1 .. length-1); --out and --err
+                     must contain %d (replaced by N); exit status: the
+                     worst one, each nonzero one named on stderr
   --each             after each message, wait for one more frame before
                      sending the next one
   --wait-err TEXT    before sending anything, wait until COMMAND's stderr
@@ -82,7 +86,7 @@ def usage(msg):
 
 def parse_args(argv):
     o = {
-        "msgs": [], "bytewise": False, "split": None, "each": False,
+        "msgs": [], "bytewise": False, "split": None, "split_every": False, "each": False,
         "wait_err": None, "stdin_file": False, "no_close": False,
         "frames": None, "framing": "line", "gate": False, "sockets": False,
         "close": [], "stderr_inherit": False, "out": None, "err": None,
@@ -116,6 +120,8 @@ def parse_args(argv):
             o["bytewise"] = True
         elif a == "--split":
             o["split"] = int(arg())
+        elif a == "--split-every":
+            o["split_every"] = True
         elif a == "--each":
             o["each"] = True
         elif a == "--wait-err":
@@ -200,6 +206,23 @@ class Reader(threading.Thread):
 
 def main():
     o = parse_args(sys.argv[1:])
+    if not o["split_every"]:
+        sys.exit(run_session(o, o["out"], o["err"]))
+    if not o["msgs"] or len(o["msgs"][0]) < 2:
+        usage("--split-every needs a first message of 2 bytes or more")
+    if not (o["out"] and "%d" in o["out"] and o["err"] and "%d" in o["err"]):
+        usage("--split-every needs --out and --err with %d in them")
+    worst = 0
+    for k in range(1, len(o["msgs"][0])):
+        o["split"] = k
+        st = run_session(o, o["out"].replace("%d", str(k)), o["err"].replace("%d", str(k)))
+        if st != 0:
+            sys.stderr.write("client.py: split at %d: status %d\n" % (k, st))
+            worst = max(worst, st)
+    sys.exit(worst)
+
+
+def run_session(o, out_path, err_path):
     deadline_for = lambda: time.monotonic() + o["timeout"]
     env = dict(os.environ)
     cmd = list(o["cmd"])
@@ -262,7 +285,7 @@ def main():
         proc = subprocess.Popen(cmd, **popen_kw)
     except OSError as e:
         sys.stderr.write("client.py: cannot start %s: %s\n" % (cmd[0], e))
-        sys.exit(127)
+        return 127
     for fd in (in_child, out_child, err_child):
         if fd is not None and not (tmpfile is not None and fd == tmpfile.fileno()):
             os.close(fd)
@@ -373,13 +396,13 @@ def main():
     with cond:
         out_bytes = out_r.buf
         err_bytes = err_r.buf if err_r is not None else b""
-    if o["out"]:
-        with open(o["out"], "wb") as f:
+    if out_path:
+        with open(out_path, "wb") as f:
             f.write(out_bytes)
-    if o["err"]:
-        with open(o["err"], "wb") as f:
+    if err_path:
+        with open(err_path, "wb") as f:
             f.write(err_bytes)
-    sys.exit(status)
+    return status
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@
 #   TESTS           $ROOT/tests
 #   BIN             $ROOT/tests/bin (built fixtures: make fixtures)
 #   FIX             $ROOT/tests/fixtures
-#   CLIENT          $ROOT/tests/client.py (run it with plain python3)
+#   CLIENT          $ROOT/tests/client.py
+#   PYTHON          the real python3 interpreter (see real_python): runs the
+#                   client and Python fixtures without the pyenv shim
 #   STDIOGATE_LIB   absolute path of libstdiogate.so (exported)
 #   STDIOGATE_WRAPPER  $ROOT/stdiogate if it exists and GATE_EMULATE is not
 #                   set, else empty; exported for client.py --gate
@@ -30,7 +32,7 @@
 #                       "$STDIOGATE_WRAPPER" -- CMD..., or (no wrapper / GATE_EMULATE=1)
 #                       LD_PRELOAD=$STDIOGATE_LIB (+ existing), STDIOGATE_WIRE
 #                       = dev:ino of fd 1, PYTHONUNBUFFERED=1 unless set
-#   serve OPT... -- CMD...   python3 client.py --out $OUT --err $ERR OPT...
+#   serve OPT... -- CMD...   $PYTHON client.py --out $OUT --err $ERR OPT...
 #                       -- CMD...; sets $status (never fails by itself)
 #   gated OPT... -- CMD...   serve --gate ...
 #   ungated OPT... -- CMD... serve ... (the same run without stdiogate)
@@ -83,6 +85,8 @@ real_python() {
     cat "$cache"
 }
 
+PYTHON=$(real_python) || PYTHON=python3
+
 gate_run() {
     if [ -n "$STDIOGATE_WRAPPER" ]; then
         "$STDIOGATE_WRAPPER" -- "$@"
@@ -100,7 +104,7 @@ gate_run() {
 
 serve() {
     status=0
-    python3 "$CLIENT" --out "$OUT" --err "$ERR" "$@" || status=$?
+    "$PYTHON" "$CLIENT" --out "$OUT" --err "$ERR" "$@" || status=$?
     return 0
 }
 
@@ -145,7 +149,7 @@ assert_frames() {
     local f want=${BATS_TEST_TMPDIR:-/tmp}/want
     : >"$want"
     for f in "$@"; do
-        if ! python3 -c 'import json,sys; v=json.loads(sys.argv[1]); sys.exit(not (isinstance(v,dict) and ("jsonrpc" in v or v.get("type")=="response")))' "$f"; then
+        if ! "$PYTHON" -c 'import json,sys; v=json.loads(sys.argv[1]); sys.exit(not (isinstance(v,dict) and ("jsonrpc" in v or v.get("type")=="response")))' "$f"; then
             echo "test bug: expected frame is not a JSON-RPC object: $f" >&2; return 1
         fi
         printf '%s\n' "$f" >>"$want"

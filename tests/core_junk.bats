@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# Core gate: startup chatter of a one-process C server, in every way C
+# programs write it, goes to stderr; stdout carries exactly the frames.
+
+load helpers
+
+SRV=$BIN/core_srv
+
+@test "junk: buffered printf (left in the stdio buffer) goes to stderr" {
+    JUNK=(printf-junk)
+    both --line "$INIT" -- "$SRV" read printf
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "junk: puts goes to stderr" {
+    JUNK=(puts-junk)
+    both --line "$INIT" -- "$SRV" read puts
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "junk: write(1) goes to stderr" {
+    JUNK=(write-junk)
+    both --line "$INIT" -- "$SRV" read write
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "junk: system(\"echo ...\") goes to stderr" {
+    JUNK=(system-junk)
+    both --line "$INIT" -- "$SRV" read system
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "junk: a fork+exec'd echo goes to stderr" {
+    JUNK=(forkexec-junk)
+    both --line "$INIT" -- "$SRV" read forkexec
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "junk: all kinds at once, then three requests answered in order" {
+    JUNK=(printf-junk puts-junk write-junk system-junk forkexec-junk)
+    both --line "$INIT" --line "$INITIALIZED" --line '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
+        --frames 2 -- "$SRV" read printf puts write system forkexec
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer 2 tools/list)"
+}
+
+@test "junk: printf left buffered is flushed to stderr, not onto the answer (stdio readers)" {
+    JUNK=(printf-junk)
+    both --line "$INIT" -- "$SRV" fgets printf
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "junk: a server that never reads stdin keeps its output on stderr" {
+    JUNK=(printf-junk puts-junk write-junk system-junk)
+    both --frames 0 -- "$SRV" none printf puts write system
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames
+}
+
+@test "junk: output after the first message is the server's (reaches the wire)" {
+    both --line "$INIT" -- "$SRV" read write postjunk
+    assert_status 0
+    assert_stderr_has write-junk
+    assert_stdout_bytes "$(answer 0 initialize)"$'\n'post-junk$'\n'
+}
+
+@test "junk: STDIOGATE_DISCARD=1 sends it to /dev/null instead" {
+    JUNK=(printf-junk write-junk system-junk)
+    both --line "$INIT" -- "$SRV" read printf write system
+    STDIOGATE_DISCARD=1 gated --line "$INIT" -- "$SRV" read printf write system
+    assert_status 0
+    assert_stderr_lacks "${JUNK[@]}"
+    assert_stdout_lacks "${JUNK[@]}"
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "junk: a Go program (ELF note .note.go.buildid in a PT_NOTE segment) is left alone" {
+    # .note.go.buildid is mapped by a NOTE program header
+    readelf -lW "$BIN/core_go_fake" | awk '
+        /^Program Headers/ { p = 1; next }
+        /Section to Segment/ { p = 0; m = 1; next }
+        p && $1 ~ /^[A-Z_]+$/ && $1 != "Type" { t[n++] = $1 }
+        m && $1 ~ /^[0-9]+$/ && t[$1 + 0] == "NOTE" && /\.note\.go\.buildid/ { f = 1 }
+        END { exit !f }'
+    run readelf -nW "$BIN/core_go_fake"
+    [[ "$output" =~ "GO BUILDID" ]]
+
+    JUNK=(printf-junk write-junk)
+    both --line "$INIT" -- "$BIN/core_go_fake" read printf write
+    cp "$OUT" "$BATS_TEST_TMPDIR/unwrapped"
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$BIN/core_go_fake" read printf write
+    assert_status 0
+    assert_stderr_has "Go program: not diverting"
+    assert_stderr_lacks "diverting stdout to stderr"
+    cmp "$BATS_TEST_TMPDIR/unwrapped" "$OUT" || { echo "Go program: stdout differs from the unwrapped run" >&2; show_run; false; }
+    assert_stdout_has printf-junk write-junk
+}

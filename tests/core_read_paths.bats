@@ -1,0 +1,97 @@
+#!/usr/bin/env bats
+# Core gate: the gate opens whichever way the server reads the client's first
+# message.  Each test runs tests/bin/core_srv (or core_read_chk, the same
+# server built with _FORTIFY_SOURCE=2) with one read path; junk before the
+# read must reach stderr, the answer the wire, and the level-2 diagnostic
+# names the interposed call that saw the message end.
+
+load helpers
+
+SRV=$BIN/core_srv
+CHK=$BIN/core_read_chk
+
+# read_path PROGRAM READPATH CALL [CLIENT-OPTION...]
+read_path() {
+    local prog=$1 path=$2 call=$3; shift 3
+    JUNK=(printf-junk puts-junk write-junk)
+    both "$@" --line "$INIT" -- "$prog" "$path" printf puts write
+    STDIOGATE_DEBUG=2 gated "$@" --line "$INIT" -- "$prog" "$path" printf puts write
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "diverting stdout to stderr" "gate opened by $call after"
+}
+
+@test "read path: read (pipe)" { read_path "$SRV" read read; }
+@test "read path: read (socket stdin)" { read_path "$SRV" read read --sockets; }
+@test "read path: read (regular-file stdin)" { read_path "$SRV" read read --stdin-file; }
+@test "read path: read one byte per call" { read_path "$SRV" read1 read; }
+@test "read path: readv (two iovecs)" { read_path "$SRV" readv readv; }
+@test "read path: pread (regular-file stdin)" { read_path "$SRV" pread pread --stdin-file; }
+@test "read path: preadv (regular-file stdin)" { read_path "$SRV" preadv preadv --stdin-file; }
+@test "read path: recv (socket stdin)" { read_path "$SRV" recv recv --sockets; }
+@test "read path: recvfrom (socket stdin)" { read_path "$SRV" recvfrom recvfrom --sockets; }
+@test "read path: recvmsg (socket stdin, two iovecs)" { read_path "$SRV" recvmsg recvmsg --sockets; }
+@test "read path: fgets" { read_path "$SRV" fgets fgets; }
+@test "read path: fgets (socket stdin)" { read_path "$SRV" fgets fgets --sockets; }
+@test "read path: getline at -O2 is __getdelim" {
+    nm -D "$SRV" | grep -q ' U __getdelim'
+    read_path "$SRV" getline __getdelim
+}
+@test "read path: getline (the real function)" { read_path "$SRV" getline_fn getline; }
+@test "read path: getdelim" { read_path "$SRV" getdelim getdelim; }
+@test "read path: fread (one byte per call)" { read_path "$SRV" fread fread; }
+@test "read path: getc" { read_path "$SRV" getc getc; }
+@test "read path: fgetc" { read_path "$SRV" fgetc fgetc; }
+@test "read path: getchar" { read_path "$SRV" getchar getchar; }
+@test "read path: getc_unlocked" { read_path "$SRV" getc_unlocked getc_unlocked; }
+@test "read path: fgetc_unlocked" { read_path "$SRV" fgetc_unlocked fgetc_unlocked; }
+@test "read path: getchar_unlocked" { read_path "$SRV" getchar_unlocked getchar_unlocked; }
+@test "read path: getc_unlocked inlined at -O2 is __uflow" {
+    nm -D "$SRV" | grep -q ' U __uflow'
+    read_path "$SRV" uflow __uflow
+}
+@test "read path: fscanf (imported as __isoc99_fscanf)" { read_path "$SRV" fscanf fscanf; }
+@test "read path: scanf (imported as __isoc99_scanf)" { read_path "$SRV" scanf scanf; }
+
+# _FORTIFY_SOURCE=2 -O2 builds (Ubuntu's default) import the _chk forms.
+@test "read path: __read_chk (_FORTIFY_SOURCE=2)" {
+    nm -D "$CHK" | grep -q ' U __read_chk'
+    read_path "$CHK" read __read_chk
+}
+@test "read path: __pread_chk (_FORTIFY_SOURCE=2, regular-file stdin)" {
+    nm -D "$CHK" | grep -q ' U __pread_chk'
+    read_path "$CHK" pread __pread_chk --stdin-file
+}
+@test "read path: __fgets_chk (_FORTIFY_SOURCE=2)" {
+    nm -D "$CHK" | grep -q ' U __fgets_chk'
+    read_path "$CHK" fgets __fgets_chk
+}
+@test "read path: __recv_chk (_FORTIFY_SOURCE=2, socket stdin)" {
+    nm -D "$CHK" | grep -q ' U __recv_chk'
+    read_path "$CHK" recv __recv_chk --sockets
+}
+@test "read path: __recvfrom_chk (_FORTIFY_SOURCE=2, socket stdin)" {
+    nm -D "$CHK" | grep -q ' U __recvfrom_chk'
+    read_path "$CHK" recvfrom __recvfrom_chk --sockets
+}
+
+@test "read path: a private copy of stdin (fcntl F_DUPFD_CLOEXEC), fd 0 pointed at /dev/null" {
+    JUNK=(printf-junk)
+    both --line "$INIT" -- "$SRV" read printf sdk2
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read printf sdk2
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stderr_has sdk2-junk
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "gate opened by read after"
+}
+
+@test "read path: a private copy of stdin read with stdio (fdopen + fgets)" {
+    JUNK=(printf-junk)
+    both --line "$INIT" -- "$SRV" fgets printf sdk2
+    gated --line "$INIT" -- "$SRV" fgets printf sdk2
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
