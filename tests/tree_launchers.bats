@@ -130,3 +130,32 @@ exec "$0" "$v"'
     assert_stdout_frames
     assert_on_stderr JUNK-bash-1 "bash: read [from-procsub]" JUNK-server-printf JUNK-server-write
 }
+
+@test "tree: stdbuf -oL SERVER (stdbuf puts its own library into LD_PRELOAD)" {
+    tree_check tree JUNK-server-printf JUNK-server-write -- \
+        stdbuf -oL "$SRV"
+}
+
+@test "tree: setsid -w SERVER (setsid forks when it leads its process group, and waits)" {
+    tree_check tree JUNK-sh JUNK-server-printf JUNK-server-write -- \
+        sh -c 'echo JUNK-sh; setsid -w "$0"' "$SRV"
+}
+
+# Scripts that point stdout elsewhere for a while and put it back (saving it
+# on a low descriptor) before they exec the server.
+@test "tree: bash: exec 4>&1 >&2; ...; exec >&4 4>&- then exec the server" {
+    tree_check tree JUNK-bash-1 JUNK-bash-3 JUNK-server-write -- \
+        bash -c 'echo JUNK-bash-1; exec 4>&1 >&2; echo bash-2-on-stderr; exec >&4 4>&-; echo JUNK-bash-3; exec "$0"' "$SRV"
+    assert_on_stderr bash-2-on-stderr
+}
+
+@test "tree: dash: exec 3>&1 1>&2; ...; exec 1>&3 3>&- then exec the server" {
+    tree_check tree JUNK-dash-1 JUNK-dash-3 JUNK-server-write -- \
+        dash -c 'echo JUNK-dash-1; exec 3>&1 1>&2; echo dash-2-on-stderr; exec 1>&3 3>&-; echo JUNK-dash-3; exec "$0"' "$SRV"
+    assert_on_stderr dash-2-on-stderr
+}
+
+@test "tree: a launcher that starts the server with stdout duplicated on fd 3 (exec SERVER 3>&1)" {
+    tree_check tree JUNK-sh JUNK-server-write -- \
+        sh -c 'echo JUNK-sh; exec "$0" 3>&1' "$SRV"
+}
