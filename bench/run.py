@@ -290,7 +290,7 @@ class Bench:
             "cg_repeat": 1 if q else 2,
             "read_rounds": 3 if q else 40, "read_bytes": (1 << 18) if q else (1 << 20),
             "msg_rounds": 3 if q else 21, "pings": 1000 if q else 10000,
-            "tp_rounds": 2 if q else 15, "tp_count": 3 if q else 10, "tp_size": 8 << 20,
+            "tp_rounds": 2 if q else 30, "tp_count": 3 if q else 10, "tp_size": 8 << 20,
             "ttfa_rounds": 3 if q else 25,
         }
 
@@ -513,7 +513,8 @@ class Bench:
                     ("ours, pass-through", self.v_pass, False),
                     ("ours, gated (opened by the first message)", self.v_div, True)]
         for mode, margs, unit in (("read(2) of 32 bytes", ["-s", "32"], "ns/read"),
-                                  ("getline(3), 32-byte lines", ["-g"], "ns/line")):
+                                  ("getline(3), 32-byte lines", ["-g"], "ns/line"),
+                                  ("getc(3), one byte", ["-c"], "ns/byte")):
             log(f"per read: {mode}")
             series = [Series(v[0]) for v in variants]
             means = [Series(v[0]) for v in variants]
@@ -523,7 +524,7 @@ class Bench:
                     best, mean = self.reader_once(vf(), margs, data, gated)
                     series[i].values.append(best)
                     means[i].values.append(mean)
-            ncalls = (len(data) - len(FIRST_MSG)) // 32
+            ncalls = (len(data) - len(FIRST_MSG)) // (1 if "-c" in margs else 32)
             self.out += timing_table(f"{mode}: time per call in the fastest chunk of 512 calls, "
                                      f"{ncalls} calls per run from a pipe", unit, series, series[0],
                                      what="time ratio")
@@ -576,10 +577,11 @@ class Bench:
         """Instructions added per call: slope between two input sizes."""
         log("per read: callgrind slopes")
         sizes = [1 << 16, 1 << 18]
-        lines = ["#### Instructions per call (callgrind; slope between runs of "
-                 f"{sizes[0] // 32} and {sizes[1] // 32} calls, so load and constructor cancel out)", "",
+        lines = ["#### Instructions per call (callgrind; slope between runs on "
+                 f"{sizes[0] >> 10} KiB and {sizes[1] >> 10} KiB of input, so load and constructor cancel "
+                 "out; the loop's own chunk timing is included in every row)", "",
                  "| loop | variant | instructions per call | added per call |", "| --- | --- | ---: | ---: |"]
-        for mode, margs in (("read(2) 32 B", ["-s", "32"]), ("getline(3)", ["-g"])):
+        for mode, margs in (("read(2) 32 B", ["-s", "32"]), ("getline(3)", ["-g"]), ("getc(3)", ["-c"])):
             slopes = {}
             for vname, var in (("no preload", {}), ("ours, pass-through", {"LD_PRELOAD": self.lib}),
                                ("ours, gated", {"LD_PRELOAD": self.lib, "wire": 1})):

@@ -1,12 +1,13 @@
 /* reader - a loop of small reads from stdin, timed after the first message.
  *
- *   reader [-s SIZE] [-g] MSGLEN
+ *   reader [-s SIZE] [-g | -c] MSGLEN
  *
  * stdin is a pipe holding the client's first message (MSGLEN bytes) and
  * then data.  The reads that cover the message are not timed (they open the
  * gate); from the first read after it to end of input every call is timed
  * as a whole.  -s: bytes per read(2) (default 32).  -g: getline(3) on stdin
- * instead (lines from the stdio buffer, a read(2) only when it runs dry).
+ * instead (lines from the stdio buffer, a read(2) only when it runs dry);
+ * -c: getc(3), one call per byte.
  *
  * The loop is also timed in chunks of CHUNK calls; best= is the fastest
  * chunk's time per call, which leaves out the chunks another process or an
@@ -36,11 +37,12 @@ static inline void tick(void)
 int main(int argc, char **argv)
 {
     size_t size = 32;
-    int use_getline = 0, opt;
-    while ((opt = getopt(argc, argv, "s:g")) != -1) {
+    int use_getline = 0, use_getc = 0, opt;
+    while ((opt = getopt(argc, argv, "s:gc")) != -1) {
         switch (opt) {
         case 's': size = (size_t)atol(optarg); break;
         case 'g': use_getline = 1; break;
+        case 'c': use_getc = 1; break;
         default: return 2;
         }
     }
@@ -50,7 +52,16 @@ int main(int argc, char **argv)
     long long calls = 0, t0 = 0;
     size_t seen = 0;
 
-    if (use_getline) {
+    if (use_getc) {
+        int c;
+        while (seen < msglen && (c = getc(stdin)) != EOF)
+            seen++;
+        t0 = chunk_t0 = now_ns();
+        while (getc(stdin) != EOF) {
+            calls++;
+            tick();
+        }
+    } else if (use_getline) {
         char *line = NULL;
         size_t cap = 0;
         ssize_t got;
