@@ -165,3 +165,13 @@ bash_server() {
     assert_on_stderr JUNK-nodechildren-log JUNK-nodeserver-log REDIR-node-stderr "tree_nodechildren: captured [node-captured]"
     assert_nowhere JUNK-node-ignore
 }
+
+@test "tree: after the gate opened, a child given a marker that matches the wire by the program does not divert (marker stripped)" {
+    expect_frames_with tree "$(notification marker-stripped)"
+    TREE_AFTER=marker tree_run_plain tests/fixtures/tree_server.bash
+    assert_status 0
+    assert_frames_among_stdout
+    TREE_AFTER=marker tree_run tests/fixtures/tree_server.bash
+    assert_status 0
+    assert_stdout_frames
+}
