@@ -57,3 +57,24 @@ SPAWN_TAGS=(JUNK-spawn-printf JUNK-spawn-write JUNK-spawn-after JUNK-server-writ
     tree_check tree JUNK-spawn-write JUNK-spawn-after JUNK-pyserver-print -- \
         tests/bin/tree_spawn actions tests/fixtures/tree_server.py
 }
+
+@test "tree: C launcher execvp of a script without #! (glibc runs it with /bin/sh after ENOEXEC), found late in PATH" {
+    mkdir -p "$BATS_TEST_TMPDIR/pathbin" "$BATS_TEST_TMPDIR/empty"
+    printf 'echo JUNK-noshebang\nexec %s/tests/bin/tree_server "$@"\n' "$TREE_ROOT" >"$BATS_TEST_TMPDIR/pathbin/tree-noshebang"
+    chmod +x "$BATS_TEST_TMPDIR/pathbin/tree-noshebang"
+    # A same-named file that is not executable comes first in PATH.
+    printf 'echo JUNK-not-executable\n' >"$BATS_TEST_TMPDIR/empty/tree-noshebang"
+    PATH="/nonexistent:$BATS_TEST_TMPDIR/empty:$BATS_TEST_TMPDIR/pathbin:$PATH" \
+        tree_check tree JUNK-exec-before JUNK-exec-after-failure JUNK-noshebang JUNK-server-write -- \
+        tests/bin/tree_exec execvp tree-noshebang
+}
+
+@test "tree: C parent, posix_spawnp of a #!/bin/sh script found late in PATH (glibc's posix_spawnp runs no script without #!)" {
+    mkdir -p "$BATS_TEST_TMPDIR/pathbin" "$BATS_TEST_TMPDIR/empty"
+    printf '#!/bin/sh\necho JUNK-script\nexec %s/tests/bin/tree_server "$@"\n' "$TREE_ROOT" >"$BATS_TEST_TMPDIR/pathbin/tree-script"
+    chmod +x "$BATS_TEST_TMPDIR/pathbin/tree-script"
+    printf 'echo JUNK-not-executable\n' >"$BATS_TEST_TMPDIR/empty/tree-script"
+    PATH="/nonexistent:$BATS_TEST_TMPDIR/empty:$BATS_TEST_TMPDIR/pathbin:$PATH" \
+        tree_check tree JUNK-spawn-write JUNK-spawn-after JUNK-script JUNK-server-write -- \
+        tests/bin/tree_spawn plain tree-script
+}

@@ -10,7 +10,8 @@ INTEG="$TESTS/integration"
 FIX="$INTEG/fixtures"
 NM="$TESTS/node_modules"
 BIN="$NM/.bin"
-GATE="$ROOT/stdiogate"
+# REAL_GATE: another wrapper to test instead (a mutant, a pass-through to check that tests fail).
+GATE="${REAL_GATE:-$ROOT/stdiogate}"
 NODE="$(command -v node)"
 # The real interpreter, not a version-manager shim (launchers are tested on their own).
 PY="$(python3 -c 'import sys; print(sys.executable)')"
