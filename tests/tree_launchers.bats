@@ -159,3 +159,13 @@ exec "$0" "$v"'
     tree_check tree JUNK-sh JUNK-server-write -- \
         sh -c 'echo JUNK-sh; exec "$0" 3>&1' "$SRV"
 }
+
+@test "tree: a launcher that relays stdin through a pipe: sh -c 'cat | SERVER' (the server's stdin is not the client's)" {
+    tree_check tree JUNK-sh JUNK-server-write JUNK-server-printf -- \
+        sh -c 'echo JUNK-sh; cat | "$0"' "$SRV"
+}
+
+@test "tree: bash -c 'cat | SERVER' with a Python server" {
+    tree_check tree JUNK-bash JUNK-pyserver-print -- \
+        bash -c 'echo JUNK-bash; cat | "$0"' tests/fixtures/tree_server.py
+}

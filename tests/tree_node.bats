@@ -51,3 +51,14 @@ npx_pkg() {
         bash -c 'echo JUNK-launcher; v=$(node --version); echo "node $v" >&2; exec npx --offline --yes "$@"' \
         bash ./tests/fixtures/tree_pkg
 }
+
+@test "tree: Node parent that relays stdin to the server through a pipe (stdio ['pipe', 'inherit', 'inherit'])" {
+    local relay='
+const { spawn } = require("child_process");
+console.log("JUNK-relay-notice");
+const c = spawn(process.argv[1], [], { stdio: ["pipe", "inherit", "inherit"] });
+process.stdin.pipe(c.stdin);
+c.on("exit", (code) => { process.exitCode = code; });'
+    tree_check tree JUNK-relay-notice JUNK-server-write JUNK-server-printf -- \
+        node -e "$relay" "$TREE_ROOT/tests/bin/tree_server"
+}
