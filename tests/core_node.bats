@@ -1,0 +1,85 @@
+#!/usr/bin/env bats
+# Core gate: Node servers.  Fixture: tests/fixtures/core_node_server.js.
+# Node picks stdout's stream type on first access (a pipe here: the
+# diversion), and libuv reads stdin with read(2).
+
+load helpers
+
+NSRV=$FIX/core_node_server.js
+
+@test "node: console.log at top level (pipes)" {
+    JUNK=(node-top-junk)
+    both --line "$INIT" --line "$PING" -- node "$NSRV" top
+    gated --line "$INIT" --line "$PING" -- node "$NSRV" top
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "node: console.log at top level (sockets, as Node-based clients start servers)" {
+    JUNK=(node-top-junk)
+    both --sockets --line "$INIT" --line "$PING" -- node "$NSRV" top
+    gated --sockets --line "$INIT" --line "$PING" -- node "$NSRV" top
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "node: console.log from a timer and a promise while stdin is still empty" {
+    JUNK=(node-top-junk node-timer-junk node-promise-junk)
+    both --wait-err node-async-done --line "$INIT" -- node "$NSRV" async
+    gated --wait-err node-async-done --line "$INIT" -- node "$NSRV" async
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "node: async junk while stdin is empty, over sockets" {
+    JUNK=(node-top-junk node-timer-junk node-promise-junk)
+    both --sockets --wait-err node-async-done --line "$INIT" -- node "$NSRV" async
+    gated --sockets --wait-err node-async-done --line "$INIT" -- node "$NSRV" async
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "node: the message sent one byte at a time" {
+    JUNK=(node-top-junk)
+    both --bytewise --line "$INIT" -- node "$NSRV" top
+    gated --bytewise --line "$INIT" -- node "$NSRV" top
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+# Node has no raw read the preload cannot see (fs.readSync and process.stdin
+# both go through libuv's read(2)); the invisible reader here is a child
+# process (/bin/sh's read builtin) reading the first line from the shared stdin.
+@test "node: a reader the library cannot see (a child reads stdin; control: the answer lands on stderr)" {
+    gated --line "$INIT" --frames 0 --no-close -- node "$NSRV" childread once
+    assert_status 0
+    assert_stderr_has "$(answer 0 initialize)"
+    assert_frames
+}
+
+@test "node: handshake process.env.STDIOGATE_OPEN = \"1\" when a child reads stdin" {
+    JUNK=(node-top-junk)
+    both --each --line "$INIT" --line "$PING" -- node "$NSRV" handshake
+    STDIOGATE_DEBUG=2 gated --each --line "$INIT" --line "$PING" -- node "$NSRV" handshake
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stderr_has "gate opened by handshake"
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "node: stderr a terminal: junk to /dev/null, the answer on the wire (not the terminal)" {
+    cmd=$(printf '%q ' "$PYTHON" "$CLIENT" --gate --stderr-inherit --out "$OUT" --line "$INIT" --line "$PING" -- node "$NSRV" top)
+    status=0
+    SHELL=/bin/bash script -qec "$cmd" /dev/null </dev/null >"$BATS_TEST_TMPDIR/pty" || status=$?
+    assert_status 0
+    if grep -qF node-top-junk "$BATS_TEST_TMPDIR/pty"; then
+        echo "junk reached the terminal:" >&2; cat -v "$BATS_TEST_TMPDIR/pty" >&2; false
+    fi
+    assert_stdout_lacks node-top-junk
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bats
+# Core gate: Python servers (the real interpreter, not the pyenv shim:
+# process trees are tests/tree_*).  Fixture: tests/fixtures/core_py_server.py.
+
+load helpers
+
+PYSRV=$FIX/core_py_server.py
+
+@test "python: print at import, unbuffered by the wrapper's PYTHONUNBUFFERED=1" {
+    unset PYTHONUNBUFFERED
+    JUNK=(py-import-junk py-module-junk)
+    both --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" readline
+    gated --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" readline
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stderr_has "py-env PYTHONUNBUFFERED=1"
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "python: print at import over sockets (as Node-based clients start servers)" {
+    unset PYTHONUNBUFFERED
+    JUNK=(py-import-junk py-module-junk)
+    both --sockets --line "$INIT" -- "$PYTHON" "$PYSRV" readline
+    gated --sockets --line "$INIT" -- "$PYTHON" "$PYSRV" readline
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "python: the user's own PYTHONUNBUFFERED=0 is kept; flushed prints still diverted" {
+    export PYTHONUNBUFFERED=0
+    JUNK=(py-import-junk py-module-junk)
+    both --line "$INIT" -- "$PYTHON" "$PYSRV" readline flush
+    gated --line "$INIT" -- "$PYTHON" "$PYSRV" readline flush
+    assert_status 0
+    assert_stderr_has "py-env PYTHONUNBUFFERED=0"
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "python: with the user's PYTHONUNBUFFERED=0, unflushed prints stay buffered (the user's choice is honoured)" {
+    # Documented limit: bytes Python keeps in its own buffer past the first
+    # message reach the wire.  This shows the wrapper did not override 0.
+    export PYTHONUNBUFFERED=0
+    gated --line "$INIT" -- "$PYTHON" "$PYSRV" readline
+    assert_status 0
+    assert_stderr_has "py-env PYTHONUNBUFFERED=0"
+    assert_stdout_bytes "py-import-junk"$'\n'"py-module-junk"$'\n'"$(answer 0 initialize)"$'\n'
+}
+
+@test "python: a raw-syscall reader is invisible to the library (control: the answer lands on stderr)" {
+    unset PYTHONUNBUFFERED
+    gated --line "$INIT" --frames 0 --no-close -- "$PYTHON" "$PYSRV" rawread once
+    assert_status 0
+    assert_stderr_has "$(answer 0 initialize)"
+    assert_frames
+}
+
+@test "python: handshake os.environ[\"STDIOGATE_OPEN\"] = \"1\" in a raw-syscall reader" {
+    unset PYTHONUNBUFFERED
+    JUNK=(py-import-junk py-module-junk)
+    both --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" handshake
+    STDIOGATE_DEBUG=2 gated --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" handshake
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stderr_has "gate opened by handshake"
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "python: the MCP Python SDK v2 pattern answers on the wire through its private copy of fd 1" {
+    unset PYTHONUNBUFFERED
+    JUNK=(py-import-junk py-module-junk)
+    both --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" sdk2
+    gated --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" sdk2
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stderr_has py-sdk2-junk py-post-junk
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "python: the SDK v2 pattern over sockets" {
+    unset PYTHONUNBUFFERED
+    JUNK=(py-import-junk py-module-junk)
+    both --sockets --line "$INIT" -- "$PYTHON" "$PYSRV" sdk2
+    gated --sockets --line "$INIT" -- "$PYTHON" "$PYSRV" sdk2
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stderr_has py-post-junk
+    assert_frames "$(answer 0 initialize)"
+}
