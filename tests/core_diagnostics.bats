@@ -1,0 +1,117 @@
+#!/usr/bin/env bats
+# Core gate: diagnostics (stderr only, "stdiogate[PID]: " prefix, levels
+# 0..4), the handshake from C, the environment, and the library's exports.
+
+load helpers
+
+SRV=$BIN/core_srv
+
+# every stdiogate line on stderr carries the server's own pid
+assert_prefix_pid() {
+    local pid
+    pid=$(sed -n 's/^core-srv-ready pid=\([0-9]*\)$/\1/p' "$ERR")
+    [ -n "$pid" ] || { echo "no pid from the fixture" >&2; show_run; return 1; }
+    if grep 'stdiogate' "$ERR" | grep -v "^stdiogate\[$pid\]: " >&2; then
+        echo "lines above lack the prefix stdiogate[$pid]: " >&2; show_run; return 1
+    fi
+}
+
+@test "diagnostics: level 2 says when it diverts and what opened the gate after how many bytes" {
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_status 0
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "diverting stdout to stderr" "gate opened by read after ${#INIT} bytes"
+    grep -qE '^stdiogate\[[0-9]+\]: diverting stdout to stderr$' "$ERR"
+    assert_prefix_pid
+    # the diversion is announced before the program's own output, the
+    # opening after it
+    [ "$(grep -n 'diverting stdout' "$ERR" | cut -d: -f1)" -lt "$(grep -n write-junk "$ERR" | cut -d: -f1)" ]
+    [ "$(grep -n 'gate opened' "$ERR" | cut -d: -f1)" -gt "$(grep -n write-junk "$ERR" | cut -d: -f1)" ]
+}
+
+@test "diagnostics: level 2 with --discard semantics says /dev/null" {
+    STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_status 0
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "diverting stdout to /dev/null"
+    assert_stderr_lacks write-junk
+    assert_prefix_pid
+}
+
+@test "diagnostics: level 0 is silent, even when the wire cannot be put back" {
+    STDIOGATE_DEBUG=0 gated --line "$INIT" -- "$SRV" read printf write stderr-mark
+    assert_status 0
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_lacks stdiogate
+    STDIOGATE_DEBUG=0 gated --line "$INIT" --frames 0 --no-close -- "$SRV" read write rawclose
+    assert_status 1
+    assert_stderr_lacks stdiogate
+    assert_frames
+}
+
+@test "diagnostics: the default level (1) says nothing on a good run" {
+    unset STDIOGATE_DEBUG
+    gated --line "$INIT" --line "$PING" -- "$SRV" fgets printf write system forkexec
+    assert_status 0
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_lacks stdiogate
+}
+
+@test "diagnostics: levels 3 and 4 put nothing on stdout, every line prefixed" {
+    for level in 3 4; do
+        STDIOGATE_DEBUG=$level gated --line "$INIT" --line "$PING" -- "$SRV" getline printf write stderr-mark
+        assert_status 0
+        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+        assert_stderr_has "gate opened by __getdelim"
+        assert_prefix_pid
+    done
+}
+
+@test "diagnostics: a bad STDIOGATE_DEBUG value does not break the server" {
+    STDIOGATE_DEBUG=banana gated --line "$INIT" -- "$SRV" read write
+    assert_status 0
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "handshake: setenv(\"STDIOGATE_OPEN\", \"1\", 1) from C opens the gate" {
+    JUNK=(printf-junk write-junk)
+    both --frames 2 --line "$INIT" -- "$SRV" read printf write handshake fdreport
+    STDIOGATE_DEBUG=2 gated --frames 2 --line "$INIT" -- "$SRV" read printf write handshake fdreport
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stderr_has "gate opened by handshake"
+    assert_frames '{"jsonrpc":"2.0","method":"fds","params":{"0":"open","1":"open","2":"open"}}' "$(answer 0 initialize)"
+}
+
+@test "handshake: putenv(\"STDIOGATE_OPEN=1\") from C opens the gate" {
+    JUNK=(printf-junk write-junk)
+    both --frames 1 -- "$SRV" none printf write putenv-handshake fdreport
+    STDIOGATE_DEBUG=2 gated --frames 1 -- "$SRV" none printf write putenv-handshake fdreport
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stderr_has "gate opened by handshake"
+    assert_frames '{"jsonrpc":"2.0","method":"fds","params":{"0":"open","1":"open","2":"open"}}'
+}
+
+@test "environment: STDIOGATE_WIRE is removed from the server's environment" {
+    gated --line "$INIT" -- /bin/sh -c 'echo "wire=${STDIOGATE_WIRE-unset}" >&2; IFS= read -r l; echo "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"echo\":\"initialize\"}}"'
+    assert_status 0
+    assert_stderr_has "wire=unset"
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "exports: libstdiogate.so exports only interposed libc functions" {
+    libc=$(ldd "$SRV" | awk '/libc\.so/ { print $3 }')
+    [ -f "$libc" ]
+    nm -D --defined-only "$libc" | awk '{ sub(/@.*/, "", $3); print $3 }' | sort -u >"$BATS_TEST_TMPDIR/libc"
+    nm -D --defined-only "$STDIOGATE_LIB" | awk '{ print $2, $3 }' >"$BATS_TEST_TMPDIR/ours"
+    [ -s "$BATS_TEST_TMPDIR/ours" ]
+    bad=$(awk '{ sub(/@.*/, "", $2); print $2 }' "$BATS_TEST_TMPDIR/ours" | sort -u | comm -23 - "$BATS_TEST_TMPDIR/libc")
+    if [ -n "$bad" ]; then
+        echo "exported but not libc functions:" >&2; echo "$bad" >&2; false
+    fi
+    # and they are functions (T), not data
+    if awk '$1 != "T" && $1 != "W" && $1 != "i"' "$BATS_TEST_TMPDIR/ours" | grep . >&2; then
+        echo "non-function exports above" >&2; false
+    fi
+}
