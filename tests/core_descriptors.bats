@@ -50,6 +50,27 @@ SRV=$BIN/core_srv
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
 }
 
+# copy KIND: the server copies fd 1 that way while it is diverted, writes
+# junk through the copy at once (it must reach stderr: the copy is not the
+# wire yet), and answers through the copy (it must reach the wire).
+copy() {
+    JUNK=(printf-junk copy-junk)
+    both --line "$INIT" --line "$PING" -- "$SRV" read printf "copy-$1"
+    gated --line "$INIT" --line "$PING" -- "$SRV" read printf "copy-$1"
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "fds: a dup(1) copy: diverted until the gate opens, the wire after" { copy dup; }
+@test "fds: a dup2(1, 50) copy: diverted until the gate opens, the wire after" { copy dup2; }
+@test "fds: a dup3(1, 51, O_CLOEXEC) copy: diverted until the gate opens, the wire after" { copy dup3; }
+@test "fds: an fcntl(1, F_DUPFD, 3) copy: diverted until the gate opens, the wire after" { copy fcntl; }
+@test "fds: an fcntl64(1, F_DUPFD_CLOEXEC, 3) copy: diverted until the gate opens, the wire after" {
+    nm -D "$SRV" | grep -q ' U fcntl64'
+    copy fcntl64
+}
+
 # closer STEP: the server closes or overwrites every descriptor above 2 that
 # way before it serves.
 closer() {
