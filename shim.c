@@ -1083,10 +1083,12 @@ EXPORT void closefrom(int low)
  * These run in vfork children too: everything lives on the caller's stack,
  * and nothing shared is written. */
 
-/* Is fd 1 still the inherited diversion, with the wire at hand? */
+/* Is fd 1 still the inherited diversion, with the wire at hand?  fd 1 is
+ * looked at too: libuv closes it with a raw system call and reopens it on
+ * /dev/null in the child, where no interposer sees it. */
 static int should_hand_wire(void)
 {
-    return shut() && LOAD(g_fd1_ours) && is(LOAD(g_wire), &g_wire_id);
+    return shut() && LOAD(g_fd1_ours) && is(1, &g_div_id) && is(LOAD(g_wire), &g_wire_id);
 }
 
 static int is_marker(const char *e)
@@ -1273,6 +1275,8 @@ EXPORT int execle(const char *path, const char *arg0, ...)
     va_end(ap2);
     char *argv[n + 1];
     collect_args(argv, arg0, n, ap);
+    if (n)
+        (void)va_arg(ap, char *);   /* the NULL that ends the arguments */
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, argv, envp);
