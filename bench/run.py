@@ -108,6 +108,17 @@ def fmt(x, digits=3):
     return f"{x:.{digits}f}"
 
 
+def median_ci(xs):
+    """Distribution-free ~95% confidence interval of the median (order
+    statistics of the binomial): (low, high)."""
+    xs = sorted(xs)
+    n = len(xs)
+    if n == 0:
+        return float("nan"), float("nan")
+    k = max(int((n - 1.96 * n ** 0.5) / 2), 0)
+    return xs[k], xs[n - 1 - k]
+
+
 def fmt_ratio(rs):
     if not rs:
         return "-", "-"
@@ -309,6 +320,28 @@ class Bench:
 
     def verdict(self, ok):
         return "met" if ok else "**MISSED**"
+
+    def ratio_item(self, label, rs, target, ok, aa=None):
+        """A summary row for per-round ratios rs: median, 95% CI of the median
+        and a verdict that says so when the noise is larger than the effect."""
+        if not rs:
+            self.summary.append((label, "no data", target or "(report)", "**NO DATA**" if ok else ""))
+            return
+        lo, hi = median_ci(rs)
+        text = f"{med(rs):.3f} (95% CI {lo:.3f}–{hi:.3f}; rounds {min(rs):.3f}–{max(rs):.3f}"
+        if aa:
+            text += f"; A/A {med(aa):.3f}"
+        text += ")"
+        if ok is None:
+            verdict = ""
+        elif ok(lo) and ok(hi):
+            verdict = "met"
+        elif not ok(lo) and not ok(hi):
+            verdict = "**MISSED**"
+        else:
+            verdict = ("met (median; CI straddles the target)" if ok(med(rs))
+                       else "**MISSED** (median; CI straddles the target)")
+        self.summary.append((label, text, target or "(report)", verdict))
 
     # ------------------------------------------------------------ sanity
     def sanity(self):
@@ -534,14 +567,11 @@ class Bench:
             p = paired(series[2], series[0])
             aa = paired(series[1], series[0])
             is_read = mode.startswith("read")
-            self.summary.append((f"per read, {mode}: gated / no preload (time per call, best chunk)",
-                                 f"{med(g):.3f} (rounds {min(g):.3f}–{max(g):.3f}; A/A {med(aa):.3f})",
-                                 "≤ 1.01" if is_read else "(report; stdio, no syscall)",
-                                 self.verdict(med(g) <= 1.01) if is_read else ""))
-            self.summary.append((f"per read, {mode}: pass-through / no preload (time per call, best chunk)",
-                                 f"{med(p):.3f} (rounds {min(p):.3f}–{max(p):.3f})",
-                                 "≤ 1.01" if is_read else "(report)",
-                                 self.verdict(med(p) <= 1.01) if is_read else ""))
+            le = (lambda x: x <= 1.01) if is_read else None
+            self.ratio_item(f"per read, {mode}: gated / no preload (time per call, best chunk)", g,
+                            "≤ 1.01" if is_read else "(report; stdio, no syscall)", le, aa)
+            self.ratio_item(f"per read, {mode}: pass-through / no preload (time per call, best chunk)", p,
+                            "≤ 1.01" if is_read else "(report)", le)
         if self.have_valgrind:
             self.read_instructions(line)
         if self.have_strace:
@@ -577,15 +607,17 @@ class Bench:
         """Instructions added per call: slope between two input sizes."""
         log("per read: callgrind slopes")
         sizes = [1 << 16, 1 << 18]
+        libname = os.path.basename(self.lib)
         lines = ["#### Instructions per call (callgrind; slope between runs on "
                  f"{sizes[0] >> 10} KiB and {sizes[1] >> 10} KiB of input, so load and constructor cancel "
                  "out; the loop's own chunk timing is included in every row)", "",
-                 "| loop | variant | instructions per call | added per call |", "| --- | --- | ---: | ---: |"]
+                 "| loop | variant | instructions per call | added per call | "
+                 f"self instructions per call in {libname} |", "| --- | --- | ---: | ---: | --- |"]
         for mode, margs in (("read(2) 32 B", ["-s", "32"]), ("getline(3)", ["-g"]), ("getc(3)", ["-c"])):
-            slopes = {}
+            slopes, where = {}, {}
             for vname, var in (("no preload", {}), ("ours, pass-through", {"LD_PRELOAD": self.lib}),
                                ("ours, gated", {"LD_PRELOAD": self.lib, "wire": 1})):
-                irs, calls = [], []
+                irs, calls, profs = [], [], []
                 for n in sizes:
                     data = FIRST_MSG + line * ((n - len(FIRST_MSG)) // len(line))
                     env = clean_env(**{k: v for k, v in var.items() if k != "wire"})
@@ -594,10 +626,19 @@ class Bench:
                     kv = parse_kv(pr["stdout"].decode())
                     irs.append(pr["total"])
                     calls.append(kv.get("calls", 0))
-                slopes[vname] = (irs[1] - irs[0]) / max(calls[1] - calls[0], 1)
+                    profs.append(pr)
+                dc = max(calls[1] - calls[0], 1)
+                slopes[vname] = (irs[1] - irs[0]) / dc
+                per_fn = []
+                for k in set(profs[1]["self"]):
+                    if k[0] == libname:
+                        d = (profs[1]["self"][k] - profs[0]["self"].get(k, 0)) / dc
+                        if d >= 0.5:
+                            per_fn.append(f"`{k[1]}` {d:.1f}")
+                where[vname] = ", ".join(sorted(per_fn))
             for vname, s in slopes.items():
                 add = "" if vname == "no preload" else f"{s - slopes['no preload']:+.1f}"
-                lines.append(f"| {mode} | {vname} | {s:.1f} | {add} |")
+                lines.append(f"| {mode} | {vname} | {s:.1f} | {add} | {where[vname]} |")
         self.out += lines + [""]
 
     def read_syscalls(self, data):
@@ -690,13 +731,11 @@ class Bench:
         base = series[0]
         aa = paired(series[1], base)
         g = paired(series[3], base)
-        self.summary.append(("per message (getline server): gated / direct round trip",
-                             f"{med(g):.3f} (rounds {min(g):.3f}–{max(g):.3f}; A/A {med(aa):.3f})",
-                             "≤ 1.01", self.verdict(med(g) <= 1.01)))
+        self.ratio_item("per message (getline server): gated / direct round trip", g, "≤ 1.01",
+                        lambda x: x <= 1.01, aa)
         rs = paired(series[-1], series[-2])
-        self.summary.append(("per message (read(2) server): gated / direct round trip",
-                             f"{med(rs):.3f} (rounds {min(rs):.3f}–{max(rs):.3f})", "≤ 1.01",
-                             self.verdict(med(rs) <= 1.01)))
+        self.ratio_item("per message (read(2) server): gated / direct round trip", rs, "≤ 1.01",
+                        lambda x: x <= 1.01)
         for s in series:
             if s.name.startswith("proxy"):
                 pr = paired(s, base)
@@ -783,14 +822,11 @@ class Bench:
                                  "MiB/s", wseries, wseries[0], what="throughput ratio")
         g = paired(series[2], series[0])
         aa = paired(series[1], series[0])
-        self.summary.append(("throughput: gated / direct (fastest answer of each run)",
-                             f"{med(g):.3f} (rounds {min(g):.3f}–{max(g):.3f}; A/A {med(aa):.3f})",
-                             "≥ 0.99", self.verdict(med(g) >= 0.99)))
+        self.ratio_item("throughput: gated / direct (fastest answer of each run)", g, "≥ 0.99",
+                        lambda x: x >= 0.99, aa)
         g = paired(wseries[2], wseries[0])
         aa = paired(wseries[1], wseries[0])
-        self.summary.append(("throughput: gated / direct (whole runs)",
-                             f"{med(g):.3f} (rounds {min(g):.3f}–{max(g):.3f}; A/A {med(aa):.3f})",
-                             "≥ 0.99", self.verdict(med(g) >= 0.99)))
+        self.ratio_item("throughput: gated / direct (whole runs)", g, "≥ 0.99", lambda x: x >= 0.99, aa)
 
     # ------------------------------------------------------------ time to first answer
     def ttfa(self):
@@ -813,12 +849,13 @@ class Bench:
                                      f"{self.p['ttfa_rounds']} rounds", "ms", series, series[0],
                                      what="time ratio")
             g = paired(series[1], series[0])
-            self.summary.append((f"time to first answer, {fname}: gated / direct",
-                                 f"{med(g):.3f} (rounds {min(g):.3f}–{max(g):.3f})", "(report)", ""))
+            def added(s):
+                d = [v - w for v, w in zip(s.values, series[0].values) if v is not None and w is not None]
+                return f" (+{med(d):.2f} ms)" if d and med(d) >= 0 else (f" ({med(d):.2f} ms)" if d else "")
+            self.ratio_item(f"time to first answer, {fname}: gated / direct{added(series[1])}", g, None, None)
             if self.wrapper:
-                w = paired(series[2], series[0])
-                self.summary.append((f"time to first answer, {fname}: wrapper / direct",
-                                     f"{med(w):.3f}", "(report)", ""))
+                self.ratio_item(f"time to first answer, {fname}: ./stdiogate wrapper / direct"
+                                f"{added(series[2])}", paired(series[2], series[0]), None, None)
 
     def wrapper_programs(self, argv):
         """What the wrapper runs before it execs COMMAND (strace -f execve)."""
