@@ -109,14 +109,24 @@ setup() {
     assert_junk_on_stderr
 }
 
-# Expected: execv of a missing file, execvp of a missing command and execve
-# of a non-executable file all fail; after each the caller is diverted again:
-# the junk it prints afterwards is on stderr; then it serves normally.
+# Expected: execv of a missing file, execvp of a missing command, execve of
+# a non-executable file (the library does not even hand the wire over for
+# these), then files that pass the "runnable" check but whose exec fails
+# anyway: a script naming a missing interpreter (ENOENT), garbage with the x
+# bit (ENOEXEC), /bin/true with 4 MiB of arguments (E2BIG).  After each
+# failure the caller is diverted again: the junk it prints afterwards is on
+# stderr; then it serves normally.
 @test "fault process: exec failing leaves the caller diverted" {
-    gated --line "$INIT" -- "$BIN/fault_srv" execfail
+    local script="$BATS_TEST_TMPDIR/badinterp" garbage="$BATS_TEST_TMPDIR/garbage"
+    printf '#!/nonexistent/stdiogate-interp\n' >"$script"
+    printf '\001\002\003garbage\n' >"$garbage"
+    chmod +x "$script" "$garbage"
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$BIN/fault_srv" execfail "$script" "$garbage"
     assert_status 0
     assert_frames "$(frame 0 execfail)"
     local k
-    for k in 1 2 3; do JUNK+=("after-exec-junk-$k-printf" "after-exec-junk-$k-write"); done
+    for k in 1 2 3 4 5 e2big; do JUNK+=("after-exec-junk-$k-printf" "after-exec-junk-$k-write"); done
     assert_junk_on_stderr
+    # the wire was handed over (and taken back) for the runnable ones
+    assert_stderr_has "exec: handing the wire to $script" "exec: handing the wire to $garbage"
 }
