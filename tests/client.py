@@ -50,6 +50,7 @@ The command:
                      stdout>, PYTHONUNBUFFERED=1 unless set)
   --sockets          stdin and stdout are AF_UNIX stream socketpairs
   --close FD         start COMMAND with FD (0, 1 or 2) closed
+  --nofile N         start COMMAND with RLIMIT_NOFILE (soft and hard) N
   --stderr-inherit   COMMAND's stderr is this client's stderr (not captured)
 
 Output:
@@ -62,6 +63,7 @@ import fcntl
 import json
 import os
 import re
+import resource
 import socket
 import struct
 import subprocess
@@ -89,7 +91,7 @@ def parse_args(argv):
         "msgs": [], "bytewise": False, "split": None, "split_every": False, "each": False,
         "wait_err": None, "stdin_file": False, "no_close": False,
         "frames": None, "framing": "line", "gate": False, "sockets": False,
-        "close": [], "stderr_inherit": False, "out": None, "err": None,
+        "close": [], "nofile": None, "stderr_inherit": False, "out": None, "err": None,
         "timeout": 20.0, "cmd": None,
     }
     i = 0
@@ -145,6 +147,8 @@ def parse_args(argv):
             if fd not in (0, 1, 2):
                 usage("--close: 0, 1 or 2")
             o["close"].append(fd)
+        elif a == "--nofile":
+            o["nofile"] = int(arg())
         elif a == "--stderr-inherit":
             o["stderr_inherit"] = True
         elif a == "--out":
@@ -267,11 +271,14 @@ def run_session(o, out_path, err_path):
 
     child_fds = {0: in_child, 1: out_child, 2: err_child}
     closing = list(o["close"])
+    nofile = o["nofile"]
 
     def setup():
-        # Runs in the child: put the ends in place, close what was asked.
+        # Runs in the child: close what was asked, lower the limit.
         for fd in closing:
             os.close(fd)
+        if nofile is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
     popen_kw = dict(
         stdin=in_child if 0 not in closing else subprocess.DEVNULL,
@@ -279,7 +286,7 @@ def run_session(o, out_path, err_path):
         stderr=(err_child if err_child is not None else None)
         if 2 not in closing else subprocess.DEVNULL,
         env=env, close_fds=True,
-        preexec_fn=setup if closing else None,
+        preexec_fn=setup if closing or nofile is not None else None,
     )
     try:
         proc = subprocess.Popen(cmd, **popen_kw)

@@ -191,3 +191,33 @@ on_pty() {
     assert_junk_on_stderr
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
 }
+
+@test "fds: a low RLIMIT_NOFILE (64): the private descriptors fit under it" {
+    JUNK=(printf-junk write-junk)
+    both --nofile 64 --line "$INIT" -- "$SRV" read printf write
+    gated --nofile 64 --line "$INIT" -- "$SRV" read printf write
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "fds: RLIMIT_NOFILE 4 (one free descriptor; library preloaded directly: sh needs fd 10)" {
+    JUNK=(printf-junk write-junk)
+    both --nofile 4 --line "$INIT" -- "$SRV" read printf write
+    STDIOGATE_WRAPPER= gated --nofile 4 --line "$INIT" -- "$SRV" read printf write
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "fds: stderr open read-only: junk to /dev/null; regular files as stdin and wire (gate_run)" {
+    printf '%s\n' "$INIT" "$PING" >"$BATS_TEST_TMPDIR/in"
+    printf 'read-only\n' >"$BATS_TEST_TMPDIR/ro"
+    "$SRV" read printf write <"$BATS_TEST_TMPDIR/in" >"$OUT" 2>/dev/null
+    assert_stdout_has printf-junk write-junk
+    status=0
+    gate_run "$SRV" read printf write <"$BATS_TEST_TMPDIR/in" >"$OUT" 2<"$BATS_TEST_TMPDIR/ro" || status=$?
+    assert_status 0
+    [ "$(cat "$BATS_TEST_TMPDIR/ro")" = read-only ]
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
