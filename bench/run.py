@@ -728,11 +728,17 @@ class Bench:
         self.out += timing_table(f"Round-trip time, median of {n} pings per run (µs); "
                                  f"{self.p['msg_rounds']} rounds", "µs", series, series[0],
                                  what="time ratio")
+        cpu = self.cpu_series
+        self.out += timing_table(f"CPU time of the server side per run ({n} pings, start-up included; "
+                                 "user+system from wait4, less disturbed by other load than wall time)",
+                                 "ms", cpu, cpu[0], what="CPU ratio")
         base = series[0]
         aa = paired(series[1], base)
         g = paired(series[3], base)
         self.ratio_item("per message (getline server): gated / direct round trip", g, "≤ 1.01",
                         lambda x: x <= 1.01, aa)
+        self.ratio_item("per message (getline server): gated / direct, server CPU time", paired(cpu[3], cpu[0]),
+                        "(report)", None, paired(cpu[1], cpu[0]))
         rs = paired(series[-1], series[-2])
         self.ratio_item("per message (read(2) server): gated / direct round trip", rs, "≤ 1.01",
                         lambda x: x <= 1.01)
@@ -770,10 +776,12 @@ class Bench:
 
     def interleave_client(self, variants, cargs, rounds, value, pin=True, also=None):
         series = [Series(v[0]) for v in variants]
+        self.cpu_series = [Series(v[0]) for v in variants]
         for r in range(rounds):
             for i in rotate(list(range(len(variants))), r):
                 p = run((self.pin if pin else []) + [b("client")] + cargs + variants[i][1])
                 kv = parse_kv(p.stdout.decode())
+                self.cpu_series[i].values.append(kv.get("srv_cpu_ns", 0) / 1e6 if p.returncode == 0 and kv else None)
                 if p.returncode != 0 or not kv:
                     series[i].values.append(None)
                     msg = p.stderr.decode(errors="replace").strip()[:200]
@@ -820,6 +828,9 @@ class Bench:
             wseries.append(w)
         self.out += timing_table(f"MiB/s over all {cnt} answers of a run (every interruption included)",
                                  "MiB/s", wseries, wseries[0], what="throughput ratio")
+        cpu = self.cpu_series
+        self.out += timing_table(f"CPU time of the server side per run ({cnt} answers, start-up included; "
+                                 "user+system from wait4)", "ms", cpu, cpu[0], what="CPU ratio")
         g = paired(series[2], series[0])
         aa = paired(series[1], series[0])
         self.ratio_item("throughput: gated / direct (fastest answer of each run)", g, "≥ 0.99",
@@ -827,6 +838,8 @@ class Bench:
         g = paired(wseries[2], wseries[0])
         aa = paired(wseries[1], wseries[0])
         self.ratio_item("throughput: gated / direct (whole runs)", g, "≥ 0.99", lambda x: x >= 0.99, aa)
+        self.ratio_item("throughput: direct / gated server CPU time per run", paired(cpu[2], cpu[0], invert=True),
+                        "≥ 0.99", lambda x: x >= 0.99, paired(cpu[1], cpu[0], invert=True))
 
     # ------------------------------------------------------------ time to first answer
     def ttfa(self):
