@@ -18,7 +18,11 @@ TREE_ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 STDIOGATE="${TREE_STDIOGATE:-$TREE_ROOT/stdiogate}"   # override: only to try the fixtures
 TBIN="$TREE_ROOT/tests/bin"
 TFIX="$TREE_ROOT/tests/fixtures"
-TREE_PYTHON="${TREE_PYTHON:-$(command -v python3)}"
+# The client and the checks run on a plain interpreter: python3 on PATH may be
+# a pyenv shim, which costs a bash script and several processes per call.
+if [ -z "${TREE_PYTHON:-}" ]; then
+    if [ -x /usr/bin/python3 ]; then TREE_PYTHON=/usr/bin/python3; else TREE_PYTHON=$(command -v python3); fi
+fi
 
 tree_setup() {
     OUT="$BATS_TEST_TMPDIR/out"
