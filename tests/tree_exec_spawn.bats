@@ -78,3 +78,16 @@ SPAWN_TAGS=(JUNK-spawn-printf JUNK-spawn-write JUNK-spawn-after JUNK-server-writ
         tree_check tree JUNK-spawn-write JUNK-spawn-after JUNK-script JUNK-server-write -- \
         tests/bin/tree_spawn plain tree-script
 }
+
+# A launcher the preload cannot enter at the top of the tree (a static ELF:
+# the wrapper warns and runs it): it runs no constructor, so it passes the
+# wrapper's marker on untouched, and the dynamic server behind it diverts.
+@test "tree: a static launcher at the top execs the server (execve): the server still diverts" {
+    TREE_QUIET=1 tree_check tree JUNK-server-write JUNK-server-printf -- \
+        tests/bin/tree_exec_static execve tests/bin/tree_server
+}
+
+@test "tree: a static launcher at the top posix_spawnp's a shell that runs the server" {
+    TREE_QUIET=1 tree_check tree JUNK-sh JUNK-server-write JUNK-server-printf -- \
+        tests/bin/tree_spawn_static plain sh -c 'echo JUNK-sh; x=$(/bin/echo hi); exec tests/bin/tree_server'
+}
