@@ -149,7 +149,7 @@ static void stdout_line(char *line)
 }
 
 /* Reads the server's stdout until a line contains "id":ID (ID > 0), or to
- * EOF (ID 0).  Returns 0 on timeout. */
+ * EOF (ID 0).  Returns 0 if the answer did not come. */
 static int read_until(int id)
 {
     char want[32];
@@ -165,11 +165,16 @@ static int read_until(int id)
             if (found)
                 return 1;
         }
-        if (eof)
-            return 1;
+        if (eof) {
+            if (id)
+                printf("  (the server closed its stdout without answering)\n");
+            return !id;
+        }
         struct pollfd pfd = { .fd = from_server, .events = POLLIN };
-        if (poll(&pfd, 1, TIMEOUT_MS) == 0)
+        if (poll(&pfd, 1, TIMEOUT_MS) == 0) {
+            printf("  (no answer within %d s: giving up)\n", TIMEOUT_MS / 1000);
             return 0;
+        }
         ssize_t n = read(from_server, pending + pending_len, sizeof pending - 1 - pending_len);
         if (n < 0 && errno == EINTR)
             continue;
@@ -197,11 +202,7 @@ static int request(int id, const char *method, const char *params)
     char what[80];
     snprintf(what, sizeof what, id ? "%s (id %d)" : "%s (a notification, no answer)", method, id);
     show("client", "->", what);
-    if (id && !read_until(id)) {
-        printf("  (no answer within %d s: giving up)\n", TIMEOUT_MS / 1000);
-        return 0;
-    }
-    return 1;
+    return !id || read_until(id);
 }
 
 int main(int argc, char **argv)
