@@ -169,3 +169,22 @@ exec "$0" "$v"'
     tree_check tree JUNK-bash JUNK-pyserver-print -- \
         bash -c 'echo JUNK-bash; cat | "$0"' tests/fixtures/tree_server.py
 }
+
+@test "tree: a launcher shell that opens every descriptor from 990 to 1023 before it execs the server" {
+    tree_check tree JUNK-bash JUNK-server-write -- \
+        bash -c 'echo JUNK-bash; for fd in $(seq 990 1023); do eval "exec $fd>/dev/null"; done; echo "bash: opened" >&2; exec "$0"' "$SRV"
+    assert_on_stderr "bash: opened"
+}
+
+@test "tree: a launcher shell that lowers the descriptor limit (ulimit -n 20) before it execs the server" {
+    tree_check tree JUNK-sh JUNK-server-write JUNK-server-printf -- \
+        sh -c 'echo JUNK-sh; ulimit -n 20; exec "$0"' "$SRV"
+}
+
+@test "tree: ulimit -n 20 in a bash script that captures and runs a Python server without exec" {
+    expect_frames script-captured
+    tree_run bash -c 'ulimit -n 20; exec "$@"' bash tests/fixtures/tree_script.bash tests/fixtures/tree_server.py
+    assert_status 0
+    assert_stdout_frames
+    assert_on_stderr JUNK-script-banner "script: helper said [script-captured]" JUNK-pyserver-print
+}
