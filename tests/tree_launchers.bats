@@ -188,3 +188,20 @@ exec "$0" "$v"'
     assert_stdout_frames
     assert_on_stderr JUNK-script-banner "script: helper said [script-captured]" JUNK-pyserver-print
 }
+
+@test "tree: dash vforks 100 programs and fails to find 100 more (PATH search in vfork children) before it execs the server" {
+    local script='
+i=0
+while [ $i -lt 100 ]; do
+    /bin/true
+    tree-no-such-command 2>/dev/null
+    i=$((i + 1))
+done
+echo JUNK-dash-after-loop
+x=$(/bin/echo still-captures)
+echo "dash: x=[$x]" >&2
+exec "$0"'
+    tree_check tree JUNK-dash-after-loop JUNK-server-write JUNK-server-printf -- \
+        dash -c "$script" "$SRV"
+    assert_on_stderr "dash: x=[still-captures]"
+}
