@@ -46,6 +46,22 @@ SRV=$BIN/core_srv
     assert_frames "$(answer 0 initialize)"
 }
 
+@test "junk: a posix_spawnp'd echo goes to stderr" {
+    JUNK=(spawn-junk)
+    both --line "$INIT" -- "$SRV" read spawn
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "junk: a fork()ed child's printf goes to stderr" {
+    JUNK=(forkchild-junk)
+    both --line "$INIT" -- "$SRV" read forkchild
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
 @test "junk: all kinds at once, then three requests answered in order" {
     JUNK=(printf-junk puts-junk write-junk system-junk forkexec-junk)
     both --line "$INIT" --line "$INITIALIZED" --line '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
@@ -108,4 +124,14 @@ SRV=$BIN/core_srv
     assert_stderr_lacks "diverting stdout to stderr"
     cmp "$BATS_TEST_TMPDIR/unwrapped" "$OUT" || { echo "Go program: stdout differs from the unwrapped run" >&2; show_run; false; }
     assert_stdout_has printf-junk write-junk
+}
+
+@test "junk: a thread holding stdout's lock while the gate opens does not deadlock the server" {
+    # printf-junk and locked-junk sit in the stdio buffer, and the lock is
+    # held until the server's first read has returned: the library cannot
+    # flush them while diverted; it must not wait for the lock either.
+    # Only the absence of a deadlock and the answer are asserted.
+    gated --line "$INIT" -- "$SRV" read printf lockhold
+    assert_status 0
+    [ "$(tail -n 1 "$OUT")" = "$(answer 0 initialize)" ] || { show_run; false; }
 }

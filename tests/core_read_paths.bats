@@ -95,3 +95,58 @@ read_path() {
     assert_junk_on_stderr
     assert_frames "$(answer 0 initialize)"
 }
+
+@test "read path: a new open of /proc/self/fd/0 (same pipe, another open file description)" {
+    JUNK=(printf-junk write-junk)
+    both --line "$INIT" -- "$SRV" read printf write reopen0
+    gated --line "$INIT" -- "$SRV" read printf write reopen0
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "read path: EAGAIN from a non-blocking stdin that is still empty is not the end of input" {
+    JUNK=(after-eagain-junk)
+    both --wait-err core-srv-probed --line "$INIT" -- "$SRV" read nonblock
+    gated --wait-err core-srv-probed --line "$INIT" -- "$SRV" read nonblock
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "read path: a read of 0 bytes (count 0) is not the end of input" {
+    JUNK=(after-zeroread-junk)
+    both --line "$INIT" -- "$SRV" read zeroread
+    gated --line "$INIT" -- "$SRV" read zeroread
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "read path: recv(MSG_PEEK) consumes nothing (socket stdin)" {
+    JUNK=(after-peek-junk)
+    both --sockets --line "$INIT" -- "$SRV" read peek
+    gated --sockets --line "$INIT" -- "$SRV" read peek
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "read path: getc + ungetc (skip white space, push back), then fgets" {
+    JUNK=(after-ungetc-junk)
+    both --send $'\n  '"$INIT"$'\n' -- "$SRV" fgets ungetc
+    gated --send $'\n  '"$INIT"$'\n' -- "$SRV" fgets ungetc
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "read path: getc + ungetc, then a getc reader that stops at the closing brace" {
+    # a pushed-back byte read again is not a second byte of the message
+    JUNK=(after-ungetc-junk)
+    both --line "$INIT_TRICKY" -- "$SRV" getc brace ungetc
+    gated --line "$INIT_TRICKY" -- "$SRV" getc brace ungetc
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 7 initialize)"
+}
