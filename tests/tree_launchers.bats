@@ -205,3 +205,11 @@ exec "$0"'
         dash -c "$script" "$SRV"
     assert_on_stderr "dash: x=[still-captures]"
 }
+
+@test "tree: --discard: the junk of every process of a bash/dash/python tree vanishes, the frames arrive" {
+    expect_frames tree
+    tree_run --discard bash -c 'echo JUNK-bash; x=$(/bin/echo c); exec dash -c "echo JUNK-dash; exec \"\$0\"" "$0"' tests/fixtures/tree_server.py
+    assert_status 0
+    assert_stdout_frames
+    assert_nowhere JUNK-bash JUNK-dash JUNK-pyserver-print
+}
