@@ -51,6 +51,10 @@ The command:
   --sockets          stdin and stdout are AF_UNIX stream socketpairs
   --close FD         start COMMAND with FD (0, 1 or 2) closed
   --nofile N         start COMMAND with RLIMIT_NOFILE (soft and hard) N
+  --one-socket       stdin and stdout are one AF_UNIX socket (socat EXEC,
+                     inetd style); closing stdin is shutdown(SHUT_WR)
+  --stderr-file      COMMAND's stderr is the regular file given by --err
+                     (not a pipe); --wait-err cannot be used with it
   --stderr-inherit   COMMAND's stderr is this client's stderr (not captured)
 
 Output:
@@ -91,7 +95,7 @@ def parse_args(argv):
         "msgs": [], "bytewise": False, "split": None, "split_every": False, "each": False,
         "wait_err": None, "stdin_file": False, "no_close": False,
         "frames": None, "framing": "line", "gate": False, "sockets": False,
-        "close": [], "nofile": None, "stderr_inherit": False, "out": None, "err": None,
+        "close": [], "nofile": None, "one_socket": False, "stderr_file": False, "stderr_inherit": False, "out": None, "err": None,
         "timeout": 20.0, "cmd": None,
     }
     i = 0
@@ -149,6 +153,10 @@ def parse_args(argv):
             o["close"].append(fd)
         elif a == "--nofile":
             o["nofile"] = int(arg())
+        elif a == "--one-socket":
+            o["one_socket"] = True
+        elif a == "--stderr-file":
+            o["stderr_file"] = True
         elif a == "--stderr-inherit":
             o["stderr_inherit"] = True
         elif a == "--out":
@@ -239,18 +247,22 @@ def run_session(o, out_path, err_path):
         tmpfile.flush()
         tmpfile.seek(0)
         in_child, in_ours = tmpfile.fileno(), None
-    elif o["sockets"]:
+    elif o["sockets"] or o["one_socket"]:
         a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         in_child, in_ours = a.detach(), b.detach()
     else:
         in_child, in_ours = os.pipe()  # (read end, write end)
-    if o["sockets"]:
+    if o["one_socket"]:
+        out_child, out_ours = in_child, in_ours
+    elif o["sockets"]:
         a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_child, out_ours = a.detach(), b.detach()
     else:
         out_ours, out_child = os.pipe()
     if o["stderr_inherit"]:
         err_child, err_ours = None, None
+    elif o["stderr_file"]:
+        err_child, err_ours = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), None
     else:
         err_ours, err_child = os.pipe()
 
@@ -293,7 +305,7 @@ def run_session(o, out_path, err_path):
     except OSError as e:
         sys.stderr.write("client.py: cannot start %s: %s\n" % (cmd[0], e))
         return 127
-    for fd in (in_child, out_child, err_child):
+    for fd in {in_child, out_child, err_child}:
         if fd is not None and not (tmpfile is not None and fd == tmpfile.fileno()):
             os.close(fd)
     if tmpfile is not None:
@@ -349,6 +361,17 @@ def run_session(o, out_path, err_path):
         except BrokenPipeError:
             raise Timeout("command closed its stdin")
 
+    def close_stdin():
+        if o["one_socket"]:
+            # stdin and stdout are one socket: end only our sending side
+            s = socket.socket(fileno=os.dup(in_ours))
+            try:
+                s.shutdown(socket.SHUT_WR)
+            finally:
+                s.close()
+        else:
+            os.close(in_ours)
+
     status = 0
     try:
         if o["wait_err"] is not None:
@@ -375,7 +398,7 @@ def run_session(o, out_path, err_path):
             wait_for(lambda: frames() >= want,
                      "waiting for %d frame(s) on stdout" % want)
             if not o["no_close"]:
-                os.close(in_ours)
+                close_stdin()
                 in_ours = None
         try:
             proc.wait(timeout=o["timeout"])
@@ -392,7 +415,7 @@ def run_session(o, out_path, err_path):
     finally:
         if in_ours is not None:
             try:
-                os.close(in_ours)
+                close_stdin()
             except OSError:
                 pass
     # The readers end at EOF; a leftover grandchild holding a pipe open must
@@ -403,10 +426,16 @@ def run_session(o, out_path, err_path):
     with cond:
         out_bytes = out_r.buf
         err_bytes = err_r.buf if err_r is not None else b""
+    for fd in {out_ours, err_ours}:
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
     if out_path:
         with open(out_path, "wb") as f:
             f.write(out_bytes)
-    if err_path:
+    if err_path and not o["stderr_file"]:
         with open(err_path, "wb") as f:
             f.write(err_bytes)
     return status

@@ -221,3 +221,76 @@ on_pty() {
     [ "$(cat "$BATS_TEST_TMPDIR/ro")" = read-only ]
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
 }
+
+@test "fds: stdin and stdout one socket (socat EXEC / inetd style)" {
+    JUNK=(printf-junk write-junk)
+    both --one-socket --line "$INIT" --line "$PING" -- "$SRV" read printf write
+    gated --one-socket --line "$INIT" --line "$PING" -- "$SRV" read printf write
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "fds: stdin and stdout one socket, Node server" {
+    JUNK=(node-top-junk)
+    both --one-socket --line "$INIT" --line "$PING" -- node "$FIX/core_node_server.js" top
+    gated --one-socket --line "$INIT" --line "$PING" -- node "$FIX/core_node_server.js" top
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "fds: stderr a regular file (2>>log): C server" {
+    JUNK=(printf-junk write-junk system-junk)
+    both --stderr-file --line "$INIT" --line "$PING" -- "$SRV" read printf write system
+    gated --stderr-file --line "$INIT" --line "$PING" -- "$SRV" read printf write system
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "fds: stderr a regular file: Node (stdout first seen as a file, then a pipe)" {
+    JUNK=(node-top-junk)
+    both --stderr-file --line "$INIT" --line "$PING" -- node "$FIX/core_node_server.js" top
+    gated --stderr-file --line "$INIT" --line "$PING" -- node "$FIX/core_node_server.js" top
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "fds: stderr a regular file: Python" {
+    unset PYTHONUNBUFFERED
+    JUNK=(py-import-junk py-module-junk)
+    both --stderr-file --line "$INIT" -- "$PYTHON" "$FIX/core_py_server.py" readline
+    gated --stderr-file --line "$INIT" -- "$PYTHON" "$FIX/core_py_server.py" readline
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "fds: once the gate is open no private descriptor is left behind" {
+    ungated --line "$INIT" -- "$SRV" read printf fdsafter
+    assert_stderr_has "fds>=3 after serving: 0"
+    gated --line "$INIT" -- "$SRV" read printf fdsafter
+    assert_status 0
+    assert_stderr_has printf-junk "fds>=3 after serving: 0"
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "fds: run by hand in a terminal (stdin, stdout and stderr the same pty): junk to /dev/null" {
+    export -f gate_run
+    cmd=$(printf '%q ' gate_run "$SRV" fgets printf write system)
+    status=0
+    printf '%s\n' "$INIT" | STDIOGATE_DEBUG=2 SHELL=/bin/bash timeout 20 script -qec "$cmd" /dev/null >"$BATS_TEST_TMPDIR/pty" || status=$?
+    assert_status 0
+    tr -d '\r' <"$BATS_TEST_TMPDIR/pty" >"$BATS_TEST_TMPDIR/pty.lf"
+    grep -qF "diverting stdout to /dev/null" "$BATS_TEST_TMPDIR/pty.lf"
+    grep -qxF "$(answer 0 initialize)" "$BATS_TEST_TMPDIR/pty.lf"
+    if grep -qF -e printf-junk -e write-junk -e system-junk "$BATS_TEST_TMPDIR/pty.lf"; then
+        echo "junk reached the terminal:" >&2; cat -v "$BATS_TEST_TMPDIR/pty" >&2; false
+    fi
+    # and without stdiogate the junk is there
+    cmd=$(printf '%q ' "$SRV" fgets printf write system)
+    printf '%s\n' "$INIT" | SHELL=/bin/bash timeout 20 script -qec "$cmd" /dev/null >"$BATS_TEST_TMPDIR/pty"
+    grep -qF printf-junk "$BATS_TEST_TMPDIR/pty"
+}

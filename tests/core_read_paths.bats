@@ -150,3 +150,21 @@ read_path() {
     assert_junk_on_stderr
     assert_frames "$(answer 7 initialize)"
 }
+
+@test "read path: reading a JSON-looking file (read, pread, fgets, getc, getline) is not reading stdin" {
+    JUNK=(after-config-junk)
+    both --line "$INIT" -- "$SRV" read readfile
+    gated --line "$INIT" -- "$SRV" read readfile
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "read path: reading a helper's output through popen is not reading stdin" {
+    JUNK=(after-popen-junk)
+    both --line "$INIT" -- "$SRV" fgets popen
+    gated --line "$INIT" -- "$SRV" fgets popen
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
