@@ -88,3 +88,33 @@ PYSRV=$FIX/core_py_server.py
     assert_stderr_has py-post-junk
     assert_frames "$(answer 0 initialize)"
 }
+
+@test "python: a worker thread reads stdin, the main thread answers (SDK v1 style)" {
+    unset PYTHONUNBUFFERED
+    JUNK=(py-import-junk py-module-junk)
+    both --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" thread
+    gated --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" thread
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "python: asyncio reader (non-blocking stdin), a task prints while stdin is still empty" {
+    unset PYTHONUNBUFFERED
+    JUNK=(py-import-junk py-module-junk py-async-junk)
+    both --wait-err py-async-done --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" asyncio
+    gated --wait-err py-async-done --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" asyncio
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "python: asyncio reader over sockets" {
+    unset PYTHONUNBUFFERED
+    JUNK=(py-import-junk py-module-junk py-async-junk)
+    both --sockets --wait-err py-async-done --line "$INIT" -- "$PYTHON" "$PYSRV" asyncio
+    gated --sockets --wait-err py-async-done --line "$INIT" -- "$PYTHON" "$PYSRV" asyncio
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}

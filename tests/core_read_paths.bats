@@ -168,3 +168,14 @@ read_path() {
     assert_junk_on_stderr
     assert_frames "$(answer 0 initialize)"
 }
+
+@test "read path: stdin read and answered from a second thread (read and fgets)" {
+    JUNK=(printf-junk write-junk)
+    for path in read fgets; do
+        both --line "$INIT" --line "$PING" -- "$SRV" "$path" printf write inthread
+        gated --line "$INIT" --line "$PING" -- "$SRV" "$path" printf write inthread
+        assert_status 0
+        assert_junk_on_stderr
+        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    done
+}
