@@ -102,6 +102,19 @@ closer() {
     grep -qxF "$(answer 0 initialize)" "$CORE_LOG"
 }
 
+@test "fds: close(1), then a file opened on fd 1: the program's" {
+    export CORE_LOG=$BATS_TEST_TMPDIR/own.log
+    ungated --line "$INIT" --frames 0 -- "$SRV" read write own1close
+    assert_status 0
+    assert_stdout_has write-junk
+    gated --line "$INIT" --frames 0 -- "$SRV" read write own1close
+    assert_status 0
+    assert_stderr_has "own1: fd 1 is still the program's file" write-junk
+    assert_frames
+    grep -qF own1-junk "$CORE_LOG"
+    grep -qxF "$(answer 0 initialize)" "$CORE_LOG"
+}
+
 @test "fds: stdin and stderr closed at start: they stay closed (nothing of the library lands on 0 or 2)" {
     JUNK=(printf-junk write-junk)
     both --close 0 --close 2 --frames 1 -- "$SRV" none printf write handshake fdreport

@@ -135,3 +135,20 @@ SRV=$BIN/core_srv
     assert_status 0
     [ "$(tail -n 1 "$OUT")" = "$(answer 0 initialize)" ] || { show_run; false; }
 }
+
+@test "junk: the program's own constructor runs after the preload's: diverted" {
+    export CORE_CTOR_JUNK=1
+    JUNK=(ctor-junk write-junk)
+    both --line "$INIT" -- "$SRV" read write
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "junk: STDIOGATE_OPEN=0 is not the handshake" {
+    JUNK=(after-open0-junk)
+    both --line "$INIT" -- "$SRV" read handshake0
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+}

@@ -47,12 +47,24 @@ read_path() {
 @test "read path: getc_unlocked" { read_path "$SRV" getc_unlocked getc_unlocked; }
 @test "read path: fgetc_unlocked" { read_path "$SRV" fgetc_unlocked fgetc_unlocked; }
 @test "read path: getchar_unlocked" { read_path "$SRV" getchar_unlocked getchar_unlocked; }
+@test "read path: fgets_unlocked" { read_path "$SRV" fgets_unlocked fgets_unlocked; }
+@test "read path: fread_unlocked (the real function, one byte per call)" { read_path "$SRV" fread_unlocked fread_unlocked; }
+@test "read path: getc on an unbuffered stdin (setvbuf _IONBF)" {
+    JUNK=(write-junk)
+    both --bytewise --line "$INIT" -- "$SRV" getc stdin-unbuffered write chatter
+    gated --bytewise --line "$INIT" -- "$SRV" getc stdin-unbuffered write chatter
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stderr_has chatter
+    assert_frames "$(answer 0 initialize)"
+}
 @test "read path: getc_unlocked inlined at -O2 is __uflow" {
     nm -D "$SRV" | grep -q ' U __uflow'
     read_path "$SRV" uflow __uflow
 }
 @test "read path: fscanf (imported as __isoc99_fscanf)" { read_path "$SRV" fscanf fscanf; }
 @test "read path: scanf (imported as __isoc99_scanf)" { read_path "$SRV" scanf scanf; }
+@test "read path: vfscanf (imported as __isoc99_vfscanf)" { read_path "$SRV" vfscanf vfscanf; }
 
 # _FORTIFY_SOURCE=2 -O2 builds (Ubuntu's default) import the _chk forms.
 @test "read path: __read_chk (_FORTIFY_SOURCE=2)" {
