@@ -114,6 +114,47 @@ fds_case() {    # fds_case CLOSED...   (e.g. fds_case 0 2)
     assert_frames "$(frame basic)"
 }
 
+# Expected: stderr's reader goes away while the server is diverted (after its
+# startup junk), then the server writes more junk (after a read that did not
+# complete the first message).  Unwrapped that junk would go to the wire and
+# the server would live; wrapped, the server must not die of SIGPIPE either:
+# it answers, stdout is exactly the frame.
+@test "fault fds: stderr's reader goes away while diverted: the server survives and answers" {
+    local py
+    py=$(real_python)
+    status=0
+    "$py" - "$STDIOGATE_WRAPPER" "$BIN/fault_srv" "$INIT" >"$OUT" 2>"$ERR" <<'EOF' || status=$?
+import fcntl, select, struct, subprocess, sys, termios, time
+wrapper, srv, init = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+p = subprocess.Popen([wrapper, srv, "chatter"], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+err, end = b"", time.monotonic() + 20
+while b"junk-write" not in err:       # started, diverted (bounded wait)
+    if not select.select([p.stderr], [], [], max(0, end - time.monotonic()))[0]:
+        p.kill(); sys.stderr.write("timeout: no junk on stderr\n"); sys.exit(124)
+    more = p.stderr.read1(4096)
+    if not more:
+        break
+    err += more
+p.stderr.close()                      # stderr's reader is gone
+p.stdin.write(init[:10]); p.stdin.flush()
+while struct.unpack("i", fcntl.ioctl(p.stdin.fileno(), termios.FIONREAD, b"\0" * 4))[0]:
+    if p.poll() is not None:
+        break
+    time.sleep(0.0005)                # polling a condition: the server read those 10 bytes
+try:
+    p.stdin.write(init[10:] + b"\n")
+    p.stdin.close()
+except BrokenPipeError:
+    pass
+sys.stdout.buffer.write(p.stdout.read())
+rc = p.wait()
+sys.exit(rc if rc >= 0 else 128 - rc)
+EOF
+    assert_status 0
+    assert_frames '{"jsonrpc":"2.0","id":0,"result":{"mode":"chatter"}}'
+}
+
 # --- stdin non-blocking ------------------------------------------------------
 # Expected: stdin O_NONBLOCK, the server polls after EAGAIN (read returns -1
 # before any data: that must not count as input nor as end of input); the
@@ -157,13 +198,15 @@ closed_wire_run() {    # closed_wire_run send|nosend
     py=$(real_python)
     status=0
     STDIOGATE_DEBUG=2 "$py" - "$STDIOGATE_WRAPPER" "$BIN/fault_srv" "$1" >"$OUT" 2>"$ERR" <<'EOF' || status=$?
-import subprocess, sys
+import select, subprocess, sys, time
 wrapper, srv, send = sys.argv[1], sys.argv[2], sys.argv[3] == "send"
 p = subprocess.Popen([wrapper, srv, "closedwire"], stdin=subprocess.PIPE,
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 p.stdout.close()                      # the wire's reader is gone
-err = b""
+err, end = b"", time.monotonic() + 20
 while b"junk-write" not in err:       # the server has started and is diverted
+    if not select.select([p.stderr], [], [], max(0, end - time.monotonic()))[0]:
+        p.kill(); sys.stderr.write("timeout: no junk on stderr\n"); sys.exit(124)
     more = p.stderr.read1(4096)
     if not more:
         break
