@@ -66,8 +66,11 @@ TIDY_CHECKS := $(TIDY_CHECKS),-performance-no-int-to-ptr
 # defects in test code) and without SC2034 ("appears unused"): they are
 # sourced by the bats files, and the variables they set are the interface
 # those files use.
+# Fixture scripts named *.sh are run with sh (some have no shebang): checked
+# as POSIX sh.
 LINT_SH_MAIN    = stdiogate .ci/run
-LINT_SH_HELPERS = $(wildcard tests/*.bash tests/fixtures/*.bash tests/fixtures/*.sh tests/*.sh)
+LINT_SH_HELPERS = $(wildcard tests/*.bash tests/fixtures/*.bash tests/*.sh)
+LINT_SH_POSIX   = $(wildcard tests/fixtures/*.sh)
 
 lint: lint-cppcheck lint-tidy lint-shell lint-build
 
@@ -87,6 +90,7 @@ lint-tidy: | lint-deps
 lint-shell: | lint-deps
 	shellcheck $(LINT_SH_MAIN)
 	shellcheck -S warning -e SC2034 $(LINT_SH_HELPERS)
+	$(if $(LINT_SH_POSIX),shellcheck -S warning -e SC2034 -s sh $(LINT_SH_POSIX))
 
 lint-build: | lint-deps
 	@mkdir -p $(LINT_OUT)
