@@ -228,3 +228,13 @@ sys.stdout.write("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"para
     assert_frames "$(answer 9 initialize)"
     assert_stderr_has "gate opened by read at end of input"
 }
+
+@test "framing: LSP header names in any case, Content-Type after Content-Length" {
+    JUNK=(printf-junk chatter)
+    msg=$'content-length: '"${#LSP_INIT}"$'\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n'"$LSP_INIT"
+    both --bytewise --send "$msg" --framing lsp -- "$SRV" read1 printf chatter
+    gated --bytewise --send "$msg" --framing lsp -- "$SRV" read1 printf chatter
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
+}
