@@ -121,6 +121,24 @@ open(dst, "w").write(text.replace(old, new))
 PY
 }
 
+# run_file FILE LOG: run one bats file; stop it at its first failing test
+# (status 1), so that a killed mutant costs one failure, not a file of
+# time-outs.  The log is polled: bats writes one TAP line per test.
+run_file() {
+    local f=$1 log=$2 pid
+    setsid bats "$f" >"$log" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        if grep -q '^not ok' "$log"; then
+            kill -TERM -- "-$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            return 1
+        fi
+        sleep 0.2   # polling the log for a TAP line, not a timing guess
+    done
+    wait "$pid"
+}
+
 total=0 killed=0 survivors=() stale=() stillborn=()
 while IFS= read -r spec; do
     [ -n "$spec" ] || continue
@@ -140,7 +158,7 @@ while IFS= read -r spec; do
     total=$((total + 1))
     by=
     for f in "${files[@]}"; do
-        if ! bats "$TREE/tests/$f" >"$WORK/$name.$f.log" 2>&1; then
+        if ! run_file "$TREE/tests/$f" "$WORK/$name.$f.log"; then
             by=$f
             break
         fi
