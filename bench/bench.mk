@@ -4,6 +4,7 @@
 #   make bench                 full run (~3-5 min on 2 cores), table on stdout
 #   make bench BENCH_QUICK=1   smoke run (< 1 min), figures not meaningful
 #   make bench BENCH_LIB=/abs/path.so   measure another library build
+#   make bench BENCH_ALT_LIB=/abs/other.so  also measure a second build beside it (rows "alt")
 #   make bench BENCH_CPU=none  do not pin timed runs to one CPU (default: the last CPU)
 # The table also goes to bench/out/latest.md.
 
@@ -13,6 +14,7 @@ BENCH_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
 BENCH_LIB    ?= $(CURDIR)/$(LIB)
 BENCH_PYTHON ?= python3
 BENCH_CPU    ?= auto
+BENCH_ALT_LIB ?=
 
 $(BENCH_BIN)/%: bench/src/%.c bench/src/common.h | $(BENCH_BIN)
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
@@ -24,7 +26,7 @@ bench-bins: $(BENCH_PROGS)
 
 # Build the library only when measuring the one in this tree.
 bench: bench-bins $(if $(filter $(CURDIR)/$(LIB),$(BENCH_LIB)),$(LIB))
-	BENCH_CPU=$(BENCH_CPU) $(BENCH_PYTHON) bench/run.py --lib '$(BENCH_LIB)' $(if $(filter 1,$(BENCH_QUICK)),--quick)
+	BENCH_CPU=$(BENCH_CPU) BENCH_ALT_LIB=$(BENCH_ALT_LIB) $(BENCH_PYTHON) bench/run.py --lib '$(BENCH_LIB)' $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
 bench-clean:
 	rm -rf $(BENCH_BIN) bench/out

@@ -280,6 +280,7 @@ def parse_kv(text):
 class Bench:
     def __init__(self, args):
         self.lib = os.path.abspath(args.lib)
+        self.alt = os.path.abspath(args.alt_lib) if args.alt_lib else None
         self.quick = args.quick
         self.out = []         # detail sections (markdown lines)
         self.summary = []     # (item, measured, target, verdict)
@@ -317,6 +318,12 @@ class Bench:
 
     def v_div(self):
         return ["-e", f"LD_PRELOAD={self.lib}", "-w"]
+
+    def v_alt_pass(self):
+        return ["-e", f"LD_PRELOAD={self.alt}"]
+
+    def v_alt_div(self):
+        return ["-e", f"LD_PRELOAD={self.alt}", "-w"]
 
     def verdict(self, ok):
         return "met" if ok else "**MISSED**"
@@ -384,6 +391,8 @@ class Bench:
         progs = [("/bin/true", ["/bin/true"]), ("trivial (C, puts)", [b("trivial")])]
         variants = [("no preload", self.v_none), ("libstdbuf.so", self.v_stdbuf),
                     ("ours, pass-through", self.v_pass), ("ours, diverting", self.v_div)]
+        if self.alt:
+            variants += [("alt, pass-through", self.v_alt_pass), ("alt, diverting", self.v_alt_div)]
         self.out += ["## Per process: loading the library", ""]
         # instructions
         self.cg_profiles = {}
@@ -422,6 +431,10 @@ class Bench:
                         self.summary.append((f"per process, {pname}: instructions added, pass-through "
                                              "/ libstdbuf's", f"{ratio:.2f}× ({added:,.0f} vs {added_sb:,.0f})",
                                              "≤ 1.2×", self.verdict(ratio <= 1.2)))
+                    if vname == "alt, pass-through":
+                        self.summary.append((f"per process, {pname}: instructions added, ALT pass-through "
+                                             "/ libstdbuf's", f"{added / added_sb:.2f}× ({added:,.0f})",
+                                             "≤ 1.2×", self.verdict(added / added_sb <= 1.2)))
                     if vname == "ours, diverting":
                         self.summary.append((f"per process, {pname}: instructions added, diverting "
                                              "/ libstdbuf's", f"{added / added_sb:.2f}× ({added:,.0f})",
@@ -545,6 +558,8 @@ class Bench:
         variants = [("no preload", self.v_none, False), ("no preload (A/A)", self.v_none, False),
                     ("ours, pass-through", self.v_pass, False),
                     ("ours, gated (opened by the first message)", self.v_div, True)]
+        if self.alt:
+            variants += [("alt, pass-through", self.v_alt_pass, False), ("alt, gated", self.v_alt_div, True)]
         for mode, margs, unit in (("read(2) of 32 bytes", ["-s", "32"], "ns/read"),
                                   ("getline(3), 32-byte lines", ["-g"], "ns/line"),
                                   ("getc(3), one byte", ["-c"], "ns/byte")):
@@ -572,6 +587,9 @@ class Bench:
                             "≤ 1.01" if is_read else "(report; stdio, no syscall)", le, aa)
             self.ratio_item(f"per read, {mode}: pass-through / no preload (time per call, best chunk)", p,
                             "≤ 1.01" if is_read else "(report)", le)
+            if self.alt:
+                self.ratio_item(f"per read, {mode}: ALT gated / no preload (time per call, best chunk)",
+                                paired(series[5], series[0]), "≤ 1.01" if is_read else "(report)", le)
         if self.have_valgrind:
             self.read_instructions(line)
         if self.have_strace:
@@ -615,8 +633,12 @@ class Bench:
                  f"self instructions per call in {libname} |", "| --- | --- | ---: | ---: | --- |"]
         for mode, margs in (("read(2) 32 B", ["-s", "32"]), ("getline(3)", ["-g"]), ("getc(3)", ["-c"])):
             slopes, where = {}, {}
-            for vname, var in (("no preload", {}), ("ours, pass-through", {"LD_PRELOAD": self.lib}),
-                               ("ours, gated", {"LD_PRELOAD": self.lib, "wire": 1})):
+            vs = [("no preload", {}), ("ours, pass-through", {"LD_PRELOAD": self.lib}),
+                  ("ours, gated", {"LD_PRELOAD": self.lib, "wire": 1})]
+            if self.alt:
+                vs += [("alt, pass-through", {"LD_PRELOAD": self.alt}),
+                       ("alt, gated", {"LD_PRELOAD": self.alt, "wire": 1})]
+            for vname, var in vs:
                 irs, calls, profs = [], [], []
                 for n in sizes:
                     data = FIRST_MSG + line * ((n - len(FIRST_MSG)) // len(line))
@@ -631,7 +653,7 @@ class Bench:
                 slopes[vname] = (irs[1] - irs[0]) / dc
                 per_fn = []
                 for k in set(profs[1]["self"]):
-                    if k[0] == libname:
+                    if k[0] in (libname, os.path.basename(self.alt or self.lib)):
                         d = (profs[1]["self"][k] - profs[0]["self"].get(k, 0)) / dc
                         if d >= 0.5:
                             per_fn.append(f"`{k[1]}` {d:.1f}")
@@ -715,6 +737,8 @@ class Bench:
         ]
         if self.wrapper:
             variants.append(("./stdiogate wrapper", self.v_none() + ["--", WRAPPER, srv]))
+        if self.alt:
+            variants.append(("alt, gated", self.v_alt_div() + ["--", srv]))
         variants.append(("proxy: sh -c 'SERVER | grep --line-buffered \"^{\"'",
                          self.v_none() + ["--", "sh", "-c", f"{srv} | grep --line-buffered '^{{'"]))
         if self.have_node:
@@ -926,7 +950,8 @@ class Bench:
             f"{cmd(['node', '--version'])}, Python {platform.python_version()} ({self.python})",
             f"- tree: {head}; shim.c last commit: {shim or '-'}"
             f"{'; uncommitted changes: ' + dirty.replace(chr(10), ' ') if dirty else ''}",
-            f"- library: {self.lib} ({os.path.getsize(self.lib):,} bytes, sha256 {digest}…)",
+            f"- library: {self.lib} ({os.path.getsize(self.lib):,} bytes, sha256 {digest}…)"
+            + (f"; alt: {self.alt}" if self.alt else ""),
             f"- timed runs pinned to CPU {self.cpu} (taskset; BENCH_CPU=none to let them float)"
             if self.cpu else "- timed runs not pinned",
             "- load average (1 min) at start, end: " + ", ".join(f"{l[0]:.2f}" for l in self.load)
@@ -955,6 +980,8 @@ def main():
     global TMP
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", default=os.path.join(ROOT, "libstdiogate.so"))
+    ap.add_argument("--alt-lib", default=os.environ.get("BENCH_ALT_LIB", ""),
+                    help="a second build of the library, measured beside the first (rows 'alt')")
     ap.add_argument("--quick", action="store_true", help="smoke run, figures not meaningful")
     ap.add_argument("--cpu", default=os.environ.get("BENCH_CPU", "auto"),
                     help="CPU to pin timed runs to (auto: the last one; none: no pinning)")
