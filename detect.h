@@ -35,16 +35,21 @@ struct sg_detect {
     unsigned char in_string;
     unsigned char escaped;
     unsigned char name_len;     /* bytes of "content-length" matched, 0xff: no */
-    unsigned char field;        /* 0 name, 1 before value, 2 digits, 3 rest */
+    unsigned char field;        /* enum sg_field */
     unsigned char line_bytes;   /* header line has bytes other than CR */
     unsigned char first_line;   /* still on the first header line */
+    unsigned char length_line;  /* this header line is a Content-Length */
+    unsigned char line_bad;     /* ... with a value that is not a number */
     unsigned char has_length;   /* a valid Content-Length was seen */
-    unsigned char bad_length;
-    unsigned char pending;      /* digits of the value being read */
+    unsigned char bad_length;   /* an invalid one was */
+    unsigned char value_digits; /* the value has a digit */
     unsigned long long depth;   /* JSON nesting, saturating */
-    unsigned long long length;  /* Content-Length, then bytes of body left */
+    unsigned long long length;  /* last valid Content-Length, then body left */
     unsigned long long value;   /* Content-Length being read */
 };
+
+/* Where a header line is. */
+enum sg_field { SG_NAME, SG_BEFORE_VALUE, SG_DIGITS, SG_AFTER_VALUE, SG_IGNORED };
 
 static inline void sg_detect_init(struct sg_detect *d)
 {
@@ -61,14 +66,23 @@ static inline int sg_is_space(unsigned char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+static inline int sg_is_blank(unsigned char c)
+{
+    return c == ' ' || c == '\t';
+}
+
 static inline unsigned char sg_lower(unsigned char c)
 {
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + ('a' - 'A')) : c;
 }
 
-/* One byte of JSON text.  Returns 1 when the top-level value closed. */
+/* One byte of JSON text.  Returns 1 when the message ended: its top-level
+ * value closed, or its line did (a one-line JSON text holds no raw newline,
+ * so a line reader has the whole line at that byte, escape or not). */
 static inline int sg_json_byte(struct sg_detect *d, unsigned char c)
 {
+    if (c == '\n')
+        return 1;
     if (d->in_string) {
         if (d->escaped)
             d->escaped = 0;
@@ -76,8 +90,6 @@ static inline int sg_json_byte(struct sg_detect *d, unsigned char c)
             d->escaped = 1;
         else if (c == '"')
             d->in_string = 0;
-        else if (c == '\n')
-            return 1;   /* a raw newline cannot be in a JSON string: the line ended */
         return 0;
     }
     switch (c) {
@@ -92,8 +104,6 @@ static inline int sg_json_byte(struct sg_detect *d, unsigned char c)
     case '}':
     case ']':
         return --d->depth == 0;
-    case '\n':
-        return 1;
     default:
         return 0;
     }
@@ -102,49 +112,75 @@ static inline int sg_json_byte(struct sg_detect *d, unsigned char c)
 /* The header block ended (an empty line).  Returns 1 if the message did too. */
 static inline int sg_headers_end(struct sg_detect *d)
 {
-    if (!d->has_length || d->bad_length || d->value == 0)
+    if (!d->has_length || d->bad_length || d->length == 0)
         return 1;
-    d->length = d->value;
     d->mode = SG_BODY;
     return 0;
 }
 
+/* One byte of a header line other than CR and LF. */
 static inline void sg_field_byte(struct sg_detect *d, unsigned char c)
 {
     static const char name[] = "content-length";
     switch (d->field) {
-    case 0:
+    case SG_NAME:
         if (c == ':') {
-            d->field = (d->name_len == sizeof name - 1) ? 1 : 3;
+            d->length_line = d->name_len == sizeof name - 1;
+            d->field = d->length_line ? SG_BEFORE_VALUE : SG_IGNORED;
         } else if (d->name_len < sizeof name - 1 && sg_lower(c) == (unsigned char)name[d->name_len]) {
             d->name_len++;
         } else {
             d->name_len = 0xff;
         }
         return;
-    case 1:
-        if (c == ' ' || c == '\t')
+    case SG_BEFORE_VALUE:
+        if (sg_is_blank(c))
             return;
-        d->field = 2;
-        d->value = 0;
-        d->pending = 0;
+        d->field = SG_DIGITS;
         /* fall through */
-    case 2:
+    case SG_DIGITS:
         if (c >= '0' && c <= '9') {
-            d->value = d->value * 10 + (unsigned)(c - '0');
-            d->pending = 1;
-            if (d->value > SG_MAX_CONTENT_LENGTH)
-                d->bad_length = 1, d->field = 3;
-        } else if ((c == ' ' || c == '\t') && d->pending) {
-            d->field = 3;
+            if (d->value <= SG_MAX_CONTENT_LENGTH)
+                d->value = d->value * 10 + (unsigned)(c - '0');
+        } else if (sg_is_blank(c) && d->value_digits) {
+            d->field = SG_AFTER_VALUE;
         } else {
-            d->bad_length = 1;
-            d->field = 3;
+            d->line_bad = 1;
+            d->field = SG_IGNORED;
+        }
+        if (c >= '0' && c <= '9')
+            d->value_digits = 1;
+        return;
+    case SG_AFTER_VALUE:
+        if (!sg_is_blank(c)) {
+            d->line_bad = 1;
+            d->field = SG_IGNORED;
         }
         return;
     default:
         return;
     }
+}
+
+/* A header line (not the empty one) ended. */
+static inline void sg_header_line_end(struct sg_detect *d)
+{
+    if (d->length_line) {
+        if (!d->line_bad && d->value_digits && d->value <= SG_MAX_CONTENT_LENGTH) {
+            d->has_length = 1;
+            d->length = d->value;
+        } else {
+            d->bad_length = 1;
+        }
+    }
+    d->first_line = 0;
+    d->line_bytes = 0;
+    d->name_len = 0;
+    d->field = SG_NAME;
+    d->length_line = 0;
+    d->line_bad = 0;
+    d->value_digits = 0;
+    d->value = 0;
 }
 
 /* One byte of the header block.  Returns 1 when the message ended. */
@@ -160,20 +196,9 @@ static inline int sg_header_byte(struct sg_detect *d, unsigned char c)
     if (!d->line_bytes)
         return sg_headers_end(d);
     /* A first line with no "name:" is not a header: it was a plain line. */
-    if (d->first_line && d->field == 0)
+    if (d->first_line && d->field == SG_NAME)
         return 1;
-    if (d->field == 2 && d->name_len == 14 && !d->bad_length) {
-        if (d->pending)
-            d->has_length = 1;
-        else
-            d->bad_length = 1;
-    } else if (d->name_len == 14 && d->field != 0 && !d->has_length) {
-        d->bad_length = 1;
-    }
-    d->first_line = 0;
-    d->line_bytes = 0;
-    d->name_len = 0;
-    d->field = 0;
+    sg_header_line_end(d);
     return 0;
 }
 

@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <spawn.h>
@@ -86,7 +87,7 @@ extern int __isoc99_vfscanf(FILE *, const char *, va_list);
     X(getline) X(getdelim) X(__getdelim) X(fread) X(__fread_chk) \
     X(fread_unlocked) X(__fread_unlocked_chk) X(getc) X(fgetc) X(_IO_getc) \
     X(getchar) X(getc_unlocked) X(fgetc_unlocked) X(getchar_unlocked) \
-    X(__uflow) X(vfscanf) X(__isoc99_vfscanf) \
+    X(__uflow) X(ungetc) X(vfscanf) X(__isoc99_vfscanf) \
     X(dup) X(dup2) X(dup3) X(fcntl) X(fcntl64) X(close) X(close_range) \
     X(closefrom) X(setenv) X(putenv) \
     X(execve) X(execvpe) X(execvp) X(fexecve) X(execveat) \
@@ -435,11 +436,20 @@ static void feed(const void *p, size_t n, const char *how)
         open_gate(how, total, n == 0);
 }
 
-static void saw(int fd, const void *buf, ssize_t r, const char *how)
+/* A read that asked for nothing and got nothing says nothing of the end. */
+static void saw(int fd, const void *buf, size_t asked, ssize_t r, const char *how)
 {
-    if (r < 0 || !shut() || !is_stdin(fd))
+    if (r < 0 || (r == 0 && asked == 0) || !shut() || !is_stdin(fd))
         return;
     feed(buf, (size_t)r, how);
+}
+
+static size_t iov_total(const struct iovec *iov, int cnt)
+{
+    size_t total = 0;
+    for (int i = 0; i < cnt; i++)
+        total += iov[i].iov_len;
+    return total;
 }
 
 static void saw_iov(int fd, const struct iovec *iov, int cnt, ssize_t r, const char *how)
@@ -447,7 +457,8 @@ static void saw_iov(int fd, const struct iovec *iov, int cnt, ssize_t r, const c
     if (r < 0 || !shut() || !is_stdin(fd))
         return;
     if (r == 0) {
-        feed(NULL, 0, how);
+        if (iov_total(iov, cnt))
+            feed(NULL, 0, how);
         return;
     }
     for (int i = 0; i < cnt && r > 0 && shut(); i++) {
@@ -463,14 +474,31 @@ static int is_stdin_file(FILE *fp)
     return fp && shut() && is_stdin(fp->_fileno);
 }
 
+/* Bytes the program pushed back with ungetc come round again: they are
+ * not new input. */
+static unsigned long g_pushed_back;
+
+static size_t skip_pushed_back(size_t n)
+{
+    unsigned long pushed = LOAD(g_pushed_back);
+    while (pushed && n) {
+        unsigned long take = pushed < n ? pushed : n;
+        if (__atomic_compare_exchange_n(&g_pushed_back, &pushed, pushed - take, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return take;
+    }
+    return 0;
+}
+
 /* A stdio reader handed the program n bytes, or hit end of input. */
 static void saw_file(FILE *fp, const void *p, size_t n, const char *how)
 {
     if (!is_stdin_file(fp))
         return;
-    if (n)
-        feed(p, n, how);
-    else if (feof_unlocked(fp))
+    size_t skip = skip_pushed_back(n);
+    if (n > skip)
+        feed((const char *)p + skip, n - skip, how);
+    else if (!n && feof_unlocked(fp))
         feed(NULL, 0, how);
 }
 
@@ -546,7 +574,12 @@ static int stderr_takes_diversion(void)
     if (isatty(2))
         return 0;
     /* 2>&1 would put the junk right back on the wire. */
-    return !is(2, &g_wire_id);
+    if (is(2, &g_wire_id))
+        return 0;
+    /* A pipe nobody reads any more would kill the server with SIGPIPE over
+     * a banner that unwrapped went to the client. */
+    struct pollfd p = { .fd = 2, .events = POLLOUT };
+    return !(poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)));
 }
 
 static void divert(void)
@@ -559,15 +592,17 @@ static void divert(void)
         say(1, "cannot keep the wire (", strerror(errno), "): stdout left as it is", NULL);
         return;
     }
-    int target = 2;
-    if (!to_stderr && (target = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) {
+    /* /dev/null may land on a closed fd 0 or 2 for a moment: it is closed
+     * again right after, so they stay closed. */
+    int target = to_stderr ? 2 : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (target < 0) {
         say(1, "cannot open /dev/null (", strerror(errno), "): stdout left as it is", NULL);
         REAL(close)(wire);
         return;
     }
     int r = REAL(dup2)(target, 1);
     int err = errno;
-    if (target != 2)
+    if (!to_stderr)
         REAL(close)(target);
     if (r < 0) {
         say(1, "cannot divert stdout (", strerror(err), "): stdout left as it is", NULL);
@@ -641,7 +676,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
     {                                               \
         ssize_t r = REAL(name) args;                \
         if (gated())                                \
-            saw(fd, buf, r, #name);                 \
+            saw(fd, buf, n, r, #name);              \
         return r;                                   \
     }
 FD_READER(read, (int fd, void *buf, size_t n), (fd, buf, n))
@@ -671,7 +706,7 @@ IOV_READER(preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, i
     {                                               \
         ssize_t r = REAL(name) args;                \
         if (gated() && !(flags & MSG_PEEK))         \
-            saw(fd, buf, r, #name);                 \
+            saw(fd, buf, n, r, #name);              \
         return r;                                   \
     }
 SOCKET_READER(recv, (int fd, void *buf, size_t n, int flags), (fd, buf, n, flags))
@@ -778,9 +813,18 @@ EXPORT int __uflow(FILE *fp)
         if (c == EOF)
             saw_file(fp, NULL, 0, "__uflow");
         else
-            feed(fp->_IO_read_ptr - 1, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr) + 1, "__uflow");
+            saw_file(fp, fp->_IO_read_ptr - 1, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr) + 1,
+                     "__uflow");
     }
     return c;
+}
+
+EXPORT int ungetc(int c, FILE *fp)
+{
+    int r = REAL(ungetc)(c, fp);
+    if (gated() && r != EOF && is_stdin_file(fp))
+        __atomic_fetch_add(&g_pushed_back, 1, __ATOMIC_ACQ_REL);
+    return r;
 }
 
 /* scanf consumes an unknown number of bytes: compare the buffer before and

@@ -41,9 +41,10 @@ static inline const char *h_state_problem(const struct sg_detect *d, size_t fed)
         return "string flags out of range";
     if (d->name_len > 14 && d->name_len != 0xff)
         return "name_len out of range";
-    if (d->field > 3)
+    if (d->field > SG_IGNORED)
         return "field out of range";
-    if (d->line_bytes > 1 || d->first_line > 1 || d->has_length > 1 || d->bad_length > 1 || d->pending > 1)
+    if (d->line_bytes > 1 || d->first_line > 1 || d->has_length > 1 || d->bad_length > 1 ||
+        d->length_line > 1 || d->line_bad > 1 || d->value_digits > 1)
         return "flag out of range";
     if (d->depth > fed)
         return "depth larger than the bytes fed";

@@ -2,14 +2,15 @@
 # NAME_static.c is linked statically (a program the preload cannot enter).
 FIXTURE_SRC := $(wildcard tests/fixtures/*.c)
 FIXTURES := $(patsubst tests/fixtures/%.c,tests/bin/%,$(FIXTURE_SRC))
+FIXTURE_HDR := $(wildcard tests/fixtures/*.h)
 FIXTURE_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
 
 fixtures: $(FIXTURES)
 
-tests/bin/%_static: tests/fixtures/%_static.c | tests/bin
+tests/bin/%_static: tests/fixtures/%_static.c $(FIXTURE_HDR) | tests/bin
 	$(CC) $(FIXTURE_CFLAGS) -static -o $@ $< -lpthread
 
-tests/bin/%: tests/fixtures/%.c | tests/bin
+tests/bin/%: tests/fixtures/%.c $(FIXTURE_HDR) | tests/bin
 	$(CC) $(FIXTURE_CFLAGS) -o $@ $< -lpthread
 
 tests/bin:
