@@ -236,7 +236,7 @@ static int is_copy(int fd)
 {
     if (fd < 0 || fd >= TRACKED)
         return 0;
-    return (LOAD(g_copies[fd / WORD_BITS]) >> (fd % WORD_BITS)) & 1;
+    return (int)((LOAD(g_copies[fd / WORD_BITS]) >> (fd % WORD_BITS)) & 1);
 }
 
 static void set_copy(int fd, int on)
@@ -847,6 +847,7 @@ static void scan_before(struct scan_view *v, FILE *fp)
     v->len = v->ptr && v->end > v->ptr ? (size_t)(v->end - v->ptr) : 0;
     if (v->len > sizeof v->copy)
         v->len = sizeof v->copy;
+    memset(v->copy, 0, sizeof v->copy);
     if (v->len)
         memcpy(v->copy, v->ptr, v->len);
 }
