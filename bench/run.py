@@ -301,8 +301,8 @@ class Bench:
             "spawn_rounds": 4 if q else 40, "spawn_batch": 5 if q else 10,
             "cg_repeat": 1 if q else 2,
             "read_rounds": 3 if q else 40, "read_bytes": (1 << 18) if q else (1 << 20),
-            "msg_rounds": 3 if q else 21, "pings": 1000 if q else 10000,
-            "tp_rounds": 2 if q else 30, "tp_count": 3 if q else 10, "tp_size": 8 << 20,
+            "msg_rounds": 3 if q else 25, "pings": 1000 if q else 10000,
+            "tp_rounds": 2 if q else 40, "tp_count": 3 if q else 10, "tp_size": 8 << 20,
             "ttfa_rounds": 3 if q else 25,
         }
 
