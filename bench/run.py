@@ -864,6 +864,31 @@ class Bench:
         self.ratio_item("throughput: gated / direct (whole runs)", g, "≥ 0.99", lambda x: x >= 0.99, aa)
         self.ratio_item("throughput: direct / gated server CPU time per run", paired(cpu[2], cpu[0], invert=True),
                         "≥ 0.99", lambda x: x >= 0.99, paired(cpu[1], cpu[0], invert=True))
+        if self.have_strace:
+            self.throughput_syscalls(srv, cnt)
+
+    def throughput_syscalls(self, srv, cnt):
+        """The server's system calls over a throughput run, direct vs gated."""
+        log("throughput: strace -c -f of the server")
+        rows = {}
+        for vname, cargs, extra in (("direct", [], []),
+                                    ("ours, gated", ["-w"], ["-E", f"LD_PRELOAD={self.lib}"])):
+            f = os.path.join(TMP, f"strace-tp-{len(rows)}.txt")
+            p = run([b("client"), "-n", str(cnt)] + cargs + ["-u", "LD_PRELOAD", "--", "strace", "-f", "-c",
+                                                               "-o", f] + extra + srv)
+            counts = collections.Counter()
+            if p.returncode == 0:
+                with open(f) as fh:
+                    for l in fh:
+                        m = re.match(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$", l)
+                        if m and m.group(2) != "total":
+                            counts[m.group(2)] = int(m.group(1))
+            rows[vname] = counts
+        d, g = rows["direct"], rows["ours, gated"]
+        diff = ", ".join(f"{k} {g[k] - d[k]:+d}" for k in sorted(set(d) | set(g)) if g[k] != d[k]) or "none"
+        self.out += [f"Server system calls over one run (strace -c -f): write {d['write']} direct, "
+                     f"{g['write']} gated; read {d['read']} direct, {g['read']} gated; all {sum(d.values())} "
+                     f"direct, {sum(g.values())} gated (gated − direct: {diff}).", ""]
 
     # ------------------------------------------------------------ time to first answer
     def ttfa(self):
