@@ -1018,6 +1018,13 @@ def main():
     for prog in ("spawnloop", "reader", "client", "echo_server", "trivial"):
         if not os.access(b(prog), os.X_OK):
             sys.exit(f"bench: {b(prog)} missing (make bench-bins)")
+    for lib in filter(None, (args.lib, args.alt_lib)):
+        if not os.path.isfile(lib):
+            sys.exit(f"bench: library {lib} not found")
+        p = subprocess.run(["/bin/true"], env=clean_env(LD_PRELOAD=os.path.abspath(lib)),
+                           stderr=subprocess.PIPE)
+        if p.returncode != 0 or b"ld.so" in p.stderr or b"preload" in p.stderr:
+            sys.exit(f"bench: {lib} does not load: {p.stderr.decode(errors='replace').strip()}")
     TMP = tempfile.mkdtemp(prefix="stdiogate-bench-")
     t0 = time.time()
     bench = Bench(args)
