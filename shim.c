@@ -407,10 +407,25 @@ static int lock_detector(void)
     return 0;
 }
 
+/* Reads of stdin in flight.  When two overlap (threads, a signal handler)
+ * the order their bytes were queued in is lost, and only what does not
+ * depend on order can be trusted: the first newline anyone read ends the
+ * first line, since everything before it has left the pipe by then. */
+static int g_readers;
+static int g_overlapped;
+
+static int scan_newline(const void *p, size_t n, size_t *k)
+{
+    const char *nl = memchr(p, '\n', n);
+    *k = nl ? (size_t)(nl - (const char *)p) + 1 : n;
+    return nl != NULL;
+}
+
 /* n == 0 means end of input. */
 static void feed(const void *p, size_t n, const char *how)
 {
     unsigned long long total;
+    size_t k = 0;
     int done;
 
     if (!lock_detector()) {
@@ -421,11 +436,14 @@ static void feed(const void *p, size_t n, const char *how)
     }
     if (n == 0) {
         done = 1;
+    } else if (LOAD(g_overlapped)) {
+        done = scan_newline(p, n, &k);
     } else {
-        size_t k = sg_detect_feed(&g_detect, p, n);
-        g_detect_bytes += k ? k : n;
+        k = sg_detect_feed(&g_detect, p, n);
         done = k != 0 || sg_detect_done(&g_detect);
+        k = k ? k : n;
     }
+    g_detect_bytes += k;
     total = g_detect_bytes;
     __atomic_store_n(&g_detect_busy, 0, __ATOMIC_RELEASE);
     if (g_level >= 4) {
@@ -436,12 +454,27 @@ static void feed(const void *p, size_t n, const char *how)
         open_gate(how, total, n == 0);
 }
 
-/* A read that asked for nothing and got nothing says nothing of the end. */
-static void saw(int fd, const void *buf, size_t asked, ssize_t r, const char *how)
+/* Before a read: is it one of stdin, while the gate is shut? */
+static int watch(int fd)
 {
-    if (r < 0 || (r == 0 && asked == 0) || !shut() || !is_stdin(fd))
-        return;
-    feed(buf, (size_t)r, how);
+    if (!shut() || !is_stdin(fd))
+        return 0;
+    if (__atomic_add_fetch(&g_readers, 1, __ATOMIC_ACQ_REL) > 1)
+        STORE(g_overlapped, 1);
+    return 1;
+}
+
+static void unwatch(void)
+{
+    __atomic_sub_fetch(&g_readers, 1, __ATOMIC_ACQ_REL);
+}
+
+/* A read that asked for nothing and got nothing says nothing of the end. */
+static void saw(const void *buf, size_t asked, ssize_t r, const char *how)
+{
+    if (r >= 0 && (r > 0 || asked > 0) && shut())
+        feed(buf, (size_t)r, how);
+    unwatch();
 }
 
 static size_t iov_total(const struct iovec *iov, int cnt)
@@ -452,21 +485,17 @@ static size_t iov_total(const struct iovec *iov, int cnt)
     return total;
 }
 
-static void saw_iov(int fd, const struct iovec *iov, int cnt, ssize_t r, const char *how)
+static void saw_iov(const struct iovec *iov, int cnt, ssize_t r, const char *how)
 {
-    if (r < 0 || !shut() || !is_stdin(fd))
-        return;
-    if (r == 0) {
-        if (iov_total(iov, cnt))
-            feed(NULL, 0, how);
-        return;
-    }
+    if (r == 0 && iov_total(iov, cnt) && shut())
+        feed(NULL, 0, how);
     for (int i = 0; i < cnt && r > 0 && shut(); i++) {
         size_t n = iov[i].iov_len < (size_t)r ? iov[i].iov_len : (size_t)r;
         if (n)
             feed(iov[i].iov_base, n, how);
         r -= (ssize_t)n;
     }
+    unwatch();
 }
 
 static int is_stdin_file(FILE *fp)
@@ -674,9 +703,10 @@ __attribute__((constructor)) static void stdiogate_init(void)
 #define FD_READER(name, params, args)               \
     EXPORT ssize_t name params                      \
     {                                               \
+        int watched = gated() && watch(fd);         \
         ssize_t r = REAL(name) args;                \
-        if (gated())                                \
-            saw(fd, buf, n, r, #name);              \
+        if (watched)                                \
+            saw(buf, n, r, #name);                  \
         return r;                                   \
     }
 FD_READER(read, (int fd, void *buf, size_t n), (fd, buf, n))
@@ -689,9 +719,10 @@ FD_READER(__pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t len),
 #define IOV_READER(name, params, args)              \
     EXPORT ssize_t name params                      \
     {                                               \
+        int watched = gated() && watch(fd);         \
         ssize_t r = REAL(name) args;                \
-        if (gated())                                \
-            saw_iov(fd, iov, cnt, r, #name);        \
+        if (watched)                                \
+            saw_iov(iov, cnt, r, #name);            \
         return r;                                   \
     }
 IOV_READER(readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
@@ -704,9 +735,10 @@ IOV_READER(preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, i
 #define SOCKET_READER(name, params, args)           \
     EXPORT ssize_t name params                      \
     {                                               \
+        int watched = gated() && !(flags & MSG_PEEK) && watch(fd); \
         ssize_t r = REAL(name) args;                \
-        if (gated() && !(flags & MSG_PEEK))         \
-            saw(fd, buf, n, r, #name);              \
+        if (watched)                                \
+            saw(buf, n, r, #name);                  \
         return r;                                   \
     }
 SOCKET_READER(recv, (int fd, void *buf, size_t n, int flags), (fd, buf, n, flags))
@@ -719,9 +751,10 @@ SOCKET_READER(__recvfrom_chk,
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
+    int watched = gated() && !(flags & MSG_PEEK) && watch(fd);
     ssize_t r = REAL(recvmsg)(fd, msg, flags);
-    if (gated() && !(flags & MSG_PEEK))
-        saw_iov(fd, msg->msg_iov, (int)msg->msg_iovlen, r, "recvmsg");
+    if (watched)
+        saw_iov(msg->msg_iov, (int)msg->msg_iovlen, r, "recvmsg");
     return r;
 }
 
