@@ -777,11 +777,14 @@ class Bench:
     def message_instructions(self):
         log("per message: callgrind slope")
         sizes = (200, 1200) if self.quick else (1000, 3000)
-        lines = [f"#### Server instructions per message (callgrind on the server; slope between "
-                 f"{sizes[0]} and {sizes[1]} pings)", "", "| server | variant | per message | added |",
-                 "| --- | --- | ---: | ---: |"]
+        libname = os.path.basename(self.lib)
+        lines = [f"#### Server instructions per message and once per process (callgrind on the server; "
+                 f"slope and intercept between {sizes[0]} and {sizes[1]} pings)", "",
+                 "| server | variant | per message | added per message | once per process | added once |",
+                 "| --- | --- | ---: | ---: | ---: | ---: |"]
+        gated_prof = None
         for sname, sargs in (("getline", []), ("read(2)", ["-r"])):
-            slopes = {}
+            slopes, fixed = {}, {}
             for vname, vargs in (("direct", self.v_none()), ("ours, gated", self.v_div())):
                 irs = []
                 for n in sizes:
@@ -791,11 +794,26 @@ class Bench:
                                b("echo_server")] + sargs)
                     if p.returncode != 0:
                         raise RuntimeError(p.stderr.decode())
-                    irs.append(parse_callgrind(out)["total"])
+                    prof = parse_callgrind(out)
+                    irs.append(prof["total"])
+                    if sname == "getline" and vname == "ours, gated" and n == sizes[0]:
+                        gated_prof = prof
                 slopes[vname] = (irs[1] - irs[0]) / (sizes[1] - sizes[0])
+                fixed[vname] = irs[0] - slopes[vname] * sizes[0]
+            base = "direct"
             for vname, s in slopes.items():
-                add = "" if vname == "direct" else f"{s - slopes['direct']:+.1f}"
-                lines.append(f"| {sname} | {vname} | {s:.1f} | {add} |")
+                d = vname == base
+                lines.append(f"| {sname} | {vname} | {s:.1f} | {'' if d else f'{s - slopes[base]:+.1f}'} | "
+                             f"{fixed[vname]:,.0f} | {'' if d else f'{fixed[vname] - fixed[base]:+,.0f}'} |")
+        lines.append("")
+        if gated_prof:
+            fns = set(k for k in gated_prof["self"] if k[0] == libname)
+            fns |= set(c for (c, _) in gated_prof["calls"] if c[0] == libname)
+            rows = sorted(((inclusive(gated_prof, k), gated_prof["self"][k], k[1]) for k in fns), reverse=True)[:10]
+            lines += [f"Functions of {libname} in the gated getline server ({sizes[0]} pings), inclusive and "
+                      "self instructions (the constructor and the opening of the gate are once per process):", "",
+                      "| function | inclusive | self |", "| --- | ---: | ---: |"]
+            lines += [f"| `{fn}` | {inc:,} | {sf:,} |" for inc, sf, fn in rows]
         self.out += lines + [""]
 
     def interleave_client(self, variants, cargs, rounds, value, pin=True, also=None):
