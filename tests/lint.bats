@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Static analysis (tests/lint.mk): cppcheck and clang-tidy on shim.c,
-# shellcheck on the wrapper and the test helpers, gcc and clang builds at
+# the wrapper and the test helpers under shellcheck, gcc and clang builds at
 # -Wall -Wextra -Werror.  Expected outcome: `make lint` exits 0.  Each
 # target runs on its own so that a failure names the tool.
 
