@@ -983,8 +983,9 @@ class Bench:
         dirty = cmd(["git", "status", "--porcelain", "--", "shim.c", "detect.h", "Makefile"])
         return [
             "# stdiogate benchmarks", "",
-            f"- command: `make bench{' BENCH_QUICK=1' if self.quick else ''}`"
+            f"- command: `make bench{' BENCH_QUICK=1' if self.quick else ''}"
             f"{'' if self.lib == os.path.join(ROOT, 'libstdiogate.so') else f' BENCH_LIB={self.lib}'}"
+            f"{f' BENCH_ALT_LIB={self.alt}' if self.alt else ''}`"
             f" ({elapsed:.0f} s{'; QUICK MODE: smoke test, figures not meaningful' if self.quick else ''})",
             f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
             f"- machine: {cpu}, {os.cpu_count()} CPUs, {mem} MiB, {osr}, Linux {platform.release()}, "
