@@ -79,22 +79,26 @@ extern int __isoc99_vfscanf(FILE *, const char *, va_list);
  * what it calls.  A diverting process resolves them all up front, so that
  * vfork children and signal handlers never reach dlsym. */
 
-#define REAL_FUNCTIONS(X) \
+/* What may run where dlsym must not (signal handlers, vfork children) is
+ * resolved up front by a diverting process; stdio and the rest stay lazy. */
+#define EAGER_FUNCTIONS(X) \
     X(read) X(__read_chk) X(readv) X(pread) X(pread64) X(__pread_chk) \
     X(__pread64_chk) X(preadv) X(preadv64) X(preadv2) X(preadv64v2) \
     X(recv) X(__recv_chk) X(recvfrom) X(__recvfrom_chk) X(recvmsg) \
+    X(dup) X(dup2) X(dup3) X(fcntl) X(fcntl64) X(close) X(close_range) \
+    X(closefrom) X(execve) X(execvpe) X(execvp) X(fexecve) X(execveat) \
+    X(posix_spawn) X(posix_spawnp)
+
+#define LAZY_FUNCTIONS(X) \
     X(fgets) X(__fgets_chk) X(fgets_unlocked) X(__fgets_unlocked_chk) \
     X(getline) X(getdelim) X(__getdelim) X(fread) X(__fread_chk) \
     X(fread_unlocked) X(__fread_unlocked_chk) X(getc) X(fgetc) X(_IO_getc) \
     X(getchar) X(getc_unlocked) X(fgetc_unlocked) X(getchar_unlocked) \
-    X(__uflow) X(ungetc) X(vfscanf) X(__isoc99_vfscanf) \
-    X(dup) X(dup2) X(dup3) X(fcntl) X(fcntl64) X(close) X(close_range) \
-    X(closefrom) X(setenv) X(putenv) \
-    X(execve) X(execvpe) X(execvp) X(fexecve) X(execveat) \
-    X(posix_spawn) X(posix_spawnp)
+    X(__uflow) X(ungetc) X(vfscanf) X(__isoc99_vfscanf) X(setenv) X(putenv)
 
 #define DECLARE_REAL(f) static __typeof__(&f) real_##f;
-REAL_FUNCTIONS(DECLARE_REAL)
+EAGER_FUNCTIONS(DECLARE_REAL)
+LAZY_FUNCTIONS(DECLARE_REAL)
 
 #define REAL(f) ({ \
     __typeof__(&f) p_ = __atomic_load_n(&real_##f, __ATOMIC_RELAXED); \
@@ -104,10 +108,10 @@ REAL_FUNCTIONS(DECLARE_REAL)
     } \
     p_; })
 
-static void resolve_all(void)
+static void resolve_eager(void)
 {
 #define RESOLVE(f) (void)REAL(f);
-    REAL_FUNCTIONS(RESOLVE)
+    EAGER_FUNCTIONS(RESOLVE)
 }
 
 /* ------------------------------------------------------------------ */
@@ -324,20 +328,28 @@ static void carry_nonblock(int wire)
     REAL(fcntl)(1, F_SETFL, now & ~O_NONBLOCK);
 }
 
-static void point_copies_at_wire(int wire)
+static void point_copy_at_wire(int fd, int wire)
 {
     char numbuf[24];
-    for (int fd = 0; fd < TRACKED; fd++) {
-        if (!is_copy(fd))
-            continue;
-        set_copy(fd, 0);
-        if (!is(fd, &g_div_id))
-            continue;   /* closed behind our back and reused */
-        int fl = REAL(fcntl)(fd, F_GETFD);
-        if (REAL(dup3)(wire, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
-            say(1, "cannot put descriptor ", NUM(fd), " on the wire: ", strerror(errno), NULL);
-        else
-            say(3, "descriptor ", NUM(fd), " follows fd 1 onto the wire", NULL);
+    set_copy(fd, 0);
+    if (!is(fd, &g_div_id))
+        return;   /* closed behind our back and reused */
+    int fl = REAL(fcntl)(fd, F_GETFD);
+    if (REAL(dup3)(wire, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
+        say(1, "cannot put descriptor ", NUM(fd), " on the wire: ", strerror(errno), NULL);
+    else
+        say(3, "descriptor ", NUM(fd), " follows fd 1 onto the wire", NULL);
+}
+
+static void point_copies_at_wire(int wire)
+{
+    for (size_t w = 0; w < TRACKED / WORD_BITS && LOAD(g_ncopies) > 0; w++) {
+        unsigned long bits = LOAD(g_copies[w]);
+        while (bits) {
+            int bit = __builtin_ctzl(bits);
+            bits &= bits - 1;
+            point_copy_at_wire((int)(w * WORD_BITS) + bit, wire);
+        }
     }
 }
 
@@ -693,22 +705,35 @@ __attribute__((constructor)) static void stdiogate_init(void)
     }
     g_wire_id = wire;
     identify(0, &g_stdin_id);
-    resolve_all();
+    resolve_eager();
     divert();
 }
 
 /* ------------------------------------------------------------------ */
 /* Read paths on stdin. */
 
-#define FD_READER(name, params, args)               \
-    EXPORT ssize_t name params                      \
-    {                                               \
-        int watched = gated() && watch(fd);         \
-        ssize_t r = REAL(name) args;                \
-        if (watched)                                \
-            saw(buf, n, r, #name);                  \
-        return r;                                   \
+/* Readers are on the server's hot path: with the gate open and the real
+ * function known, an interposer is a load, two tests and a jump.  Its body
+ * lives out of line, so that this path needs no stack frame.  Deciding
+ * before the call is safe: once open, the gate never shuts again. */
+#define READER(ret, name, params, args, ...)                                    \
+    __attribute__((noinline, cold)) static ret slow_##name params __VA_ARGS__     \
+    EXPORT ret name params                                                        \
+    {                                                                             \
+        __typeof__(&name) p_ = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);   \
+        if (likely(p_ != NULL) && !gated())                                       \
+            return p_ args;                                                       \
+        return slow_##name args;                                                  \
     }
+
+#define FD_READER(name, params, args)                   \
+    READER(ssize_t, name, params, args, {               \
+        int watched = gated() && watch(fd);             \
+        ssize_t r = REAL(name) args;                    \
+        if (watched)                                    \
+            saw(buf, n, r, #name);                      \
+        return r;                                       \
+    })
 FD_READER(read, (int fd, void *buf, size_t n), (fd, buf, n))
 FD_READER(__read_chk, (int fd, void *buf, size_t n, size_t len), (fd, buf, n, len))
 FD_READER(pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
@@ -716,15 +741,14 @@ FD_READER(pread64, (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off)
 FD_READER(__pread_chk, (int fd, void *buf, size_t n, off_t off, size_t len), (fd, buf, n, off, len))
 FD_READER(__pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t len), (fd, buf, n, off, len))
 
-#define IOV_READER(name, params, args)              \
-    EXPORT ssize_t name params                      \
-    {                                               \
-        int watched = gated() && watch(fd);         \
-        ssize_t r = REAL(name) args;                \
-        if (watched)                                \
-            saw_iov(iov, cnt, r, #name);            \
-        return r;                                   \
-    }
+#define IOV_READER(name, params, args)                  \
+    READER(ssize_t, name, params, args, {               \
+        int watched = gated() && watch(fd);             \
+        ssize_t r = REAL(name) args;                    \
+        if (watched)                                    \
+            saw_iov(iov, cnt, r, #name);                \
+        return r;                                       \
+    })
 IOV_READER(readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
 IOV_READER(preadv, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
 IOV_READER(preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off))
@@ -732,15 +756,14 @@ IOV_READER(preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl
 IOV_READER(preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl), (fd, iov, cnt, off, fl))
 
 /* A peek leaves the bytes for the next read: it consumed nothing. */
-#define SOCKET_READER(name, params, args)           \
-    EXPORT ssize_t name params                      \
-    {                                               \
-        int watched = gated() && !(flags & MSG_PEEK) && watch(fd); \
-        ssize_t r = REAL(name) args;                \
-        if (watched)                                \
-            saw(buf, n, r, #name);                  \
-        return r;                                   \
-    }
+#define SOCKET_READER(name, params, args)                               \
+    READER(ssize_t, name, params, args, {                               \
+        int watched = gated() && !(flags & MSG_PEEK) && watch(fd);      \
+        ssize_t r = REAL(name) args;                                    \
+        if (watched)                                                    \
+            saw(buf, n, r, #name);                                      \
+        return r;                                                       \
+    })
 SOCKET_READER(recv, (int fd, void *buf, size_t n, int flags), (fd, buf, n, flags))
 SOCKET_READER(__recv_chk, (int fd, void *buf, size_t n, size_t len, int flags), (fd, buf, n, len, flags))
 SOCKET_READER(recvfrom, (int fd, void *buf, size_t n, int flags, struct sockaddr *a, socklen_t *alen),
@@ -749,51 +772,47 @@ SOCKET_READER(__recvfrom_chk,
               (int fd, void *buf, size_t n, size_t len, int flags, struct sockaddr *a, socklen_t *alen),
               (fd, buf, n, len, flags, a, alen))
 
-EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
-{
+READER(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags), (fd, msg, flags), {
     int watched = gated() && !(flags & MSG_PEEK) && watch(fd);
     ssize_t r = REAL(recvmsg)(fd, msg, flags);
     if (watched)
         saw_iov(msg->msg_iov, (int)msg->msg_iovlen, r, "recvmsg");
     return r;
-}
+})
 
 /* C stdio fills its buffer with glibc-internal reads that no interposer
  * sees; what its readers hand the program is what counts. */
 
-#define STRING_READER(name, params, args)                        \
-    EXPORT char *name params                                     \
-    {                                                            \
-        char *r = REAL(name) args;                               \
-        if (gated())                                             \
-            saw_file(fp, r, r ? strlen(r) : 0, #name);           \
-        return r;                                                \
-    }
+#define STRING_READER(name, params, args)                       \
+    READER(char *, name, params, args, {                        \
+        char *r = REAL(name) args;                              \
+        if (gated())                                            \
+            saw_file(fp, r, r ? strlen(r) : 0, #name);          \
+        return r;                                               \
+    })
 STRING_READER(fgets, (char *s, int n, FILE *fp), (s, n, fp))
 STRING_READER(fgets_unlocked, (char *s, int n, FILE *fp), (s, n, fp))
 STRING_READER(__fgets_chk, (char *s, size_t size, int n, FILE *fp), (s, size, n, fp))
 STRING_READER(__fgets_unlocked_chk, (char *s, size_t size, int n, FILE *fp), (s, size, n, fp))
 
-#define LINE_READER(name, params, args)                                      \
-    EXPORT ssize_t name params                                               \
-    {                                                                        \
-        ssize_t r = REAL(name) args;                                         \
-        if (gated())                                                         \
-            saw_file(fp, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name); \
-        return r;                                                            \
-    }
+#define LINE_READER(name, params, args)                                         \
+    READER(ssize_t, name, params, args, {                                       \
+        ssize_t r = REAL(name) args;                                            \
+        if (gated())                                                            \
+            saw_file(fp, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);   \
+        return r;                                                               \
+    })
 LINE_READER(getline, (char **line, size_t *cap, FILE *fp), (line, cap, fp))
 LINE_READER(getdelim, (char **line, size_t *cap, int delim, FILE *fp), (line, cap, delim, fp))
 LINE_READER(__getdelim, (char **line, size_t *cap, int delim, FILE *fp), (line, cap, delim, fp))
 
-#define BLOCK_READER(name, params, args)                 \
-    EXPORT size_t name params                            \
-    {                                                    \
-        size_t r = REAL(name) args;                      \
-        if (gated())                                     \
-            saw_file(fp, p, r * size, #name);            \
-        return r;                                        \
-    }
+#define BLOCK_READER(name, params, args)                \
+    READER(size_t, name, params, args, {                \
+        size_t r = REAL(name) args;                     \
+        if (gated())                                    \
+            saw_file(fp, p, r * size, #name);           \
+        return r;                                       \
+    })
 BLOCK_READER(fread, (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp))
 BLOCK_READER(fread_unlocked, (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp))
 BLOCK_READER(__fread_chk, (void *p, size_t len, size_t size, size_t n, FILE *fp), (p, len, size, n, fp))
@@ -806,35 +825,20 @@ static void saw_char(FILE *fp, int c, const char *how)
     saw_file(fp, &b, c == EOF ? 0 : 1, how);
 }
 
-#define CHAR_READER(name)                      \
-    EXPORT int name(FILE *fp)                  \
-    {                                          \
-        int c = REAL(name)(fp);                \
-        if (gated())                           \
-            saw_char(fp, c, #name);            \
-        return c;                              \
-    }
-CHAR_READER(getc)
-CHAR_READER(fgetc)
-CHAR_READER(_IO_getc)
-CHAR_READER(getc_unlocked)
-CHAR_READER(fgetc_unlocked)
-
-EXPORT int getchar(void)
-{
-    int c = REAL(getchar)();
-    if (gated())
-        saw_char(stdin, c, "getchar");
-    return c;
-}
-
-EXPORT int getchar_unlocked(void)
-{
-    int c = REAL(getchar_unlocked)();
-    if (gated())
-        saw_char(stdin, c, "getchar_unlocked");
-    return c;
-}
+#define CHAR_READER(name, params, args, fp)     \
+    READER(int, name, params, args, {           \
+        int c = REAL(name) args;                \
+        if (gated())                            \
+            saw_char(fp, c, #name);             \
+        return c;                               \
+    })
+CHAR_READER(getc, (FILE *fp), (fp), fp)
+CHAR_READER(fgetc, (FILE *fp), (fp), fp)
+CHAR_READER(_IO_getc, (FILE *fp), (fp), fp)
+CHAR_READER(getc_unlocked, (FILE *fp), (fp), fp)
+CHAR_READER(fgetc_unlocked, (FILE *fp), (fp), fp)
+CHAR_READER(getchar, (void), (), stdin)
+CHAR_READER(getchar_unlocked, (void), (), stdin)
 
 /* An inline getc_unlocked calls __uflow only to refill the buffer, then
  * takes the rest of it without calling anything: what was just buffered is
