@@ -2,6 +2,8 @@
 # `npm ci` runs when tests/node_modules is missing or older than the lockfile; npm rewrites
 # tests/node_modules/.package-lock.json on every install, so it serves as the stamp.
 NPM ?= npm
+# A fresh Debian machine may have neither (its nodejs is 18, which these packages accept).
+TEST_TOOLS += node:nodejs npm:npm
 
 npm-deps: tests/node_modules/.package-lock.json
 
