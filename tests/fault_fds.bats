@@ -155,6 +155,19 @@ EOF
     assert_frames '{"jsonrpc":"2.0","id":0,"result":{"mode":"chatter"}}'
 }
 
+# Expected: stderr is the wire itself (the client merged them, 2>&1): the
+# diversion would put the junk right back on the wire, so it goes to
+# /dev/null: stdout (= stderr) is exactly the frame.  Unwrapped, the junk is
+# on it (control).
+@test "fault fds: stderr is the wire (2>&1): junk dropped, stdout exactly the frame" {
+    ungated --line "$INIT" -- sh -c 'exec 2>&1; exec "$0" "$@"' "$BIN/fault_srv" basic
+    assert_status 0
+    assert_stdout_has junk-write
+    ungated --line "$INIT" -- sh -c 'exec 2>&1; exec "$0" "$@"' "$STDIOGATE_WRAPPER" "$BIN/fault_srv" basic
+    assert_status 0
+    assert_frames '{"jsonrpc":"2.0","id":0,"result":{"mode":"basic"}}'
+}
+
 # --- stdin non-blocking ------------------------------------------------------
 # Expected: stdin O_NONBLOCK, the server polls after EAGAIN (read returns -1
 # before any data: that must not count as input nor as end of input); the
