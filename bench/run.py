@@ -138,7 +138,7 @@ def timing_table(title, unit, series, base, invert=False, what="ratio"):
             r, rng = fmt_ratio(paired(s, base, invert))
         failed = len(s.values) - len(vals)
         runs = f"{len(vals)}" + (f" ({failed} failed)" if failed else "")
-        name = s.name + (f" — {s.note}" if s.note else "")
+        name = (s.name + (f" — {s.note}" if s.note else "")).replace("|", "\\|")
         lines.append(f"| {name} | {fmt(med(vals))} | {fmt(min(vals) if vals else None)} | "
                      f"{fmt(max(vals) if vals else None)} | {r} | {rng} | {runs} |")
     lines.append("")
@@ -1008,7 +1008,7 @@ class Bench:
         self.load.append(os.getloadavg())
         lines = self.header(elapsed)
         lines += ["## Targets", "", "| item | measured | target | verdict |", "| --- | --- | --- | --- |"]
-        lines += [f"| {a} | {m} | {t} | {v} |" for a, m, t, v in self.summary]
+        lines += [f"| {a} | {m} | {t} | {v} |".replace(" | grep", " \\| grep") for a, m, t, v in self.summary]
         lines.append("")
         lines += ["Ratios: median over rounds of the per-round ratio (variants interleaved, order rotated "
                   "every round); `A/A` is the baseline run twice under two names, i.e. the noise floor. "
