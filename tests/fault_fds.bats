@@ -168,6 +168,22 @@ EOF
     assert_frames '{"jsonrpc":"2.0","id":0,"result":{"mode":"basic"}}'
 }
 
+# Expected: the program makes its stdout non-blocking while diverted (Node
+# does, on its stdout pipe): that mode belongs to the wire, and stderr's open
+# file (shared with the client) is given its own mode back.  After the first
+# answer the server reports the modes: stdout non-blocking, stderr blocking,
+# as unwrapped (control).
+@test "fault fds: O_NONBLOCK set on the diverted stdout ends up on the wire, not on stderr" {
+    local want='{"jsonrpc":"2.0","method":"flags","params":{"stdout":"nonblock","stderr":"block"}}'
+    ungated --line "$INIT" --frames 2 -- "$BIN/fault_srv" nbstdout
+    assert_status 0
+    assert_stdout_has "$want"
+    gated --line "$INIT" --frames 2 -- "$BIN/fault_srv" nbstdout
+    assert_status 0
+    assert_frames '{"jsonrpc":"2.0","id":0,"result":{"mode":"nbstdout"}}' "$want"
+    assert_junk_on_stderr
+}
+
 # --- stdin non-blocking ------------------------------------------------------
 # Expected: stdin O_NONBLOCK, the server polls after EAGAIN (read returns -1
 # before any data: that must not count as input nor as end of input); the
