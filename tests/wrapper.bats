@@ -253,6 +253,50 @@ env_of() {
     [ "$stderr" = "stdiogate: warning: $STUB/gobuild is a Go program (raw system calls), so its own stdout is not guarded (programs it starts are)" ]
 }
 
+@test "program headers and notes past the first KiB the wrapper reads at once" {
+    # poke FILE OFFSET BYTE...: write decimal BYTEs into FILE at OFFSET.
+    poke() {
+        local file=$1 offset=$2 b
+        shift 2
+        for b in "$@"; do
+            printf "\\$(printf %o "$b")" | dd of="$file" bs=1 seek="$offset" conv=notrunc status=none
+            offset=$((offset + 1))
+        done
+    }
+    # elf FILE PHOFF NOTE_OFFSET: an ELF64 (little-endian) of 8 KiB with two program
+    # headers at PHOFF, PT_INTERP and a PT_NOTE at NOTE_OFFSET holding "Go" type 4.
+    elf() {
+        head -c 8192 /dev/zero >"$1"
+        poke "$1" 0 127 69 76 70 2 1 1
+        poke "$1" 32 $(($2 % 256)) $(($2 / 256))  # e_phoff
+        poke "$1" 54 56 0 2 0                     # e_phentsize, e_phnum
+        poke "$1" "$2" 3                          # PT_INTERP
+        poke "$1" $(($2 + 56)) 4                  # PT_NOTE
+        poke "$1" $(($2 + 64)) $(($3 % 256)) $(($3 / 256))
+        poke "$1" $(($2 + 88)) 20
+        poke "$1" "$3" 3 0 0 0 4 0 0 0 4 0 0 0 71 111 0 0
+    }
+    elf far-headers 5000 6000
+    elf far-note 64 3996  # where the Go linker puts it on amd64
+    elf near 64 512
+    cp far-headers far-static
+    poke far-static 5000 1  # PT_LOAD instead of PT_INTERP
+    # Not runnable: each is the #! interpreter of a script, which the shell
+    # runs itself when exec fails with ENOEXEC.
+    for f in far-headers far-note near far-static; do
+        printf '#!%s\nexit 7\n' "$PWD/$f" >"run-$f"
+        chmod +x "$f" "run-$f"
+    done
+    for f in far-headers far-note near; do
+        run --separate-stderr "$STUB/stdiogate" "./run-$f"
+        [ "$status" -eq 7 ]
+        [ "$stderr" = "stdiogate: warning: ./run-$f runs $PWD/$f, which is a Go program (raw system calls), so its own stdout is not guarded (programs it starts are)" ]
+    done
+    run --separate-stderr "$STUB/stdiogate" ./run-far-static
+    [ "$status" -eq 7 ]
+    [ "$stderr" = "stdiogate: warning: ./run-far-static runs $PWD/far-static, which is statically linked, so its own stdout is not guarded (programs it starts are)" ]
+}
+
 @test "found through PATH, and through a #! interpreter, also #!/usr/bin/env NAME" {
     mkdir bin
     cp "$STUB/static" bin/static-tool
