@@ -76,11 +76,9 @@ extern int __isoc99_vfscanf(FILE *, const char *, va_list);
 
 /* ------------------------------------------------------------------ */
 /* The real functions, found lazily: a pass-through process pays only for
- * what it calls.  A diverting process resolves them all up front, so that
- * vfork children and signal handlers never reach dlsym. */
-
-/* What may run where dlsym must not (signal handlers, vfork children) is
- * resolved up front by a diverting process; stdio and the rest stay lazy. */
+ * what it calls.  A diverting process resolves up front what may run where
+ * dlsym must not (signal handlers, vfork children); stdio and the rest stay
+ * lazy. */
 #define EAGER_FUNCTIONS(X) \
     X(read) X(__read_chk) X(readv) X(pread) X(pread64) X(__pread_chk) \
     X(__pread64_chk) X(preadv) X(preadv64) X(preadv2) X(preadv64v2) \
