@@ -1320,43 +1320,36 @@ static void collect_args(char **argv, const char *arg0, size_t n, va_list ap)
     argv[n] = NULL;
 }
 
+/* Declares argv[] holding arg0 and the arguments after it, and leaves ap
+ * just past the NULL that ends them (where execle's envp is). */
+#define GATHER_ARGS(arg0, ap)                       \
+    va_list ap, ap2_;                               \
+    va_start(ap, arg0);                             \
+    va_copy(ap2_, ap);                              \
+    size_t n_ = count_args(arg0, ap2_);             \
+    va_end(ap2_);                                   \
+    char *argv[n_ + 1];                             \
+    collect_args(argv, arg0, n_, ap);               \
+    if (n_)                                         \
+        (void)va_arg(ap, char *)
+
 EXPORT int execl(const char *path, const char *arg0, ...)
 {
-    va_list ap, ap2;
-    va_start(ap, arg0);
-    va_copy(ap2, ap);
-    size_t n = count_args(arg0, ap2);
-    va_end(ap2);
-    char *argv[n + 1];
-    collect_args(argv, arg0, n, ap);
+    GATHER_ARGS(arg0, ap);
     va_end(ap);
     return execve(path, argv, environ);
 }
 
 EXPORT int execlp(const char *file, const char *arg0, ...)
 {
-    va_list ap, ap2;
-    va_start(ap, arg0);
-    va_copy(ap2, ap);
-    size_t n = count_args(arg0, ap2);
-    va_end(ap2);
-    char *argv[n + 1];
-    collect_args(argv, arg0, n, ap);
+    GATHER_ARGS(arg0, ap);
     va_end(ap);
     return execvpe(file, argv, environ);
 }
 
 EXPORT int execle(const char *path, const char *arg0, ...)
 {
-    va_list ap, ap2;
-    va_start(ap, arg0);
-    va_copy(ap2, ap);
-    size_t n = count_args(arg0, ap2);
-    va_end(ap2);
-    char *argv[n + 1];
-    collect_args(argv, arg0, n, ap);
-    if (n)
-        (void)va_arg(ap, char *);   /* the NULL that ends the arguments */
+    GATHER_ARGS(arg0, ap);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, argv, envp);
