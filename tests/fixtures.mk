@@ -4,6 +4,8 @@ FIXTURE_SRC := $(wildcard tests/fixtures/*.c)
 FIXTURES := $(patsubst tests/fixtures/%.c,tests/bin/%,$(FIXTURE_SRC))
 FIXTURE_HDR := $(wildcard tests/fixtures/*.h)
 FIXTURE_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
+# Sanitizer flags for the dynamically linked fixtures (tests/sanitize.mk).
+FIXTURE_SAN ?=
 
 fixtures: $(FIXTURES)
 
@@ -11,7 +13,7 @@ tests/bin/%_static: tests/fixtures/%_static.c $(FIXTURE_HDR) | tests/bin
 	$(CC) $(FIXTURE_CFLAGS) -static -o $@ $< -lpthread
 
 tests/bin/%: tests/fixtures/%.c $(FIXTURE_HDR) | tests/bin
-	$(CC) $(FIXTURE_CFLAGS) -o $@ $< -lpthread
+	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_SAN) -o $@ $< -lpthread
 
 tests/bin:
 	mkdir -p $@

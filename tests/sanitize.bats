@@ -1,0 +1,52 @@
+#!/usr/bin/env bats
+# valgrind memcheck on wrapped C servers: the library must not make a single
+# memory error in the processes it enters (issue 5).  UBSan runs in
+# `make check-ubsan` (tests/sanitize.mk).
+
+load helpers
+
+# memcheck SERVER-ARGS...: the wrapped C server under valgrind, the initialize
+# message in, its answer out; valgrind's report goes to a file of its own.
+memcheck() {
+    local log="$BATS_TEST_TMPDIR/valgrind.log"
+    JUNK=(printf-junk puts-junk write-junk)
+    gated --line "$INIT" -- valgrind -q --error-exitcode=99 --leak-check=full \
+        --errors-for-leak-kinds=definite --log-file="$log" "$BIN/core_srv" "$@"
+    if [ "$status" -ne 0 ] || [ -s "$log" ]; then
+        show_run; echo "--- valgrind:"; cat "$log"; return 1
+    fi
+    assert_frames "$(answer 0 initialize)"
+    assert_junk_on_stderr
+}
+
+@test "valgrind: a wrapped fgets server, junk diverted, gate opened: no memory error" {
+    memcheck fgets printf puts write
+}
+
+@test "valgrind: a wrapped getline server with a copy of fd 1 (shell save/restore): no memory error" {
+    memcheck getline printf puts write shellsave
+}
+
+@test "valgrind: a wrapped read(2) server that execs nothing but calls system(): no memory error" {
+    memcheck read printf puts write system
+    assert_stderr_has system-junk
+}
+
+# The library and the C fixtures built with UBSan (undefined behaviour
+# aborts the process), in a copy of the tree, running every test file whose
+# servers are C programs.
+@test "ubsan: the C-fixture test files pass with library and fixtures built with -fsanitize=undefined" {
+    # a bats run of its own: a clean environment, a PATH without this bats'
+    # libexec (its own `bats` there needs the outer one's functions), no fd 3
+    local path
+    path=$(printf '%s\n' "$PATH" | tr ':' '\n' | grep -v bats-core | paste -sd:)
+    run env -i PATH="$path" HOME="$HOME" make -C "$ROOT" -s check-ubsan 3>&-
+    if [ "$status" -ne 0 ]; then
+        echo "$output" | grep -E "^not ok|runtime error|^#" | head -80
+        return 1
+    fi
+    # it ran the tests, instrumented
+    nm -D "$ROOT/build/ubsan/libstdiogate.so" | grep -q __ubsan_handle
+    [[ "$output" == *"ok 1 "* ]]
+    [[ "$output" != *"not ok"* ]]
+}

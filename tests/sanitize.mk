@@ -1,0 +1,34 @@
+# tests/sanitize.mk - the library under sanitizers and valgrind (issue 5).
+#
+# make check-sanitize   both of the below
+# make check-ubsan      a copy of the tree in build/ubsan with the library, the
+#                       dynamically linked C fixtures and the examples built
+#                       with UBSan (any undefined behaviour aborts), running the
+#                       test files whose servers are C programs
+# make check-valgrind   memcheck on wrapped C servers (tests/sanitize.bats)
+#
+# ASan is left to the fuzzer (fuzz/fuzz.mk runs detect.h under ASan and UBSan):
+# a preloaded library cannot bring the ASan runtime into programs that were not
+# built with it, since that runtime must come first in the link order.
+
+UBSAN_DIR   = build/ubsan
+UBSAN_FLAGS = -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+UBSAN_TESTS ?= core_junk core_read_paths core_framing core_descriptors core_diagnostics \
+               tree_exec_spawn tree_children tree_eof fault_fds fault_concurrency
+
+check-sanitize: check-ubsan check-valgrind
+
+check-ubsan: | test-tools
+	rm -rf $(UBSAN_DIR) && mkdir -p $(UBSAN_DIR)
+	git ls-files -z -co --exclude-standard | tar --null -T - -c | tar -x -C $(UBSAN_DIR)
+	$(MAKE) -C $(UBSAN_DIR) -s CFLAGS='-O1 -g $(UBSAN_FLAGS)' FIXTURE_SAN='$(UBSAN_FLAGS)' \
+		all fixtures examples
+	cd $(UBSAN_DIR) && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		bats $(UBSAN_TESTS:%=tests/%.bats)
+
+check-valgrind: all fixtures | test-tools
+	bats tests/sanitize.bats
+
+TEST_TOOLS += valgrind:valgrind
+
+.PHONY: check-sanitize check-ubsan check-valgrind
