@@ -205,6 +205,13 @@ static void say(int level, const char *first, ...)
 
 #define NUM(v) fmt_num(numbuf + sizeof numbuf, (unsigned long long)(v))
 
+/* strerror may translate and allocate; the name comes from a static table. */
+static const char *err_name(int e)
+{
+    const char *name = strerrorname_np(e);
+    return name ? name : "unknown error";
+}
+
 /* ------------------------------------------------------------------ */
 /* Descriptor identities. */
 
@@ -288,7 +295,7 @@ static void move_wire(void)
     char numbuf[24];
     int old = LOAD(g_wire), moved = high_dup(old);
     if (moved < 0) {
-        say(1, "cannot move the wire off descriptor ", NUM(old), ": ", strerror(errno), NULL);
+        say(1, "cannot move the wire off descriptor ", NUM(old), ": ", err_name(errno), NULL);
         return;
     }
     STORE(g_wire, moved);
@@ -334,7 +341,7 @@ static void point_copy_at_wire(int fd, int wire)
         return;   /* closed behind our back and reused */
     int fl = REAL(fcntl)(fd, F_GETFD);
     if (REAL(dup3)(wire, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
-        say(1, "cannot put descriptor ", NUM(fd), " on the wire: ", strerror(errno), NULL);
+        say(1, "cannot put descriptor ", NUM(fd), " on the wire: ", err_name(errno), NULL);
     else
         say(3, "descriptor ", NUM(fd), " follows fd 1 onto the wire", NULL);
 }
@@ -366,7 +373,7 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
     if (LOAD(g_fd1_ours) && is(1, &g_div_id)) {
         carry_nonblock(wire);
         if (REAL(dup2)(wire, 1) < 0) {
-            say(1, "cannot put stdout back on the wire: ", strerror(errno), NULL);
+            say(1, "cannot put stdout back on the wire: ", err_name(errno), NULL);
             _exit(1);
         }
     }
@@ -628,14 +635,14 @@ static void divert(void)
     int wire = high_dup(1);
 
     if (wire < 0) {
-        say(1, "cannot keep the wire (", strerror(errno), "): stdout left as it is", NULL);
+        say(1, "cannot keep the wire (", err_name(errno), "): stdout left as it is", NULL);
         return;
     }
     /* /dev/null may land on a closed fd 0 or 2 for a moment: it is closed
      * again right after, so they stay closed. */
     int target = to_stderr ? 2 : open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (target < 0) {
-        say(1, "cannot open /dev/null (", strerror(errno), "): stdout left as it is", NULL);
+        say(1, "cannot open /dev/null (", err_name(errno), "): stdout left as it is", NULL);
         REAL(close)(wire);
         return;
     }
@@ -644,7 +651,7 @@ static void divert(void)
     if (!to_stderr)
         REAL(close)(target);
     if (r < 0) {
-        say(1, "cannot divert stdout (", strerror(err), "): stdout left as it is", NULL);
+        say(1, "cannot divert stdout (", err_name(err), "): stdout left as it is", NULL);
         REAL(close)(wire);
         return;
     }
@@ -659,6 +666,8 @@ static void divert(void)
     say(2, "diverting stdout to ", to_stderr ? "stderr" : "/dev/null", NULL);
     say(3, "the wire is kept at descriptor ", NUM(wire), NULL);
 }
+
+static void check_spawn_layout(void);
 
 static void set_level(void)
 {
@@ -704,6 +713,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
     g_wire_id = wire;
     identify(0, &g_stdin_id);
     resolve_eager();
+    check_spawn_layout();
     divert();
 }
 
@@ -1373,13 +1383,11 @@ struct spawn_action {
 static int g_spawn_layout;   /* 0 unknown, 1 known, -1 unusable */
 static int g_spawn_dup2_tag;
 
-static int spawn_layout(void)
+/* Run by a diverting constructor: it allocates, which the hook must not. */
+static void check_spawn_layout(void)
 {
-    int known = LOAD(g_spawn_layout);
-    if (known)
-        return known;
     posix_spawn_file_actions_t fa;
-    known = -1;
+    int known = -1;
     if (posix_spawn_file_actions_init(&fa) == 0) {
         if (posix_spawn_file_actions_adddup2(&fa, 0, 1) == 0 &&
             posix_spawn_file_actions_adddup2(&fa, 2, 0) == 0 && fa.__used == 2) {
@@ -1394,7 +1402,6 @@ static int spawn_layout(void)
         posix_spawn_file_actions_destroy(&fa);
     }
     STORE(g_spawn_layout, known);
-    return known;
 }
 
 #define MAX_SPAWN_ACTIONS 1024
@@ -1407,7 +1414,8 @@ static int spawn_with(int search, pid_t *pid, const char *file,
     char *out[plan_exec(&x, envp)];
     char *const *env = exec_env(&x, envp, out);
     int used = fa ? fa->__used : 0;
-    int prepend = x.hand && used >= 0 && used < MAX_SPAWN_ACTIONS && spawn_layout() == 1;
+    int prepend = x.hand && used >= 0 && used < MAX_SPAWN_ACTIONS &&
+                  LOAD(g_spawn_layout) == 1;
     struct spawn_action acts[prepend ? used + 1 : 1];
     posix_spawn_file_actions_t mine;
     int r;
