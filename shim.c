@@ -346,16 +346,23 @@ static void point_copy_at_wire(int fd, int wire)
         say(3, "descriptor ", NUM(fd), " follows fd 1 onto the wire", NULL);
 }
 
-static void point_copies_at_wire(int wire)
+/* Calls fn(fd, arg) for each copy of the diversion in [first, last]. */
+static void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg)
 {
     for (size_t w = 0; w < TRACKED / WORD_BITS && LOAD(g_ncopies) > 0; w++) {
         unsigned long bits = LOAD(g_copies[w]);
         while (bits) {
-            int bit = __builtin_ctzl(bits);
+            unsigned fd = (unsigned)(w * WORD_BITS) + (unsigned)__builtin_ctzl(bits);
             bits &= bits - 1;
-            point_copy_at_wire((int)(w * WORD_BITS) + bit, wire);
+            if (fd >= first && fd <= last)
+                fn((int)fd, arg);
         }
     }
+}
+
+static void point_copies_at_wire(int wire)
+{
+    each_copy(0, ~0U, point_copy_at_wire, wire);
 }
 
 static void open_gate(const char *how, unsigned long long bytes, int eof)
@@ -854,13 +861,11 @@ CHAR_READER(getchar_unlocked, (void), (), stdin)
 EXPORT int __uflow(FILE *fp)
 {
     int c = REAL(__uflow)(fp);
-    if (gated() && is_stdin_file(fp)) {
-        if (c == EOF)
-            saw_file(fp, NULL, 0, "__uflow");
-        else
-            saw_file(fp, fp->_IO_read_ptr - 1, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr) + 1,
-                     "__uflow");
-    }
+    if (gated() && c == EOF)
+        saw_file(fp, NULL, 0, "__uflow");
+    else if (gated())
+        saw_file(fp, fp->_IO_read_ptr - 1, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr) + 1,
+                 "__uflow");
     return c;
 }
 
@@ -1119,15 +1124,18 @@ EXPORT int close(int fd)
     return r;
 }
 
+static void copy_closed(int fd, int unused)
+{
+    (void)unused;
+    note_closed(fd);
+}
+
 static void note_range_closed(unsigned first, unsigned last)
 {
     if (first <= 1 && last >= 1)
         note_closed(1);
-    if (in_vfork_child())
-        return;
-    for (unsigned fd = first; fd <= last && fd < TRACKED; fd++)
-        if (is_copy((int)fd))
-            note_closed((int)fd);
+    if (!in_vfork_child())
+        each_copy(first, last, copy_closed, 0);
 }
 
 EXPORT int close_range(unsigned first, unsigned last, int flags)

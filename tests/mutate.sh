@@ -43,14 +43,14 @@ ignore-readv | readv/preadv are not watched |             saw_iov(iov, cnt, r, #
 ignore-recv | recv/recvfrom are not watched |         int watched = gated() && !(flags & MSG_PEEK) && watch(fd);      \ |         int watched = 0 && gated() && !(flags & MSG_PEEK) && watch(fd); \
 ignore-fgets | fgets and friends are not watched |             saw_file(fp, r, r ? strlen(r) : 0, #name); |             (void)0;
 ignore-getline | getline/getdelim/__getdelim are not watched |             saw_file(fp, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name); |             (void)0;
-ignore-uflow | __uflow (inline getc_unlocked) is not watched |             saw_file(fp, fp->_IO_read_ptr - 1, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr) + 1,\n                     "__uflow"); |             (void)0;
+ignore-uflow | __uflow (inline getc_unlocked) is not watched |         saw_file(fp, fp->_IO_read_ptr - 1, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr) + 1,\n                 "__uflow"); |         (void)0;
 stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id); |     int saved = errno, r = fd == 0;
 ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
 forget-marker | an exec'd program is not given the marker |     if (x->hand && g_marker[0])\n        out[k++] = g_marker; |     (void)0;
 keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
 no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
 diag-to-stdout | diagnostics are written to fd 1 |     while (write(2, line, n) < 0 && errno == EINTR) |     while (write(1, line, n) < 0 && errno == EINTR)
-copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |             point_copy_at_wire((int)(w * WORD_BITS) + bit, wire); |             (void)point_copy_at_wire, (void)wire;
+copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |     each_copy(0, ~0U, point_copy_at_wire, wire); |     (void)point_copy_at_wire, (void)wire;
 dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
 fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut()) |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (0)
 wire-closable | close() may close the private wire |     if (fd >= 0 && fd == LOAD(g_wire)) {\n        errno = EBADF; |     if (fd < -1 && fd == LOAD(g_wire)) {\n        errno = EBADF;
