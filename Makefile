@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # stdiogate: keep a stdio server's startup chatter off its protocol stream.
 VERSION  = 0.1.0
 PREFIX  ?= /usr/local

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* detect.h - find where the client's first message ends in a byte stream.
  *
  * Fed the bytes a server reads from stdin, in any number of pieces, it says

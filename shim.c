@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shim.c - libstdiogate.so: keep a stdio server's startup output off its
  * protocol stream.
  *

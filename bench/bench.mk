@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/bench.mk - `make bench`: cost of the library per process, per read,
 # per message, throughput and time to first answer, side by side with the
 # alternatives.  Included by the top Makefile.

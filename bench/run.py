@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/run.py - what stdiogate costs, side by side with the alternatives.
 
 Run by `make bench` (see bench/bench.mk).  Python standard library only;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo-client - a scripted MCP client for `make demo`.
  *
  *   demo-client COMMAND [ARG]...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* noisy-server - a tiny MCP server on stdio that, like many real ones, prints
  * on stdout while it starts: a banner with printf, a line with puts, and a
  * line from a child process.  Then it serves newline-delimited JSON-RPC:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diff.c - differential test of detect.h against fuzz/reference.c.
  *
  *   diff [-s SEED] [-n ITERATIONS] [-t SECONDS] [-v]     random message streams

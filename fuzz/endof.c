@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* endof.c - print where the first message ends in FILE, as the streaming
  * detector (fed whole) and the reference see it: "DETECTOR REFERENCE"
  * (0: no complete first message).  For hand-written test cases. */

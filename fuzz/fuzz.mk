@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fuzz/fuzz.mk - fuzzing and differential testing of the first-message detector.
 #
 #   make fuzz         libFuzzer over detect.h for FUZZ_SECONDS (default 60),

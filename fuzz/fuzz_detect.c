@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_detect.c - libFuzzer target for detect.h.
  *
  * Each input is the byte stream a server reads from stdin.  It is fed to the

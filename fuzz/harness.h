@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* harness.h - shared by the libFuzzer target and the differential test:
  * feed detect.h an input whole, byte by byte and in pseudo-random chunks,
  * check the state stays bounded after every call, and compare the end

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference.c - an independent, whole-buffer statement of the rules that
  * detect.h implements incrementally.  It is written for obviousness, not
  * speed: it sees the whole buffer at once, looks lines up by index and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference.h - whole-buffer reference for detect.h (see reference.c). */
 #ifndef STDIOGATE_REFERENCE_H
 #define STDIOGATE_REFERENCE_H

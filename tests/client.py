@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """client.py - a scripted stdio client for the stdiogate tests (stdlib only).
 
 usage: client.py [OPTIONS] -- COMMAND [ARG...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Core gate: descriptors.  Programs copy, save, close and overwrite
 # descriptors; stdin, stdout and stderr may be closed, sockets or terminals.
 # The wire must still get exactly the answers, the junk must not.

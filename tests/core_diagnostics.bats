@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Core gate: diagnostics (stderr only, "stdiogate[PID]: " prefix, levels
 # 0..4), the handshake from C, the environment, and the library's exports.
 

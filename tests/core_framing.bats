@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Core gate: the first-message detector seen from outside.  The gate must
 # open exactly when the server has read the end of the client's first
 # message: not before (startup "chatter" written after each partial read

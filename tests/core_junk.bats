@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Core gate: startup chatter of a one-process C server, in every way C
 # programs write it, goes to stderr; stdout carries exactly the frames.
 

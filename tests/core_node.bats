@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Core gate: Node servers.  Fixture: tests/fixtures/core_node_server.js.
 # Node picks stdout's stream type on first access (a pipe here: the
 # diversion), and libuv reads stdin with read(2).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Core gate: Python servers (the real interpreter, not the pyenv shim:
 # process trees are tests/tree_*).  Fixture: tests/fixtures/core_py_server.py.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Core gate: the gate opens whichever way the server reads the client's first
 # message.  Each test runs tests/bin/core_srv (or core_read_chk, the same
 # server built with _FORTIFY_SOURCE=2) with one read path; junk before the

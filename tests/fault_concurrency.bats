@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Fault injection: signals, threads and processes around the gate.
 # Fixture: tests/fixtures/fault_srv.c (see its header for each MODE).  Each
 # test states its expected outcome; "nothing lost" means stdout carries

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Differential test of the first-message detector (detect.h) against the
 # independent whole-buffer reference (fuzz/reference.c): every input is fed
 # whole, byte by byte and in random chunks; all must report the reference's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Fault injection: descriptors.  Fixtures: tests/fixtures/fault_srv.c (the
 # server: "junk-printf"/"junk-write" on stdout before it reads, then one frame
 # per request), tests/fixtures/fault_exec.c (sets up the fault, then execs),

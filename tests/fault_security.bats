@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Security properties of the library.  Fixtures: tests/fixtures/fault_srv.c
 # (server: "junk-printf"/"junk-write" on stdout, then a frame per request),
 # tests/fixtures/fault_exec.c (sets the preload environment by hand, with an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test fixtures: every tests/fixtures/NAME.c becomes tests/bin/NAME.
 # NAME_static.c is linked statically (a program the preload cannot enter).
 FIXTURE_SRC := $(wildcard tests/fixtures/*.c)

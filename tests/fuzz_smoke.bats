@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # A short libFuzzer pass over the first-message detector (fuzz/fuzz_detect.c:
 # bounded state, same end offset whole / byte by byte / in random chunks, and
 # the whole-buffer reference's offset), starting from tests/fuzz-corpus/.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # helpers.bash - shared helpers for the stdiogate bats tests (`load helpers`).
 #
 # Stable interface (other test files rely on these names; add, don't rename):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # make install / uninstall: the installed wrapper finds the installed library
 # from any directory, through PATH and through a symlink.
 

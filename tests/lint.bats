@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Static analysis (tests/lint.mk): cppcheck and clang-tidy on shim.c,
 # the wrapper and the test helpers under shellcheck, gcc and clang builds at
 # -Wall -Wextra -Werror.  Expected outcome: `make lint` exits 0.  Each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/lint.mk - static analysis: `make lint` (tests/lint.bats runs it in `make test`).
 #
 #   lint-cppcheck    cppcheck on shim.c (warning, style, performance, portability)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/mutate.sh - mutation check: does the test suite notice when shim.c is
 # broken in ways that matter?
 #

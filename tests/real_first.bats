@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The gate opens at the end of the client's first complete message, whatever it is: a client that
 # sends `ping` before initialize, or `server/discover` first (MCP 2026-07-28, SEP-2575), gets that
 # answer on stdout (a result or an error response: what matters is that a JSON-RPC response with

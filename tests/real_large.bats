@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # A large tool result (BLOB_SIZE characters, several MiB, in one JSON line) arrives intact through
 # the gate, over sockets and over pipes, from a Node server (SDK McpServer) and a Python server.
 # The fixtures run with --quiet here: the gate still diverts until the first message, and a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Launchers: the same servers started the way users configure them, through real `npx` (offline,
 # resolved from the local install in tests/node_modules: npm exec -> sh -c -> node) and through
 # `sh -c`, wrapped: the same results as the server started directly, no junk line, no transport

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Keeps junk off: noisy fixtures show junk lines (raw client) or transport errors (SDK client)
 # unwrapped, and none wrapped, with the same result. Both sides are asserted, so these tests fail
 # if a fixture stops being noisy. Wrapped, the noise must land on the server's stderr.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Do no harm: real MCP servers (server-everything, server-filesystem, server-memory, pinned in
 # tests/package-lock.json) give the same result wrapped as unwrapped, to the official SDK client
 # (sockets) and to the strict raw client (sockets and pipes), with no junk line and no transport

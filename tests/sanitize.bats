@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # valgrind memcheck on wrapped C servers: the library must not make a single
 # memory error in the processes it enters (issue 5).  UBSan runs in
 # `make check-ubsan` (tests/sanitize.mk).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/sanitize.mk - the library under sanitizers and valgrind (issue 5).
 #
 # make check-sanitize   both of the below

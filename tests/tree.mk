@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/tree.mk - what the process-tree tests (tests/tree_*.bats) run besides
 # bats and python3: dash and bash as launchers, jq (a bash server answers with
 # it), strace (checks which path CPython's subprocess took).  node and npx:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Process trees, issue 3: what the server starts.  Before the first message:
 # helpers whose stdout the server redirected (a pipe, /dev/null, stderr) keep
 # the redirection; system() and popen("cat", "w") children inherit the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Process trees, issue 3: no descriptor of stdiogate's outlives the server.
 # A server starts a long-lived background child (stdout to /dev/null), answers
 # and exits: the client must see end of file on stdout promptly, as it does

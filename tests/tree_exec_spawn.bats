@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Process trees, issue 3: C parents.  Every member of the exec family (after
 # a failed exec, which must leave the caller diverted), and posix_spawnp with
 # and without file actions, a redirecting file action, and a second thread

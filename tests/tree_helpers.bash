@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tree_helpers.bash: helpers for the process-tree tests (tests/tree_*.bats).
 #
 #   tree_run CMD...        run CMD under ./stdiogate as a client would (see

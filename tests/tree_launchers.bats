@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Process trees, issue 3: launchers and shells between the wrapper and the server.
 # Every test: unwrapped, the tree's junk is on stdout (the test can fail);
 # wrapped, stdout carries exactly the answers and every junk line is on stderr.

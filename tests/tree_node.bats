@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Process trees, issue 3: Node parents.  An npx-style parent that prints its
 # own notices and spawns the server with stdio 'inherit', and the real npx
 # running a fixture package offline from a local directory (npm's node, then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Process trees, issue 3: a Python parent (it first captures a helper's
 # stdout with stdout=PIPE and silences another with DEVNULL) that starts the server with
 # subprocess and waits, by both of CPython's paths: _posixsubprocess

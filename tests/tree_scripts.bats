@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Process trees, issue 3: launcher scripts (a bash script that runs the server
 # without exec, pyenv-like shims, the machine's own pyenv python3) and a
 # program the preload cannot enter (a static ELF) exec'd by a wrapped shell.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Process trees, issue 3, over AF_UNIX sockets: Node-based clients (the
 # TypeScript SDK, Claude Desktop, VS Code, the Inspector) give the server
 # socket pairs for stdin and stdout, not pipes (HAZARDS.md).  The main trees

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The wrapper script: options, exit statuses, messages, the environment it
 # hands to COMMAND, the warnings for programs the preload cannot enter.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client - a JSON-RPC client for the per-message, throughput and
  * time-to-first-answer measurements.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* common.h - small helpers shared by the bench programs (not by the library). */
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H

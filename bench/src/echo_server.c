@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* echo_server - a minimal newline-delimited JSON-RPC server.
  *
  *   echo_server [-r] [-b BYTES]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader - a loop of small reads from stdin, timed after the first message.
  *
  *   reader [-s SIZE] [-g | -c] MSGLEN

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spawnloop - start a program N times and print each start-to-exit time.
  *
  *   spawnloop -n N [-w] [-e NAME=VALUE]... [-u NAME]... -- PROG [ARG]...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trivial.c - the smallest dynamically linked C program that uses stdio:
  * one line on stdout, exit 0.  Stands for "any C program" in the
  * per-process cost. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Strict raw MCP stdio client (Python stdlib only).
 
 usage: raw_client.py [--transport socket|pipe] [--first initialize|ping|discover]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers for tests/real_*.bats: real MCP clients (the official TypeScript SDK, a strict raw client)
 # against real servers (tests/node_modules) and noisy fixtures (tests/integration/fixtures).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: MIT
 // MCP client on the official TypeScript SDK, launched the way Claude Desktop, VS Code and the
 // Inspector launch a server: Client + StdioClientTransport, the SDK's default environment, so the
 // server's stdin and stdout are AF_UNIX sockets (Node's 'pipe' stdio).
