@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 # stdiogate: keep a stdio server's startup chatter off its protocol stream.
-VERSION  = 0.1.0
+# The version is the wrapper's `version=` line: the library's -vv banner and the
+# man page take it from there.
+VERSION := $(shell sed -n 's/^version=//p' stdiogate)
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BINDIR  ?= $(PREFIX)/bin
@@ -9,12 +11,13 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Werror
 LIB      = libstdiogate.so
-LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden
+VERSION_DEF = -DSTDIOGATE_VERSION='"$(VERSION)"'
+LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden $(VERSION_DEF)
 EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
 
 all: $(LIB)
 
-$(LIB): shim.c detect.h
+$(LIB): shim.c detect.h stdiogate
 	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) -o $@ shim.c -ldl
 
 # The same library built by clang, warnings as errors (the result is thrown away).

@@ -692,6 +692,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
 
     set_level();
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
+    say(3, "libstdiogate.so version " STDIOGATE_VERSION, NULL);
     if (is_go_program()) {
         /* The marker stays: the programs it starts may take part. */
         say(2, "Go program: not diverting", NULL);

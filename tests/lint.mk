@@ -11,7 +11,7 @@
 # Every suppression below says why it is there.  Tools missing: lint-deps
 # installs them with apt-get (cppcheck, clang-tidy, clang, shellcheck).
 
-LINT_CFLAGS = -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
+LINT_CFLAGS = -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(VERSION_DEF)
 LINT_OUT    = tests/bin/lint
 
 # cppcheck suppressions:
@@ -36,7 +36,7 @@ LINT_OUT    = tests/bin/lint
 CPPCHECK_FLAGS = --enable=warning,style,performance,portability --std=c11 \
 	--error-exitcode=1 --inline-suppr -q \
 	--template='{file}:{line}: {severity}: {message} [{id}]' \
-	-D_GNU_SOURCE -D__linux__ -D__x86_64__ -D__GNUC__=12 \
+	-D_GNU_SOURCE -D__linux__ -D__x86_64__ -D__GNUC__=12 $(VERSION_DEF) \
 	--suppress=missingIncludeSystem \
 	--suppress=varFuncNullUB:shim.c \
 	--suppress=unusedStructMember:shim.c \
@@ -91,7 +91,7 @@ lint-cppcheck: | lint-deps
 
 lint-tidy: | lint-deps
 	clang-tidy --quiet --checks='$(TIDY_CHECKS)' --warnings-as-errors='*' shim.c -- \
-		-D_GNU_SOURCE -fPIC
+		-D_GNU_SOURCE -fPIC $(VERSION_DEF)
 
 lint-shell: | lint-deps
 	shellcheck $(LINT_SH_MAIN)
