@@ -68,6 +68,7 @@ test-tools:
 	done
 
 include tests/fixtures.mk
+include packaging.mk
 # Fragments add their own targets and append to TEST_DEPS.
 TEST_DEPS = test-tools all fixtures examples
 -include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk fuzz/*.mk))

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: MIT
+# packaging.mk - what a release ships beside the program, and the targets
+# around it (included by the Makefile):
+#
+#   stdiogate.1     the man page, from stdiogate.1.in (version and date filled in)
+#   install         also installs the man page and the bash completion
+#   make dist       stdiogate-VERSION.tar.gz: the tracked files (git ls-files)
+#   make deb        the Debian package (build/deb/), lintian, tests/package/deb.bats
+#   make check      a fast subset of the tests for the edit-build-test loop
+#   make clean      also removes what the tests, fuzzing, benchmarks and packaging made
+
+MANDIR      ?= $(PREFIX)/share/man/man1
+datadir     ?= $(PREFIX)/share
+BASHCOMPDIR ?= $(datadir)/bash-completion/completions
+# The date of this version's entry in CHANGELOG.md ("## 0.1.0 - 2026-12-01").
+RELEASE_DATE := $(shell sed -n 's/^## $(VERSION) - //p' CHANGELOG.md)
+DIST        = stdiogate-$(VERSION)
+DEB_DIR     = build/deb
+
+all: stdiogate.1
+
+stdiogate.1: stdiogate.1.in stdiogate CHANGELOG.md
+	sed -e 's/@VERSION@/$(VERSION)/g' -e 's/@DATE@/$(RELEASE_DATE)/g' stdiogate.1.in >$@
+
+install: install-docs
+install-docs: stdiogate.1
+	install -d $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 stdiogate.1 $(DESTDIR)$(MANDIR)/stdiogate.1
+	install -m 644 completion/stdiogate $(DESTDIR)$(BASHCOMPDIR)/stdiogate
+
+uninstall: uninstall-docs
+uninstall-docs:
+	rm -f $(DESTDIR)$(MANDIR)/stdiogate.1 $(DESTDIR)$(BASHCOMPDIR)/stdiogate
+
+# The tracked files, owned by root, dated by the last commit, in name order:
+# the same tree gives the same tarball.
+dist:
+	git ls-files -z | tar --null -T - --sort=name --owner=0 --group=0 --numeric-owner \
+		--mtime=@$$(git log -1 --format=%ct) --transform 's|^|$(DIST)/|' -czf $(DIST).tar.gz
+	@echo "$(DIST).tar.gz"
+
+# Built from the release tarball in build/deb, so that the source tree stays clean.
+DEB_TOOLS = dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian
+deb: dist | test-tools
+	@for tool in $(DEB_TOOLS); do \
+		command -v "$${tool%%:*}" >/dev/null && continue; \
+		apt-get install -y "$${tool#*:}" || \
+			{ apt-get update && apt-get install -y "$${tool#*:}"; } || exit 1; \
+	done
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)
+	tar -xzf $(DIST).tar.gz -C $(DEB_DIR)
+	cd $(DEB_DIR)/$(DIST) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error --display-info $(DEB_DIR)/*.changes
+	DEB_DIR=$(CURDIR)/$(DEB_DIR) bats tests/package/deb.bats
+
+# Tests that need neither npm nor the fuzzer and take seconds each.
+CHECK_TESTS ?= wrapper core_junk core_framing core_read_paths core_descriptors \
+	tree_exec_spawn tree_scripts adopt
+check: test-tools all fixtures examples
+	bats $(CHECK_TESTS:%=tests/%.bats)
+
+clean: clean-more
+clean-more:
+	rm -rf build fuzz/bin fuzz/out fuzz/corpus fuzz/artifacts bench/bin bench/out \
+		tests/node_modules stdiogate.1 stdiogate-*.tar.gz
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+.PHONY: install-docs uninstall-docs dist deb check clean-more
