@@ -41,7 +41,7 @@ dist:
 
 # Built from the release tarball in build/deb, so that the source tree stays clean.
 DEB_TOOLS = dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian
-deb: dist | test-tools
+deb: dist examples | test-tools
 	@for tool in $(DEB_TOOLS); do \
 		command -v "$${tool%%:*}" >/dev/null && continue; \
 		apt-get install -y "$${tool#*:}" || \
