@@ -180,7 +180,8 @@ def count_frames(buf, framing):
     """Complete protocol frames in buf (junk lines are not frames)."""
     n = 0
     if framing == "lsp":
-        for m in re.finditer(rb"Content-Length: *(\d+)\r\n\r\n", buf):
+        # Other header fields (Content-Type) may follow Content-Length.
+        for m in re.finditer(rb"Content-Length: *(\d+)\r\n(?:[^\r\n:]+:[^\r\n]*\r\n)*\r\n", buf):
             if len(buf) - m.end() >= int(m.group(1)):
                 n += 1
         return n
