@@ -135,7 +135,7 @@ env_of() {
     run --separate-stderr alone/stdiogate --version
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
-    version=$(sed -n 's/^VERSION *= *//p' "$REPO/Makefile")
+    version=$(sed -n 's/^## \([0-9][^ ]*\) - .*/\1/p' "$REPO/CHANGELOG.md" | head -1)
     [ "$output" = "stdiogate $version" ]
 }
 
