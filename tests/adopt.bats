@@ -92,6 +92,10 @@ complete_words() {
     [ "$(complete_words "$REPO/stdiogate" cat --disc)" = "" ]
 }
 
+@test "bash completion: shellcheck-clean bash" {
+    shellcheck -s bash "$REPO/completion/stdiogate"
+}
+
 @test "bash completion: an option whose --help line shows an argument takes the next word" {
     mkdir bin
     printf '#!/bin/sh\nprintf "  --protocol NAME  what\\n  --quiet  what\\n"\n' >bin/fake
