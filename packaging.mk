@@ -50,7 +50,7 @@ deb: dist examples | test-tools
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)
 	tar -xzf $(DIST).tar.gz -C $(DEB_DIR)
 	cd $(DEB_DIR)/$(DIST) && dpkg-buildpackage -us -uc -b
-	lintian --fail-on error --display-info $(DEB_DIR)/*.changes
+	lintian --fail-on error,warning --display-info $(DEB_DIR)/*.changes
 	DEB_DIR=$(CURDIR)/$(DEB_DIR) bats tests/package/deb.bats
 
 # The wrapper, the gate's read paths and junk kinds, diagnostics, exec and spawn,

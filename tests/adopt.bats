@@ -55,6 +55,22 @@ options() {
     [ "$(head -1 "$REPO/debian/changelog")" = "stdiogate ($VERSION) unstable; urgency=medium" ]
 }
 
+@test "license: MIT, and an SPDX line at the top of every tracked source file" {
+    grep -q '^MIT License$' "$REPO/LICENSE"
+    grep -q '^Copyright (c) [0-9]* The stdiogate authors$' "$REPO/LICENSE"
+    [ -n "$(git -C "$REPO" ls-files)" ] || skip "not a git checkout"
+    missing=()
+    while IFS= read -r f; do
+        case $f in examples/clients/*|tests/fuzz-corpus/*|*.json|*.md|debian/*) [ "$f" = debian/rules ] || continue ;; esac
+        case $f in
+            *.c|*.h|*.py|*.js|*.cjs|*.mjs|*.sh|*.bash|*.bats|*.mk|Makefile|stdiogate|completion/*|debian/rules) ;;
+            *) head -c 2 "$REPO/$f" | grep -q '^#!' || continue ;;
+        esac
+        head -2 "$REPO/$f" | grep -q 'SPDX-License-Identifier: MIT' || missing+=("$f")
+    done < <(git -C "$REPO" ls-files)
+    [ "${#missing[@]}" -eq 0 ] || { echo "no SPDX line in the first two lines of: ${missing[*]}"; false; }
+}
+
 @test "install: the man page under MANDIR and the completion under BASHCOMPDIR; uninstall removes them" {
     make -C "$REPO" install PREFIX="$PWD/p" >make.log 2>&1 || { cat make.log; false; }
     cmp "$REPO/stdiogate.1" p/share/man/man1/stdiogate.1
