@@ -63,6 +63,8 @@ clean: clean-more
 clean-more:
 	rm -rf build fuzz/bin fuzz/out fuzz/corpus fuzz/artifacts bench/bin bench/out \
 		tests/node_modules stdiogate.1 stdiogate-*.tar.gz
+	rm -rf debian/.debhelper debian/stdiogate debian/files debian/debhelper-build-stamp \
+		debian/*.debhelper.log debian/*.substvars
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 .PHONY: install-docs uninstall-docs dist deb check clean-more
