@@ -229,3 +229,35 @@ handoff_case() {  # handoff_case exec|spawn|spawn-fa
 @test "correctness: a program posix_spawn'd by a diverted one holds no extra descriptor (with file actions)" {
     handoff_case spawn-fa
 }
+
+# --- secure execution ----------------------------------------------------------
+# The dynamic loader preloads into a setuid program only a library named
+# without a slash, found in a system directory, that is itself setuid.  In a
+# private mount namespace a setuid copy of libstdiogate.so is bound over
+# glibc's libBrokenLocale.so.1 (which nothing here uses), so that it does get
+# into the setuid server.  There (AT_SECURE) the library must do nothing: the
+# server's junk goes where it goes unwrapped, and only setpriv (not setuid,
+# also preloaded) diverts.
+@test "correctness: under secure execution (AT_SECURE) the library does nothing" {
+    local libc libdir d
+    libc=$(ldd "$BIN/fault_srv" | awk '/libc\.so\.6/ { print $3 }')
+    libdir=$(dirname "$libc")
+    [ -f "$libdir/libBrokenLocale.so.1" ] || { echo "no $libdir/libBrokenLocale.so.1" >&2; false; }
+    d=$(mktemp -d /tmp/stdiogate-secure.XXXXXX)
+    PIDFILE=  # nothing to kill
+    chmod 755 "$d"
+    cp "$STDIOGATE_LIB" "$d/lib.so"
+    cp "$BIN/fault_srv" "$d/suid_srv"
+    chmod 4755 "$d/lib.so" "$d/suid_srv"
+    # shellcheck disable=SC2016
+    STDIOGATE_LIB=libBrokenLocale.so.1 STDIOGATE_DEBUG=3 ungated --line "$INIT" -- \
+        unshare -m sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' _ \
+        "$d/lib.so" "$libdir/libBrokenLocale.so.1" \
+        "$BIN/fault_exec" --gate -- setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+        "$d/suid_srv" basic
+    rm -rf "$d"
+    assert_status 0
+    assert_stdout_has junk-write junk-printf '{"jsonrpc":"2.0","id":0,"result":{"mode":"basic"}}'
+    assert_stderr_has "exec: handing the wire to $d/suid_srv"
+    [ "$(grep -c 'diverting stdout' "$ERR")" -eq 1 ] || { show_run; false; }
+}
