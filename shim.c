@@ -1787,14 +1787,12 @@ static int spawn_with(int search, pid_t *pid, const char *file,
                       char *const argv[], char *const envp[])
 {
     struct exec_plan x;
-    struct spawn_copy c;
+    struct spawn_copy c = { .wire = -1 };
     const posix_spawn_file_actions_t *mine = NULL;
     int r;
 
     plan_exec(&x, envp);
     char *const *env = exec_env(&x, envp);
-    c.wire = -1;
-    c.mapped = 0;
     if (x.hand)
         mine = spawn_actions(&c, &x, fa);
     if (mine) {
