@@ -125,7 +125,6 @@ enum gate { GATE_OPEN = 0, GATE_SHUT = 1, GATE_OPENING = 2 };
 static int g_state;          /* enum gate; 0 before the constructor: pass-through */
 static int g_wire = -1;      /* private descriptor holding the wire */
 static int g_div = -1;       /* private descriptor holding the diversion (or -1) */
-static int g_wire_busy;      /* the wire lock: see lock_wire() */
 static int g_fd1_ours;       /* fd 1 still points at our diversion */
 static pid_t g_pid;          /* the process the state belongs to */
 static int g_level = 1;      /* STDIOGATE_DEBUG */
@@ -171,9 +170,13 @@ static int in_vfork_child(void)
     return getpid() != LOAD(g_pid);
 }
 
+static int g_wire_busy;      /* the wire lock: see lock_wire() */
+
+/* The child has one thread: no lock of ours is held in it. */
 static void atfork_child(void)
 {
     STORE(g_pid, getpid());
+    STORE(g_wire_busy, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -239,8 +242,10 @@ static const char *err_name(int e)
  *    _IO_read_base): public members of glibc's struct _IO_FILE since libio
  *    began; the assertion below fails the build where they are not.
  *  - versioned symbols: dlsym(RTLD_NEXT) yields each name's default version
- *    (posix_spawn@GLIBC_2.15, not the 2.2.5 compatibility one); the
- *    __isoc99_ scanf names are what <stdio.h> renames scanf to. */
+ *    (posix_spawn@GLIBC_2.15, not the 2.2.5 compatibility one, whose
+ *    callers get the newer behaviour through us); check_versions() says so
+ *    where the default is the old one.  The __isoc99_ scanf names are what
+ *    <stdio.h> renames scanf to. */
 
 _Static_assert(__builtin_offsetof(FILE, _IO_read_ptr) < __builtin_offsetof(FILE, _fileno) &&
                __builtin_offsetof(FILE, _IO_read_end) > __builtin_offsetof(FILE, _IO_read_ptr) &&
@@ -292,6 +297,13 @@ static void prepare_spawn_fallback(int wire)
         return;
     if (posix_spawn_file_actions_adddup2(&g_spawn_wire_only, wire, 1) == 0)
         g_spawn_wire_only_fd = wire;
+}
+
+static void check_versions(void)
+{
+    void *old = dlvsym(RTLD_NEXT, "posix_spawn", "GLIBC_2.2.5");
+    if (old && old == (void *)REAL(posix_spawn))
+        say(2, "posix_spawn: the default version is the GLIBC_2.2.5 compatibility one", NULL);
 }
 
 struct io_lock { int lock; int cnt; void *owner; };
@@ -964,6 +976,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
     resolve_eager();
     check_spawn_layout();
     check_stdio_lock();
+    check_versions();
     divert();
 }
 
