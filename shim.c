@@ -465,7 +465,7 @@ static int lock_wire(void)
 {
     if (in_vfork_child())
         return 0;
-    for (int tries = 0; tries < 10000; tries++) {
+    for (int tries = 0; tries < 1000; tries++) {
         int expected = 0;
         if (__atomic_compare_exchange_n(&g_wire_busy, &expected, 1, 0,
                                         __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
@@ -1449,7 +1449,7 @@ EXPORT void closefrom(int low)
         REAL(closefrom)(low);
         return;
     }
-    if (low < 0)
+    if (low < 0 || (LOAD(g_wire) < low && LOAD(g_div) < low))
         REAL(closefrom)(low);
     else
         (void)close_range_around((unsigned)low, ~0U, 0);
