@@ -495,7 +495,7 @@ static void move_private(int fd)
     if (which) {
         int moved = high_dup(fd);
         if (moved < 0) {
-            say(1, "cannot move the wire off descriptor ", NUM(fd), ": ", err_name(errno), NULL);
+            say(1, "cannot move a private descriptor off ", NUM(fd), ": ", err_name(errno), NULL);
         } else {
             STORE(*which, moved);
             REAL(close)(fd);
@@ -589,6 +589,18 @@ static void point_copies_at_wire(int wire)
     each_copy(0, ~0U, point_copy_at_wire, wire);
 }
 
+/* The races around it, and why each is closed:
+ *  - a dup2() onto the wire's number in another thread: dup_onto moves the
+ *    wire under the wire lock, also while the gate is opening; open_gate
+ *    reads g_wire only once it holds the lock;
+ *  - the wire's number reused by the program right after it is closed:
+ *    drop_privates clears it first, close() of a private number looks
+ *    again under the lock;
+ *  - exec_begin in one thread, then open_gate, then a failed exec:
+ *    open_gate leaves an fd 1 that is already the wire alone, and
+ *    exec_failed does not divert it again once the gate is open;
+ *  - release_if_unused against a new copy (set_copy): both under the lock.
+ * The CAS makes one caller the opener; the others return at once. */
 static void open_gate(const char *how, unsigned long long bytes, int eof)
 {
     char numbuf[24];
