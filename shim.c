@@ -490,19 +490,21 @@ static int is_private(int fd)
 static void move_private(int fd)
 {
     char numbuf[24];
-    int held = lock_wire();
+    int held = lock_wire(), moved = -2;
     int *which = fd == LOAD(g_wire) ? &g_wire : fd == LOAD(g_div) ? &g_div : NULL;
     if (which) {
-        int moved = high_dup(fd);
-        if (moved < 0) {
-            say(1, "cannot move a private descriptor off ", NUM(fd), ": ", err_name(errno), NULL);
-        } else {
+        moved = high_dup(fd);
+        if (moved >= 0) {
             STORE(*which, moved);
             REAL(close)(fd);
-            say(3, "moved descriptor ", NUM(fd), " to ", NUM(moved), NULL);
         }
     }
+    int err = errno;
     unlock_wire(held);
+    if (moved == -1)
+        say(1, "cannot move a private descriptor off ", NUM(fd), ": ", err_name(err), NULL);
+    else if (moved >= 0)
+        say(3, "moved descriptor ", NUM(fd), " to ", NUM(moved), NULL);
 }
 
 /* Let the private descriptors go: the number is cleared before it is

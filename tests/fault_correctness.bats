@@ -37,6 +37,12 @@ teardown() {
     assert_stderr_lacks after-reopen-junk freopen-null-junk
 }
 
+@test "correctness: freopen(\"/dev/null\") on stdout with 2>/dev/null: stays the program's" {
+    ungated --line "$INIT" -- "$BIN/fault_exec" --stderr-file /dev/null --gate -- "$FC" freopen-null
+    assert_status 0
+    assert_frames "$(fc_frame 0 freopen-null)"
+}
+
 @test "correctness: freopen(\"/dev/stderr\") on stdout while diverted to stderr: stays on stderr" {
     JUNK=(freopen-stderr-junk-printf freopen-stderr-junk-write)
     both --line "$INIT" -- "$FC" freopen-stderr
