@@ -40,10 +40,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 
 #include "detect.h"
 
@@ -86,7 +90,7 @@ extern int __isoc99_vfscanf(FILE *, const char *, va_list);
     X(recv) X(__recv_chk) X(recvfrom) X(__recvfrom_chk) X(recvmsg) \
     X(dup) X(dup2) X(dup3) X(fcntl) X(fcntl64) X(close) X(close_range) \
     X(closefrom) X(execve) X(execvpe) X(execvp) X(fexecve) X(execveat) \
-    X(posix_spawn) X(posix_spawnp)
+    X(posix_spawn) X(posix_spawnp) X(daemon)
 
 #define LAZY_FUNCTIONS(X) \
     X(fgets) X(__fgets_chk) X(fgets_unlocked) X(__fgets_unlocked_chk) \
@@ -121,6 +125,7 @@ enum gate { GATE_OPEN = 0, GATE_SHUT = 1, GATE_OPENING = 2 };
 
 static int g_state;          /* enum gate; 0 before the constructor: pass-through */
 static int g_wire = -1;      /* private descriptor holding the wire */
+static int g_div = -1;       /* private descriptor holding the diversion (or -1) */
 static int g_fd1_ours;       /* fd 1 still points at our diversion */
 static pid_t g_pid;          /* the process the state belongs to */
 static int g_level = 1;      /* STDIOGATE_DEBUG */
@@ -132,10 +137,17 @@ static int g_div_flags;      /* status flags of the diversion at start */
 static char g_marker[64];    /* "STDIOGATE_WIRE=dev:ino" for exec'd programs */
 
 /* Descriptors that are copies of the diversion (a shell's saved fd 1, an
- * SDK's private stdout): they follow fd 1 onto the wire when the gate opens. */
-#define TRACKED 4096
+ * SDK's private stdout): they follow fd 1 onto the wire when the gate opens.
+ * One bit per descriptor number, up to the hard RLIMIT_NOFILE: a diverting
+ * constructor maps a bitmap that large (untouched pages cost nothing);
+ * g_top bounds the walks. */
+#define TRACKED_STATIC 4096
+#define TRACKED_MAX (1UL << 26)
 #define WORD_BITS (8 * sizeof(unsigned long))
-static unsigned long g_copies[TRACKED / WORD_BITS];
+static unsigned long g_copies_static[TRACKED_STATIC / WORD_BITS];
+static unsigned long *g_copies = g_copies_static;
+static unsigned long g_tracked = TRACKED_STATIC;
+static unsigned long g_top;  /* highest copy ever set, plus one */
 static int g_ncopies;
 
 static struct sg_detect g_detect;
@@ -159,9 +171,13 @@ static int in_vfork_child(void)
     return getpid() != LOAD(g_pid);
 }
 
+static int g_wire_busy;      /* the wire lock: see lock_wire() */
+
+/* The child has one thread: no lock of ours is held in it. */
 static void atfork_child(void)
 {
     STORE(g_pid, getpid());
+    STORE(g_wire_busy, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -214,6 +230,112 @@ static const char *err_name(int e)
 }
 
 /* ------------------------------------------------------------------ */
+/* glibc internals.  Everything the library knows of glibc beyond its API is
+ * here, and each piece is checked before it is relied on:
+ *  - posix_spawn's file action array (struct spawn_action below): private,
+ *    stable since glibc 2.2; check_spawn_layout() builds two actions with
+ *    the API and reads them back.  Unknown layout: spawn_with() falls back.
+ *  - a FILE's lock (_IO_lock_t: int lock, int cnt, void *owner, where owner
+ *    is the holder's THREAD_SELF, which is what pthread_self() returns):
+ *    check_stdio_lock() takes and releases stdout's lock and looks.  Unknown:
+ *    flush_stdout() does not ask who holds the lock.
+ *  - FILE's buffer fields (_fileno, _IO_read_ptr, _IO_read_end,
+ *    _IO_read_base): public members of glibc's struct _IO_FILE since libio
+ *    began; the assertion below fails the build where they are not.
+ *  - versioned symbols: dlsym(RTLD_NEXT) yields each name's default version
+ *    (posix_spawn@GLIBC_2.15, not the 2.2.5 compatibility one, whose
+ *    callers get the newer behaviour through us); check_versions() says so
+ *    where the default is the old one.  The __isoc99_ scanf names are what
+ *    <stdio.h> renames scanf to. */
+
+_Static_assert(__builtin_offsetof(FILE, _IO_read_ptr) < __builtin_offsetof(FILE, _fileno) &&
+               __builtin_offsetof(FILE, _IO_read_end) > __builtin_offsetof(FILE, _IO_read_ptr) &&
+               __builtin_offsetof(FILE, _IO_read_base) > __builtin_offsetof(FILE, _IO_read_end),
+               "glibc's struct _IO_FILE buffer fields");
+
+struct spawn_action {
+    int tag;
+    union {
+        struct { int fd; } close_action;
+        struct { int fd; int newfd; } dup2_action;
+        struct { int fd; char *path; int oflag; mode_t mode; } open_action;
+    } action;
+};
+
+static int g_spawn_layout;   /* 0 unknown, 1 known, -1 unusable */
+static int g_spawn_dup2_tag;
+static posix_spawn_file_actions_t g_spawn_wire_only;   /* unknown layout: dup2(wire, 1) */
+static int g_spawn_wire_only_fd = -1;
+
+/* Run by a diverting constructor: it allocates, which the hook must not. */
+static void check_spawn_layout(void)
+{
+    posix_spawn_file_actions_t fa;
+    int known = -1;
+    if (posix_spawn_file_actions_init(&fa) == 0) {
+        if (posix_spawn_file_actions_adddup2(&fa, 0, 1) == 0 &&
+            posix_spawn_file_actions_adddup2(&fa, 2, 0) == 0 && fa.__used == 2) {
+            const struct spawn_action *a = (const struct spawn_action *)fa.__actions;
+            if (a[0].tag == a[1].tag && a[0].action.dup2_action.fd == 0 &&
+                a[0].action.dup2_action.newfd == 1 && a[1].action.dup2_action.fd == 2 &&
+                a[1].action.dup2_action.newfd == 0) {
+                g_spawn_dup2_tag = a[0].tag;
+                known = 1;
+            }
+        }
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    STORE(g_spawn_layout, known);
+    if (known != 1)
+        say(2, "posix_spawn: glibc's file action layout is not the known one", NULL);
+}
+
+/* With the layout unknown, a caller without file actions of its own gets
+ * this one (built here, where allocating is allowed). */
+static void prepare_spawn_fallback(int wire)
+{
+    if (LOAD(g_spawn_layout) == 1 || posix_spawn_file_actions_init(&g_spawn_wire_only) != 0)
+        return;
+    if (posix_spawn_file_actions_adddup2(&g_spawn_wire_only, wire, 1) == 0)
+        g_spawn_wire_only_fd = wire;
+}
+
+static void check_versions(void)
+{
+    void *old = dlvsym(RTLD_NEXT, "posix_spawn", "GLIBC_2.2.5");
+    if (old && old == (void *)REAL(posix_spawn))
+        say(2, "posix_spawn: the default version is the GLIBC_2.2.5 compatibility one", NULL);
+}
+
+struct io_lock { int lock; int cnt; void *owner; };
+static int g_stdio_lock_known;
+
+static void *stdout_lock_owner(void)
+{
+    const struct io_lock *l = (const struct io_lock *)(void *)stdout->_lock;
+    return l ? __atomic_load_n(&l->owner, __ATOMIC_RELAXED) : NULL;
+}
+
+static void check_stdio_lock(void)
+{
+    void *self = (void *)pthread_self(), *free_, *held;
+    free_ = stdout_lock_owner();
+    flockfile(stdout);
+    held = stdout_lock_owner();
+    funlockfile(stdout);
+    g_stdio_lock_known = free_ == NULL && held == self && stdout_lock_owner() == NULL;
+    if (!g_stdio_lock_known)
+        say(2, "stdio: glibc's FILE lock layout is not the known one", NULL);
+}
+
+/* Is stdout's lock held by this very thread?  Then this call interrupted
+ * (a signal handler) or was called back from inside stdio. */
+static int stdout_locked_here(void)
+{
+    return g_stdio_lock_known && stdout_lock_owner() == (void *)pthread_self();
+}
+
+/* ------------------------------------------------------------------ */
 /* Descriptor identities. */
 
 static int identify(int fd, struct identity *id)
@@ -232,9 +354,33 @@ static int is(int fd, const struct identity *id)
     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino;
 }
 
+/* A vfork child's reads are not the server's, and must not touch its
+ * detector: in a vfork child nothing is stdin. */
 static int is_stdin(int fd)
 {
-    int saved = errno, r = is(fd, &g_stdin_id);
+    int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child();
+    errno = saved;
+    return r;
+}
+
+/* 1: a and b are the same open file; 0: not; -1: cannot tell (no kcmp). */
+static int same_open_file(int a, int b)
+{
+    pid_t me = getpid();
+    long r = syscall(SYS_kcmp, me, me, KCMP_FILE, a, b);
+    return r == 0 ? 1 : r > 0 ? 0 : -1;
+}
+
+/* Is fd our diversion itself, not merely the same file?  A program that
+ * opens /dev/null (or /dev/stderr) on fd 1 by itself, through calls no
+ * interposer sees (freopen, daemon), has made its own choice. */
+static int on_diversion(int fd)
+{
+    int div = LOAD(g_div), saved = errno, r = -1;
+    if (div >= 0)
+        r = same_open_file(fd, div);
+    if (r < 0)
+        r = is(fd, &g_div_id);
     errno = saved;
     return r;
 }
@@ -244,16 +390,32 @@ static int is_stdin(int fd)
 
 static int is_copy(int fd)
 {
-    if (fd < 0 || fd >= TRACKED)
+    if (fd < 0 || (unsigned long)fd >= LOAD(g_top))
         return 0;
     return (int)((LOAD(g_copies[fd / WORD_BITS]) >> (fd % WORD_BITS)) & 1);
 }
 
+/* Only a root program raises its hard limit past what the constructor saw. */
+static void copy_untracked(int fd)
+{
+    char numbuf[24];
+    say(1, "descriptor ", NUM(fd), " is a copy of the diverted stdout beyond the ",
+        NUM(g_tracked), " the library tracks: it stays diverted", NULL);
+}
+
 static void set_copy(int fd, int on)
 {
-    unsigned long bit, old;
-    if (fd < 0 || fd >= TRACKED)
+    unsigned long bit, old, top;
+    if (fd < 0 || (on && (unsigned long)fd >= g_tracked)) {
+        if (fd >= 0)
+            copy_untracked(fd);
         return;
+    }
+    if ((unsigned long)fd >= LOAD(g_top) && !on)
+        return;
+    for (top = LOAD(g_top); on && top <= (unsigned long)fd;)
+        __atomic_compare_exchange_n(&g_top, &top, (unsigned long)fd + 1, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     bit = 1UL << (fd % WORD_BITS);
     if (on)
         old = __atomic_fetch_or(&g_copies[fd / WORD_BITS], bit, __ATOMIC_ACQ_REL);
@@ -290,26 +452,89 @@ static int high_dup(int fd)
     return -1;
 }
 
-/* The program wants the number the wire sits on: move the wire away. */
-static void move_wire(void)
+/* The wire lock.  Whatever reads g_wire or g_div and then uses or closes
+ * the number, and whatever changes what fd 1 or a copy points at while the
+ * gate is shut, holds it: open_gate, release_if_unused, moving a private
+ * descriptor, the copies bookkeeping, a descriptor of ours being closed,
+ * exec's hand-off and its undoing, posix_spawn's copy of the wire.  Each
+ * holder makes a few non-blocking system calls and lets go.  The wait is
+ * bounded: a signal handler that interrupted a holder on its own thread
+ * gives up after a while and goes on unlocked, as before there was a lock.
+ * A vfork child never takes it (it writes no shared state; its descriptor
+ * table is its own, so nothing it does to descriptors races the parent). */
+static int lock_wire(void)
+{
+    if (in_vfork_child())
+        return 0;
+    for (int tries = 0; tries < 1000; tries++) {
+        int expected = 0;
+        if (__atomic_compare_exchange_n(&g_wire_busy, &expected, 1, 0,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return 1;
+        sched_yield();
+    }
+    return 0;
+}
+
+static void unlock_wire(int held)
+{
+    if (held)
+        __atomic_store_n(&g_wire_busy, 0, __ATOMIC_RELEASE);
+}
+
+static int is_private(int fd)
+{
+    return fd >= 0 && (fd == LOAD(g_wire) || fd == LOAD(g_div));
+}
+
+/* The program wants the number a private descriptor sits on: move it. */
+static void move_private(int fd)
 {
     char numbuf[24];
-    int old = LOAD(g_wire), moved = high_dup(old);
-    if (moved < 0) {
-        say(1, "cannot move the wire off descriptor ", NUM(old), ": ", err_name(errno), NULL);
-        return;
+    int held = lock_wire(), moved = -2;
+    int *which = fd == LOAD(g_wire) ? &g_wire : fd == LOAD(g_div) ? &g_div : NULL;
+    if (which) {
+        moved = high_dup(fd);
+        if (moved >= 0) {
+            STORE(*which, moved);
+            REAL(close)(fd);
+        }
     }
-    STORE(g_wire, moved);
-    REAL(close)(old);
-    say(3, "moved the wire to descriptor ", NUM(moved), NULL);
+    int err = errno;
+    unlock_wire(held);
+    if (moved == -1)
+        say(1, "cannot move a private descriptor off ", NUM(fd), ": ", err_name(err), NULL);
+    else if (moved >= 0)
+        say(3, "moved descriptor ", NUM(fd), " to ", NUM(moved), NULL);
+}
+
+/* Let the private descriptors go: the number is cleared before it is
+ * closed, and both under the wire lock, so that a concurrent close() or
+ * dup2() of a number just reused by the program is never taken for ours. */
+static void drop_privates(void)
+{
+    int wire = LOAD(g_wire), div = LOAD(g_div);
+    STORE(g_wire, -1);
+    STORE(g_div, -1);
+    if (wire >= 0)
+        REAL(close)(wire);
+    if (div >= 0)
+        REAL(close)(div);
 }
 
 /* ------------------------------------------------------------------ */
 /* Opening the gate. */
 
-/* Startup bytes still in C stdio's stdout buffer belong on stderr. */
+/* Startup bytes still in C stdio's stdout buffer belong on stderr.  Not if
+ * this thread holds stdout's lock already: ftrylockfile would succeed (the
+ * lock is recursive) and flush a buffer the interrupted code is in the
+ * middle of changing.  Those bytes then reach the wire with the rest. */
 static void flush_stdout(void)
 {
+    if (stdout_locked_here()) {
+        say(3, "stdout is in use by the code this call interrupted: not flushed", NULL);
+        return;
+    }
     for (int tries = 0; tries < 100; tries++) {
         if (ftrylockfile(stdout) == 0) {
             fflush_unlocked(stdout);
@@ -338,7 +563,7 @@ static void point_copy_at_wire(int fd, int wire)
 {
     char numbuf[24];
     set_copy(fd, 0);
-    if (!is(fd, &g_div_id))
+    if (!on_diversion(fd))
         return;   /* closed behind our back and reused */
     int fl = REAL(fcntl)(fd, F_GETFD);
     if (REAL(dup3)(wire, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
@@ -350,7 +575,8 @@ static void point_copy_at_wire(int fd, int wire)
 /* Calls fn(fd, arg) for each copy of the diversion in [first, last]. */
 static void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg)
 {
-    for (size_t w = 0; w < TRACKED / WORD_BITS && LOAD(g_ncopies) > 0; w++) {
+    size_t words = (LOAD(g_top) + WORD_BITS - 1) / WORD_BITS;
+    for (size_t w = first / WORD_BITS; w < words && LOAD(g_ncopies) > 0; w++) {
         unsigned long bits = LOAD(g_copies[w]);
         while (bits) {
             unsigned fd = (unsigned)(w * WORD_BITS) + (unsigned)__builtin_ctzl(bits);
@@ -366,6 +592,18 @@ static void point_copies_at_wire(int wire)
     each_copy(0, ~0U, point_copy_at_wire, wire);
 }
 
+/* The races around it, and why each is closed:
+ *  - a dup2() onto the wire's number in another thread: dup_onto moves the
+ *    wire under the wire lock, also while the gate is opening; open_gate
+ *    reads g_wire only once it holds the lock;
+ *  - the wire's number reused by the program right after it is closed:
+ *    drop_privates clears it first, close() of a private number looks
+ *    again under the lock;
+ *  - exec_begin in one thread, then open_gate, then a failed exec:
+ *    open_gate leaves an fd 1 that is already the wire alone, and
+ *    exec_failed does not divert it again once the gate is open;
+ *  - release_if_unused against a new copy (set_copy): both under the lock.
+ * The CAS makes one caller the opener; the others return at once. */
 static void open_gate(const char *how, unsigned long long bytes, int eof)
 {
     char numbuf[24];
@@ -377,19 +615,21 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
     flush_stdout();
+    int held = lock_wire();
     int wire = LOAD(g_wire);
-    if (LOAD(g_fd1_ours) && is(1, &g_div_id)) {
+    if (LOAD(g_fd1_ours) && on_diversion(1)) {
+        int fl = REAL(fcntl)(1, F_GETFD);
         carry_nonblock(wire);
-        if (REAL(dup2)(wire, 1) < 0) {
+        if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) {
             say(1, "cannot put stdout back on the wire: ", err_name(errno), NULL);
             _exit(1);
         }
     }
     point_copies_at_wire(wire);
-    REAL(close)(wire);
-    STORE(g_wire, -1);
+    drop_privates();
     STORE(g_fd1_ours, 0);
     STORE(g_state, GATE_OPEN);
+    unlock_wire(held);
     if (!how)
         say(2, "gate opened by handshake", NULL);
     else if (eof)
@@ -407,14 +647,17 @@ static void release_if_unused(void)
     int expected = GATE_SHUT;
     if (LOAD(g_fd1_ours) || LOAD(g_ncopies) > 0)
         return;
-    if (!__atomic_compare_exchange_n(&g_state, &expected, GATE_OPENING, 0,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return;
-    int wire = LOAD(g_wire);
-    REAL(close)(wire);
-    STORE(g_wire, -1);
-    STORE(g_state, GATE_OPEN);
-    say(3, "stdout is the program's own now: letting the wire go", NULL);
+    /* Under the wire lock, which set_copy's callers hold too: no copy can
+     * appear between this test and the wire's closing. */
+    int held = lock_wire();
+    if (!LOAD(g_fd1_ours) && LOAD(g_ncopies) == 0 &&
+        __atomic_compare_exchange_n(&g_state, &expected, GATE_OPENING, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        drop_privates();
+        STORE(g_state, GATE_OPEN);
+        say(3, "stdout is the program's own now: letting the wire go", NULL);
+    }
+    unlock_wire(held);
 }
 
 /* ------------------------------------------------------------------ */
@@ -636,6 +879,24 @@ static int stderr_takes_diversion(void)
     return !(poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)));
 }
 
+/* The copies bitmap, one bit per descriptor the process may ever have. */
+static void map_copies(void)
+{
+    struct rlimit rl;
+    unsigned long bits = TRACKED_MAX;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && rl.rlim_max < bits)
+        bits = (unsigned long)rl.rlim_max;
+    if (bits <= TRACKED_STATIC)
+        return;
+    bits = (bits + WORD_BITS - 1) / WORD_BITS * WORD_BITS;
+    void *p = mmap(NULL, bits / 8, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    g_copies = p;
+    g_tracked = bits;
+}
+
 static void divert(void)
 {
     char numbuf[24];
@@ -664,8 +925,13 @@ static void divert(void)
         return;
     }
     identify(1, &g_div_id);
+    /* The diversion's open file, to tell it from the same file opened
+     * anew; without a descriptor to spare, its identity will do. */
+    g_div = high_dup(1);
     g_div_flags = REAL(fcntl)(1, F_GETFL);
     sg_detect_init(&g_detect);
+    map_copies();
+    prepare_spawn_fallback(wire);
     g_wire = wire;
     g_fd1_ours = 1;
     g_pid = getpid();
@@ -674,8 +940,6 @@ static void divert(void)
     say(2, "diverting stdout to ", to_stderr ? "stderr" : "/dev/null", NULL);
     say(3, "the wire is kept at descriptor ", NUM(wire), NULL);
 }
-
-static void check_spawn_layout(void);
 
 static void set_level(void)
 {
@@ -686,6 +950,10 @@ static void set_level(void)
 
 __attribute__((constructor)) static void stdiogate_init(void)
 {
+    /* A program that gained privileges (setuid, file capabilities) takes no
+     * decision from its environment: the library does nothing at all. */
+    if (getauxval(AT_SECURE))
+        return;
     const char *m = getenv(MARKER);
     if (!m)
         return;     /* not under the wrapper, or not on the wire: pass-through */
@@ -723,6 +991,8 @@ __attribute__((constructor)) static void stdiogate_init(void)
     identify(0, &g_stdin_id);
     resolve_eager();
     check_spawn_layout();
+    check_stdio_lock();
+    check_versions();
     divert();
 }
 
@@ -1014,10 +1284,12 @@ static void note_copy(int oldfd, int newfd)
             REAL(close)(LOAD(g_wire));
         return;
     }
+    int held = lock_wire();
     if (newfd == 1)
         STORE(g_fd1_ours, div);
     else
         set_copy(newfd, div);
+    unlock_wire(held);
     if (div && newfd != 1)
         say(3, "descriptor ", NUM(newfd), " is a copy of the diverted stdout", NULL);
     else if (newfd == 1)
@@ -1035,10 +1307,12 @@ static void note_closed(int fd)
             REAL(close)(LOAD(g_wire));
         return;
     }
+    int held = lock_wire();
     if (fd == 1)
         STORE(g_fd1_ours, 0);
     else
         set_copy(fd, 0);
+    unlock_wire(held);
     release_if_unused();
 }
 
@@ -1053,8 +1327,9 @@ EXPORT int dup(int fd)
 static int dup_onto(int old, int new, int flags, int three)
 {
     int saved;
-    if (shut() && new == LOAD(g_wire) && new != old && !in_vfork_child())
-        move_wire();
+    /* Also while the gate is opening: move_private waits for open_gate. */
+    if (gated() && is_private(new) && new != old && !in_vfork_child())
+        move_private(new);
     int r = three ? REAL(dup3)(old, new, flags) : REAL(dup2)(old, new);
     if (r >= 0 && old != new && shut()) {
         saved = errno;
@@ -1113,9 +1388,15 @@ EXPORT int close(int fd)
 {
     if (likely(!gated()))
         return REAL(close)(fd);
-    if (fd >= 0 && fd == LOAD(g_wire)) {
-        errno = EBADF;
-        return -1;
+    if (is_private(fd)) {
+        /* Ours, unless open_gate is letting it go right now: then the
+         * number may be the program's by the time the lock is ours. */
+        int held = lock_wire(), mine = is_private(fd);
+        unlock_wire(held);
+        if (mine) {
+            errno = EBADF;
+            return -1;
+        }
     }
     int r = REAL(close)(fd);
     if (shut() && (r == 0 || errno != EBADF)) {
@@ -1140,20 +1421,39 @@ static void note_range_closed(unsigned first, unsigned last)
         each_copy(first, last, copy_closed, 0);
 }
 
+/* close_range(first, last) around our private descriptors: the pieces of
+ * [first, last] between them, in order. */
+static int close_range_around(unsigned first, unsigned last, int flags)
+{
+    int a = LOAD(g_wire), b = LOAD(g_div), r = 0;
+    unsigned lo = first, skip[2];
+    if (a > b) {
+        int t = a;
+        a = b;
+        b = t;
+    }
+    skip[0] = (unsigned)a;
+    skip[1] = (unsigned)b;
+    for (int i = 0; i < 2 && lo <= last; i++) {
+        if ((i == 0 ? a : b) < 0 || skip[i] < lo || skip[i] > last)
+            continue;
+        if (skip[i] > lo)
+            r = REAL(close_range)(lo, skip[i] - 1, flags);
+        if (r != 0)
+            return r;
+        lo = skip[i] + 1;
+    }
+    if (lo <= last)
+        r = REAL(close_range)(lo, last, flags);
+    return r;
+}
+
 EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
     if (likely(!gated()))
         return REAL(close_range)(first, last, flags);
-    int wire = LOAD(g_wire), r;
-    if (wire >= 0 && (unsigned)wire >= first && (unsigned)wire <= last) {
-        r = 0;
-        if ((unsigned)wire > first)
-            r = REAL(close_range)(first, (unsigned)wire - 1, flags);
-        if (r == 0 && (unsigned)wire < last)
-            r = REAL(close_range)((unsigned)wire + 1, last, flags);
-    } else {
-        r = REAL(close_range)(first, last, flags);
-    }
+    int r = first > last ? REAL(close_range)(first, last, flags)
+                         : close_range_around(first, last, flags);
     if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC) && shut())
         note_range_closed(first, last);
     return r;
@@ -1165,30 +1465,46 @@ EXPORT void closefrom(int low)
         REAL(closefrom)(low);
         return;
     }
-    int wire = LOAD(g_wire);
-    if (low < 0 || wire < low) {
+    if (low < 0 || (LOAD(g_wire) < low && LOAD(g_div) < low))
         REAL(closefrom)(low);
-    } else {
-        if (wire > low)
-            REAL(close_range)((unsigned)low, (unsigned)wire - 1, 0);
-        REAL(close_range)((unsigned)wire + 1, ~0U, 0);
-    }
+    else
+        (void)close_range_around((unsigned)low, ~0U, 0);
     if (shut())
         note_range_closed((unsigned)low, ~0U);
+}
+
+/* daemon(3) points 0, 1 and 2 at /dev/null with calls no interposer sees,
+ * in a child that outlives the server.  Unwrapped, that child holds nothing
+ * of the client's; wrapped, it must not hold the wire either. */
+EXPORT int daemon(int nochdir, int noclose)
+{
+    int r = REAL(daemon)(nochdir, noclose);
+    if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
+        !on_diversion(1)) {
+        int held = lock_wire();
+        STORE(g_fd1_ours, 0);
+        unlock_wire(held);
+        release_if_unused();
+    }
+    return r;
 }
 
 /* ------------------------------------------------------------------ */
 /* exec and spawn: hand the wire to the next program.
  *
- * These run in vfork children too: everything lives on the caller's stack,
- * and nothing shared is written. */
+ * These run in vfork children too: they write nothing shared, and what
+ * sits on the stack is bounded (ENV_ON_STACK, ACTS_ON_STACK); larger copies
+ * are mapped, and unmapped again when the call returns. */
 
 /* Is fd 1 still the inherited diversion, with the wire at hand?  fd 1 is
  * looked at too: libuv closes it with a raw system call and reopens it on
- * /dev/null in the child, where no interposer sees it. */
+ * /dev/null in the child, where no interposer sees it.  A close-on-exec
+ * fd 1 is not the new program's: unwrapped it would have none. */
 static int should_hand_wire(void)
 {
-    return shut() && LOAD(g_fd1_ours) && is(1, &g_div_id) && is(LOAD(g_wire), &g_wire_id);
+    int fl = REAL(fcntl)(1, F_GETFD);
+    return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) &&
+           is(LOAD(g_wire), &g_wire_id);
 }
 
 static int is_marker(const char *e)
@@ -1209,63 +1525,113 @@ static size_t env_count(char *const *env, int *has_marker)
 /* Environment arrays this large are not edited (and the program still
  * gets the wire, unguarded). */
 #define MAX_ENV 32768
+/* Copies of up to this many entries live on the stack (2 KiB: safe on any
+ * thread's stack); larger ones are mapped.  Not in a vfork child: its
+ * mapping would outlive its exec, in the parent.  There a larger
+ * environment is left as it is. */
+#define ENV_ON_STACK 256
 
 struct exec_plan {
     int hand;           /* give the new program the wire as fd 1 */
     int edit_env;       /* build a new environment */
     int saved;          /* our fd 1 while the exec is tried */
-    size_t n;
+    size_t n;           /* entries in the caller's environment */
+    size_t marker_at;   /* where out[] holds our marker, or 0 */
+    char **out;         /* the new environment */
+    size_t mapped;      /* bytes of out[] that are mapped, or 0 */
+    char *small[ENV_ON_STACK];
 };
 
-static size_t plan_exec(struct exec_plan *x, char *const *env)
+static void plan_exec(struct exec_plan *x, char *const *env)
 {
     int has_marker;
     x->hand = gated() && should_hand_wire();
     x->saved = -1;
+    x->marker_at = 0;
+    x->mapped = 0;
+    x->out = x->small;
     x->n = env_count(env, &has_marker);
     x->edit_env = (x->hand || has_marker) && x->n < MAX_ENV;
-    return x->edit_env ? x->n + 2 : 1;
+    if (!x->edit_env || x->n + 2 <= ENV_ON_STACK)
+        return;
+    size_t bytes = (x->n + 2) * sizeof *x->out;
+    void *p = in_vfork_child() ? MAP_FAILED
+                               : mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        x->edit_env = 0;
+        return;
+    }
+    x->out = p;
+    x->mapped = bytes;
 }
 
 /* Copy env without any marker, and with ours when handing the wire. */
-static char *const *exec_env(struct exec_plan *x, char *const *env, char **out)
+static char *const *exec_env(struct exec_plan *x, char *const *env)
 {
     size_t k = 0;
     if (!x->edit_env)
         return env;
     for (size_t i = 0; i < x->n; i++)
         if (!is_marker(env[i]))
-            out[k++] = env[i];
-    if (x->hand && g_marker[0])
-        out[k++] = g_marker;
-    out[k] = NULL;
-    return out;
+            x->out[k++] = env[i];
+    if (x->hand && g_marker[0]) {
+        x->marker_at = k;
+        x->out[k++] = g_marker;
+    }
+    x->out[k] = NULL;
+    return x->out;
 }
 
-/* Point fd 1 at the wire for the new program; keep ours to come back to. */
+/* The gate opened since plan_exec: the new program gets fd 1 as it is. */
+static void exec_unhand(struct exec_plan *x)
+{
+    x->hand = 0;
+    if (x->edit_env && x->out[x->marker_at] == g_marker)
+        x->out[x->marker_at] = NULL;
+}
+
+/* Point fd 1 at the wire for the new program; keep ours to come back to.
+ * Under the wire lock: open_gate cannot run between the test and the
+ * dup2, nor close the wire under it. */
 static void exec_begin(struct exec_plan *x, const char *what)
 {
     if (!x->hand)
         return;
+    int held = lock_wire();
+    if (!should_hand_wire()) {
+        unlock_wire(held);
+        exec_unhand(x);
+        return;
+    }
     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3);
     if (x->saved < 0 || REAL(dup2)(LOAD(g_wire), 1) < 0) {
         if (x->saved >= 0)
             REAL(close)(x->saved);
         x->saved = -1;
         x->hand = 0;
-        return;
     }
-    say(2, "exec: handing the wire to ", what ? what : "a program", NULL);
+    unlock_wire(held);
+    if (x->hand)
+        say(2, "exec: handing the wire to ", what ? what : "a program", NULL);
 }
 
-/* The exec failed: divert again, keep errno. */
+/* The exec failed: divert again, keep errno.  Unless the gate opened in
+ * another thread meanwhile (it left fd 1 alone, as it was the wire): then
+ * fd 1 stays on the wire, where the open gate wants it.  A vfork child's
+ * descriptors are its own: it always goes back. */
 static void exec_failed(struct exec_plan *x)
 {
     int saved = errno;
     if (x->saved >= 0) {
-        REAL(dup2)(x->saved, 1);
+        int held = lock_wire();
+        if (shut() || in_vfork_child())
+            REAL(dup2)(x->saved, 1);
         REAL(close)(x->saved);
+        unlock_wire(held);
     }
+    if (x->mapped)
+        munmap(x->out, x->mapped);
     errno = saved;
 }
 
@@ -1281,10 +1647,10 @@ static int runnable(const char *path)
 #define EXEC_WITH(env, what, exact, call)                   \
     do {                                                    \
         struct exec_plan x_;                                \
-        char *out_[plan_exec(&x_, (env))];                  \
+        plan_exec(&x_, (env));                              \
         if (x_.hand && (exact) && !runnable(what))          \
             x_.hand = 0;                                    \
-        char *const *envp_ = exec_env(&x_, (env), out_);    \
+        char *const *envp_ = exec_env(&x_, (env));          \
         exec_begin(&x_, (what));                            \
         int r_ = (call);                                    \
         exec_failed(&x_);                                   \
@@ -1378,77 +1744,99 @@ EXPORT int execle(const char *path, const char *arg0, ...)
 /* posix_spawn: glibc applies file actions in its own vfork child with
  * internal calls, so the wire goes in as a file action of its own, put
  * first: the program's own actions still decide fd 1 after it, and the
- * parent's fd 1 is never touched.  glibc's action array is private but
- * stable; its layout is checked once, and if it does not match, the
- * parent's fd 1 is pointed at the wire for the length of the call. */
-struct spawn_action {
-    int tag;
-    union {
-        struct { int fd; } close_action;
-        struct { int fd; int newfd; } dup2_action;
-        struct { int fd; char *path; int oflag; mode_t mode; } open_action;
-    } action;
+ * caller's fd 1 is never touched (the action layout: see "glibc
+ * internals").  Only where that layout is unknown and the caller brings
+ * actions of its own is the caller's fd 1 pointed at the wire for the
+ * length of the call. */
+#define MAX_SPAWN_ACTIONS 1024
+#define ACTS_ON_STACK 8
+
+/* The caller's actions after a dup2(wire, 1) of ours.  The wire goes in as
+ * a copy of its own, taken under the wire lock and closed when the call
+ * returns: a gate opening in another thread meanwhile closes g_wire, not
+ * the number the child will dup2 from. */
+struct spawn_copy {
+    struct spawn_action small[ACTS_ON_STACK], *acts;
+    size_t mapped;
+    int wire;
+    posix_spawn_file_actions_t mine;
 };
 
-static int g_spawn_layout;   /* 0 unknown, 1 known, -1 unusable */
-static int g_spawn_dup2_tag;
-
-/* Run by a diverting constructor: it allocates, which the hook must not. */
-static void check_spawn_layout(void)
+static const posix_spawn_file_actions_t *spawn_actions(struct spawn_copy *c, struct exec_plan *x,
+                                                       const posix_spawn_file_actions_t *fa)
 {
-    posix_spawn_file_actions_t fa;
-    int known = -1;
-    if (posix_spawn_file_actions_init(&fa) == 0) {
-        if (posix_spawn_file_actions_adddup2(&fa, 0, 1) == 0 &&
-            posix_spawn_file_actions_adddup2(&fa, 2, 0) == 0 && fa.__used == 2) {
-            const struct spawn_action *a = (const struct spawn_action *)fa.__actions;
-            if (a[0].tag == a[1].tag && a[0].action.dup2_action.fd == 0 &&
-                a[0].action.dup2_action.newfd == 1 && a[1].action.dup2_action.fd == 2 &&
-                a[1].action.dup2_action.newfd == 0) {
-                g_spawn_dup2_tag = a[0].tag;
-                known = 1;
-            }
-        }
-        posix_spawn_file_actions_destroy(&fa);
+    int used = fa ? fa->__used : 0;
+    size_t bytes = (size_t)(used + 1) * sizeof c->small[0];
+    c->acts = c->small;
+    c->mapped = 0;
+    c->wire = -1;
+    if (used < 0 || used >= MAX_SPAWN_ACTIONS || LOAD(g_spawn_layout) != 1)
+        return NULL;
+    if (used + 1 > ACTS_ON_STACK) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        c->acts = p;
+        c->mapped = bytes;
     }
-    STORE(g_spawn_layout, known);
+    int held = lock_wire();
+    if (should_hand_wire())
+        c->wire = high_dup(LOAD(g_wire));
+    unlock_wire(held);
+    if (c->wire < 0) {
+        if (!shut())
+            exec_unhand(x);   /* the gate opened: nothing to hand */
+        return NULL;
+    }
+    memset(&c->mine, 0, sizeof c->mine);
+    memset(&c->acts[0], 0, sizeof c->acts[0]);
+    c->acts[0].tag = g_spawn_dup2_tag;
+    c->acts[0].action.dup2_action.fd = c->wire;
+    c->acts[0].action.dup2_action.newfd = 1;
+    if (used)
+        memcpy(&c->acts[1], fa->__actions, (size_t)used * sizeof c->acts[0]);
+    c->mine.__allocated = used + 1;
+    c->mine.__used = used + 1;
+    c->mine.__actions = (struct __spawn_action *)(void *)c->acts;
+    return &c->mine;
 }
 
-#define MAX_SPAWN_ACTIONS 1024
+static void spawn_done(struct spawn_copy *c)
+{
+    int saved = errno;
+    if (c->wire >= 0)
+        REAL(close)(c->wire);
+    if (c->mapped)
+        munmap(c->acts, c->mapped);
+    errno = saved;
+}
 
 static int spawn_with(int search, pid_t *pid, const char *file,
                       const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
                       char *const argv[], char *const envp[])
 {
     struct exec_plan x;
-    char *out[plan_exec(&x, envp)];
-    char *const *env = exec_env(&x, envp, out);
-    int used = fa ? fa->__used : 0;
-    int prepend = x.hand && used >= 0 && used < MAX_SPAWN_ACTIONS &&
-                  LOAD(g_spawn_layout) == 1;
-    struct spawn_action acts[prepend ? used + 1 : 1];
-    posix_spawn_file_actions_t mine;
+    struct spawn_copy c = { .wire = -1 };
+    const posix_spawn_file_actions_t *mine = NULL;
     int r;
 
-    if (prepend) {
-        memset(&mine, 0, sizeof mine);
-        memset(&acts[0], 0, sizeof acts[0]);
-        acts[0].tag = g_spawn_dup2_tag;
-        acts[0].action.dup2_action.fd = LOAD(g_wire);
-        acts[0].action.dup2_action.newfd = 1;
-        if (used)
-            memcpy(&acts[1], fa->__actions, (size_t)used * sizeof acts[0]);
-        mine.__allocated = used + 1;
-        mine.__used = used + 1;
-        mine.__actions = (struct __spawn_action *)(void *)acts;
-        fa = &mine;
+    plan_exec(&x, envp);
+    char *const *env = exec_env(&x, envp);
+    if (x.hand)
+        mine = spawn_actions(&c, &x, fa);
+    if (mine) {
+        fa = mine;
+        say(2, "exec: handing the wire to ", file, NULL);
+    } else if (x.hand && !fa && g_spawn_wire_only_fd >= 0 && g_spawn_wire_only_fd == LOAD(g_wire)) {
+        fa = &g_spawn_wire_only;   /* unknown layout, no actions of the caller's */
         say(2, "exec: handing the wire to ", file, NULL);
     } else {
-        exec_begin(&x, file);
+        exec_begin(&x, file);      /* unknown layout: the caller's fd 1, for the call */
     }
     r = search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env)
                : REAL(posix_spawn)(pid, file, fa, attr, argv, env);
     exec_failed(&x);
+    spawn_done(&c);
     return r;
 }
 

@@ -45,18 +45,18 @@ ignore-recv | recv/recvfrom are not watched |         int watched = gated() && !
 ignore-fgets | fgets and friends are not watched |             saw_file(fp, r, r ? strlen(r) : 0, #name); |             (void)0;
 ignore-getline | getline/getdelim/__getdelim are not watched |             saw_file(fp, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name); |             (void)0;
 ignore-uflow | __uflow (inline getc_unlocked) is not watched |         saw_file(fp, fp->_IO_read_ptr - 1, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr) + 1,\n                 "__uflow"); |         (void)0;
-stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id); |     int saved = errno, r = fd == 0;
+stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
 ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
-forget-marker | an exec'd program is not given the marker |     if (x->hand && g_marker[0])\n        out[k++] = g_marker; |     (void)0;
+forget-marker | an exec'd program is not given the marker |         x->out[k++] = g_marker; |         (void)0;
 keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
 no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
 diag-to-stdout | diagnostics are written to fd 1 |     while (write(2, line, n) < 0 && errno == EINTR) |     while (write(1, line, n) < 0 && errno == EINTR)
 copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |     each_copy(0, ~0U, point_copy_at_wire, wire); |     (void)point_copy_at_wire, (void)wire;
 dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
 fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut()) |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (0)
-wire-closable | close() may close the private wire |     if (fd >= 0 && fd == LOAD(g_wire)) {\n        errno = EBADF; |     if (fd < -1 && fd == LOAD(g_wire)) {\n        errno = EBADF;
-close-range-kills-wire | close_range closes the private wire |     if (wire >= 0 && (unsigned)wire >= first && (unsigned)wire <= last) { |     if (wire < -1 && (unsigned)wire >= first && (unsigned)wire <= last) {
-no-move-wire | dup2 onto the wire's number clobbers the wire |         move_wire(); |         (void)move_wire;
+wire-closable | close() may close the private wire |     if (is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
+close-range-kills-wire | close_range closes the private wire |     int a = LOAD(g_wire), b = LOAD(g_div), r = 0; |     int a = -1, b = -1, r = 0;
+no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
 private-low | the private wire sits at the lowest free descriptor (3) |     long top = 1000; |     long top = 3;
 terminal-ok | a terminal on fd 2 takes the diversion (Node reopens it) |     if (isatty(2))\n        return 0; |     if (0)\n        return 0;
 stderr-is-wire-ok | 2>&1 puts the junk back on the wire |     if (is(2, &g_wire_id))\n        return 0; |     if (0)\n        return 0;
@@ -65,6 +65,19 @@ exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x
 handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
 nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
 vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
+close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if ((i == 0 ? a : b) < 0 || skip[i] < lo || skip[i] > last) |         if ((i == 0 ? a : b) < 0 || skip[i] < lo)
+identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
+empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     else if (!n && feof_unlocked(fp)) |     else if (!n)
+handoff-leaks-saved | the program exec'd with the wire also inherits a copy of the diversion |     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3); |     x->saved = REAL(fcntl)(1, F_DUPFD, 3);
+diversion-by-identity | the program's own /dev/null on fd 1 is taken for the diversion (no kcmp) |         r = same_open_file(fd, div); |         r = -1 + 0 * same_open_file(fd, div);
+copies-below-4096 | copies of fd 1 at 4096 and above are not tracked |     if (bits <= TRACKED_STATIC)\n        return; |     if (1)\n        return;
+cloexec-lost | fd 1's FD_CLOEXEC is lost when the gate opens |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) { |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC) && 0) ? O_CLOEXEC : 0) < 0) {
+cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && on_diversion(1) &&
+env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
+flush-inside-stdio | the gate flushes stdout under the code a signal handler interrupted |     if (stdout_locked_here()) { |     if (stdout_locked_here() && 0) {
+vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
+daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
+secure-ignored | under secure execution the library still diverts |     if (getauxval(AT_SECURE))\n        return; |     if (0)\n        return;
 EOF
 )
 
