@@ -56,6 +56,13 @@
 #   both OPT... -- CMD...    ungated, asserting status 0 and every string of
 #                       the array JUNK on stdout (the test can fail), then
 #                       gated; the test asserts on the gated run
+#   diverted OPT... -- CMD...  the core case: `both OPT... -- CMD...`, then
+#                       status 0 and every string of JUNK on stderr, none on
+#                       stdout; the test asserts the frames
+#   init_diverted OPT... -- CMD...  diverted --line "$INIT" OPT..., and stdout
+#                       is exactly the answer to INIT
+#   init_ping_diverted OPT... -- CMD...  diverted --line "$INIT" --line "$PING"
+#                       OPT..., and stdout is exactly the answers to both
 #   answer ID METHOD    prints the frame core fixtures answer with (no newline):
 #                       {"jsonrpc":"2.0","id":ID,"result":{"echo":"METHOD"}}
 #                       ID verbatim (1, 0, "p1" with its quotes)
@@ -173,6 +180,22 @@ both() {
         fi
     done
     gated "$@"
+}
+
+diverted() {
+    both "$@"
+    assert_status 0
+    assert_junk_on_stderr
+}
+
+init_diverted() {
+    diverted --line "$INIT" "$@"
+    assert_frames "$(answer 0 initialize)"
+}
+
+init_ping_diverted() {
+    diverted --line "$INIT" --line "$PING" "$@"
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
 }
 
 answer() { printf '{"jsonrpc":"2.0","id":%s,"result":{"echo":"%s"}}' "$1" "$2"; }
