@@ -65,12 +65,14 @@ closer() {
 @test "fds: dup2(/dev/null, fd) onto every open fd >= 3 before serving" { closer dup2priv; }
 @test "fds: dup3(/dev/null, fd, O_CLOEXEC) onto every open fd >= 3 before serving" { closer dup3priv; }
 
-@test "fds: fd 1 pointed at the program's own file stays the program's" {
+# own_file STEP: before serving, the server points fd 1 at its own file
+# ($CORE_LOG) that way; fd 1 stays the program's, so the wire gets nothing.
+own_file() {
     export CORE_LOG=$BATS_TEST_TMPDIR/own.log
-    ungated --line "$INIT" --frames 0 -- "$SRV" read write own1
+    ungated --line "$INIT" --frames 0 -- "$SRV" read write "$1"
     assert_status 0
     assert_stdout_has write-junk
-    gated --line "$INIT" --frames 0 -- "$SRV" read write own1
+    gated --line "$INIT" --frames 0 -- "$SRV" read write "$1"
     assert_status 0
     assert_stderr_has "own1: fd 1 is still the program's file" write-junk
     assert_frames
@@ -79,18 +81,8 @@ closer() {
     grep -qxF "$(answer 0 initialize)" "$CORE_LOG"
 }
 
-@test "fds: close(1), then a file opened on fd 1: the program's" {
-    export CORE_LOG=$BATS_TEST_TMPDIR/own.log
-    ungated --line "$INIT" --frames 0 -- "$SRV" read write own1close
-    assert_status 0
-    assert_stdout_has write-junk
-    gated --line "$INIT" --frames 0 -- "$SRV" read write own1close
-    assert_status 0
-    assert_stderr_has "own1: fd 1 is still the program's file" write-junk
-    assert_frames
-    grep -qF own1-junk "$CORE_LOG"
-    grep -qxF "$(answer 0 initialize)" "$CORE_LOG"
-}
+@test "fds: fd 1 pointed at the program's own file stays the program's" { own_file own1; }
+@test "fds: close(1), then a file opened on fd 1: the program's" { own_file own1close; }
 
 @test "fds: stdin and stderr closed at start: they stay closed (nothing of the library lands on 0 or 2)" {
     JUNK=(printf-junk write-junk)

@@ -7,40 +7,26 @@ load helpers
 
 SRV=$BIN/core_srv
 
-@test "junk: buffered printf (left in the stdio buffer) goes to stderr" {
-    JUNK=(printf-junk)
-    init_diverted -- "$SRV" read printf
+# one_kind READER KIND: the server writes KIND-junk the KIND way, then reads
+# its first message with READER: the junk reaches stderr, the answer the wire.
+one_kind() {
+    JUNK=("$2-junk")
+    init_diverted -- "$SRV" "$1" "$2"
 }
 
-@test "junk: puts goes to stderr" {
-    JUNK=(puts-junk)
-    init_diverted -- "$SRV" read puts
-}
+@test "junk: buffered printf (left in the stdio buffer) goes to stderr" { one_kind read printf; }
 
-@test "junk: write(1) goes to stderr" {
-    JUNK=(write-junk)
-    init_diverted -- "$SRV" read write
-}
+@test "junk: puts goes to stderr" { one_kind read puts; }
 
-@test "junk: system(\"echo ...\") goes to stderr" {
-    JUNK=(system-junk)
-    init_diverted -- "$SRV" read system
-}
+@test "junk: write(1) goes to stderr" { one_kind read write; }
 
-@test "junk: a fork+exec'd echo goes to stderr" {
-    JUNK=(forkexec-junk)
-    init_diverted -- "$SRV" read forkexec
-}
+@test "junk: system(\"echo ...\") goes to stderr" { one_kind read system; }
 
-@test "junk: a posix_spawnp'd echo goes to stderr" {
-    JUNK=(spawn-junk)
-    init_diverted -- "$SRV" read spawn
-}
+@test "junk: a fork+exec'd echo goes to stderr" { one_kind read forkexec; }
 
-@test "junk: a fork()ed child's printf goes to stderr" {
-    JUNK=(forkchild-junk)
-    init_diverted -- "$SRV" read forkchild
-}
+@test "junk: a posix_spawnp'd echo goes to stderr" { one_kind read spawn; }
+
+@test "junk: a fork()ed child's printf goes to stderr" { one_kind read forkchild; }
 
 @test "junk: all kinds at once, then three requests answered in order" {
     JUNK=(printf-junk puts-junk write-junk system-junk forkexec-junk)
@@ -49,10 +35,7 @@ SRV=$BIN/core_srv
     assert_frames "$(answer 0 initialize)" "$(answer 2 tools/list)"
 }
 
-@test "junk: printf left buffered is flushed to stderr, not onto the answer (stdio readers)" {
-    JUNK=(printf-junk)
-    init_diverted -- "$SRV" fgets printf
-}
+@test "junk: printf left buffered is flushed to stderr, not onto the answer (stdio readers)" { one_kind fgets printf; }
 
 @test "junk: a server that never reads stdin keeps its output on stderr" {
     JUNK=(printf-junk puts-junk write-junk system-junk)
