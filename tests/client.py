@@ -3,6 +3,8 @@
 """client.py - a scripted stdio client for the stdiogate tests (stdlib only).
 
 usage: client.py [OPTIONS] -- COMMAND [ARG...]
+       (tests/fixtures/tree_client.py OUT ERR [OPTIONS] -- COMMAND [ARG...]
+       runs this client with --mcp --session --stderr-file --timeout 30)
 
 Starts COMMAND with stdin and stdout as pipes (or AF_UNIX socketpairs with
 --sockets, as Node-based MCP clients do), optionally waits for a text on its
@@ -18,6 +20,9 @@ Messages (in order; all options may repeat):
   --line TEXT        TEXT followed by a newline
   --lsp TEXT         TEXT framed as "Content-Length: N\\r\\n\\r\\n" + TEXT
   --send-file FILE   the bytes of FILE
+  --mcp              the opening an MCP client makes: initialize (id 1),
+                     its answer awaited, then notifications/initialized and
+                     ping (id 2), the ping's answer awaited
 
 How to send:
   --bytewise         one byte per write, each only after COMMAND has consumed
@@ -36,6 +41,8 @@ How to send:
   --stdin-file       do not send: COMMAND's stdin is a regular file holding
                      the messages (for pread/preadv); then wait for exit
   --no-close         keep stdin open until COMMAND exits by itself
+  --answer ID        after the message before it, wait for a frame whose
+                     "id" is ID (JSON: 1, "p1"), other lines skipped
 
 What to expect:
   --frames N         frames to wait for before closing stdin (default: the
@@ -43,6 +50,11 @@ What to expect:
   --framing line|lsp newline-delimited JSON-RPC (a frame is a line holding a
                      JSON object with a "jsonrpc" member, or a DAP "response")
                      or Content-Length framed (default: line)
+                     (with --answer or --mcp, --frames defaults to 0: the
+                     answers are the waits)
+  --eof-within SECS  after closing stdin, end of file on stdout must come
+                     within SECS, and COMMAND's exit within what is left
+                     (a child left holding stdout is a hung client)
 
 The command:
   --gate             run COMMAND under stdiogate: the wrapper named by
@@ -58,6 +70,10 @@ The command:
                      (not a pipe); --wait-err cannot be used with it
   --stderr-inherit   COMMAND's stderr is this client's stderr (not captured)
 
+  --socket           the same as --sockets
+  --session          start COMMAND in a new session; on a timeout, kill
+                     its whole process group
+
 Output:
   --out FILE         COMMAND's stdout bytes
   --err FILE         COMMAND's stderr bytes
@@ -69,6 +85,7 @@ import json
 import os
 import re
 import resource
+import signal
 import socket
 import struct
 import subprocess
@@ -80,6 +97,15 @@ import time
 
 FIONREAD = termios.FIONREAD
 SIOCOUTQ = termios.TIOCOUTQ  # same number on Linux
+
+
+# The opening of an MCP session (--mcp), byte for byte as the tree tests
+# have always sent it.
+MCP_INITIALIZE = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":'
+                  b'{"protocolVersion":"2025-06-18","capabilities":{},'
+                  b'"clientInfo":{"name":"tree-client","version":"1"}}}\n')
+MCP_INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+MCP_PING = b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n'
 
 
 class Timeout(Exception):
@@ -98,6 +124,7 @@ def parse_args(argv):
         "frames": None, "framing": "line", "gate": False, "sockets": False,
         "close": [], "nofile": None, "one_socket": False, "stderr_file": False, "stderr_inherit": False, "out": None, "err": None,
         "timeout": 20.0, "cmd": None,
+        "answers": {}, "eof_within": None, "session": False,
     }
     i = 0
 
@@ -166,13 +193,32 @@ def parse_args(argv):
             o["err"] = arg()
         elif a == "--timeout":
             o["timeout"] = float(arg())
+        elif a == "--mcp":
+            o["msgs"].append(MCP_INITIALIZE)
+            o["answers"].setdefault(len(o["msgs"]) - 1, []).append(1)
+            o["msgs"] += [MCP_INITIALIZED, MCP_PING]
+            o["answers"].setdefault(len(o["msgs"]) - 1, []).append(2)
+        elif a == "--answer":
+            if not o["msgs"]:
+                usage("--answer follows the message it answers")
+            try:
+                want = json.loads(arg())
+            except ValueError:
+                usage("--answer: a JSON id (1, \"p1\")")
+            o["answers"].setdefault(len(o["msgs"]) - 1, []).append(want)
+        elif a == "--eof-within":
+            o["eof_within"] = float(arg())
+        elif a == "--socket":
+            o["sockets"] = True
+        elif a == "--session":
+            o["session"] = True
         else:
             usage("unknown option %r" % a)
         i += 1
     if not o["cmd"]:
         usage("no command (put it after --)")
     if o["frames"] is None:
-        o["frames"] = len(o["msgs"])
+        o["frames"] = 0 if o["answers"] else len(o["msgs"])
     return o
 
 
@@ -193,6 +239,27 @@ def count_frames(buf, framing):
         if isinstance(v, dict) and ("jsonrpc" in v or v.get("type") == "response"):
             n += 1
     return n
+
+
+def frame_ids(buf, framing):
+    """The "id" of every complete frame in buf that is a JSON object."""
+    if framing == "lsp":
+        bodies = []
+        for m in re.finditer(rb"Content-Length: *(\d+)\r\n(?:[^\r\n:]+:[^\r\n]*\r\n)*\r\n", buf):
+            body = buf[m.end():m.end() + int(m.group(1))]
+            if len(body) == int(m.group(1)):
+                bodies.append(body)
+    else:
+        bodies = buf.split(b"\n")[:-1]
+    ids = []
+    for b in bodies:
+        try:
+            v = json.loads(b)
+        except ValueError:
+            continue
+        if isinstance(v, dict) and "id" in v:
+            ids.append(v["id"])
+    return ids
 
 
 class Reader(threading.Thread):
@@ -300,6 +367,7 @@ def run_session(o, out_path, err_path):
         stderr=(err_child if err_child is not None else None)
         if 2 not in closing else subprocess.DEVNULL,
         env=env, close_fds=True,
+        start_new_session=o["session"],
         preexec_fn=setup if closing or nofile is not None else None,
     )
     try:
@@ -349,6 +417,28 @@ def run_session(o, out_path, err_path):
                 raise Timeout("%d bytes still unread" % n)
             time.sleep(0.0005)  # polling a condition, not a timing guess
 
+    def answered(idx):
+        # Wait for the answers to message idx; stdout's end ends the wait.
+        for want in o["answers"].get(idx, []):
+            def got():
+                if any(i == want and type(i) is type(want) for i in frame_ids(out_r.buf, o["framing"])):
+                    return True
+                if out_r.eof:
+                    raise Timeout("end of file on stdout before the answer to id %s" % json.dumps(want))
+                return False
+            wait_for(got, "waiting for the answer to id %s" % json.dumps(want))
+
+    def wait_eof(secs):
+        # A child left holding stdout open would hang a real client.
+        end = time.monotonic() + secs
+        with cond:
+            while not out_r.eof:
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise Timeout("no end of file on stdout within %g s after stdin was closed" % secs)
+                cond.wait(min(left, 0.05))
+        return end
+
     def send(data):
         try:
             if o["bytewise"]:
@@ -375,6 +465,7 @@ def run_session(o, out_path, err_path):
             os.close(in_ours)
 
     status = 0
+    exit_by = None
     try:
         if o["wait_err"] is not None:
             if err_r is None:
@@ -391,25 +482,34 @@ def run_session(o, out_path, err_path):
                 send(first[k:])
                 if o["each"]:
                     wait_for(lambda: frames() >= 1, "waiting for frame 1")
+                answered(0)
             for idx, m in enumerate(msgs):
                 send(m)
                 if o["each"]:
                     want = idx + 1 + (1 if o["split"] is not None else 0)
                     wait_for(lambda: frames() >= want, "waiting for frame %d" % want)
+                answered(idx + (1 if o["split"] is not None else 0))
             want = o["frames"]
             wait_for(lambda: frames() >= want,
                      "waiting for %d frame(s) on stdout" % want)
             if not o["no_close"]:
                 close_stdin()
                 in_ours = None
+                if o["eof_within"] is not None:
+                    exit_by = wait_eof(o["eof_within"])
         try:
-            proc.wait(timeout=o["timeout"])
+            proc.wait(timeout=max(0.1, exit_by - time.monotonic()) if exit_by else o["timeout"])
         except subprocess.TimeoutExpired:
             raise Timeout("waiting for the command to exit")
         rc = proc.returncode
         status = rc if rc >= 0 else 128 - rc
     except Timeout as e:
         sys.stderr.write("client.py: timeout: %s; got %d frame(s)\n" % (e, frames()))
+        if o["session"]:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
         if proc.poll() is None:
             proc.kill()
             proc.wait()

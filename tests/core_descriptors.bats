@@ -13,42 +13,26 @@ SRV=$BIN/core_srv
     # dup2(/dev/null,0); read `in`; answer through `out`; then "post-junk" on
     # fd 1, which the program pointed at stderr: it stays there.
     JUNK=(printf-junk write-junk)
-    both --line "$INIT" -- "$SRV" read printf write sdk2 postjunk
-    gated --line "$INIT" -- "$SRV" read printf write sdk2 postjunk
-    assert_status 0
-    assert_junk_on_stderr
+    init_diverted -- "$SRV" read printf write sdk2 postjunk
     assert_stderr_has sdk2-junk post-junk
-    assert_frames "$(answer 0 initialize)"
 }
 
 @test "fds: a shell-style save of fd 1 around a redirected builtin, then dup2(file, 3)" {
     JUNK=(printf-junk after-builtin-junk after-fd3-junk)
-    both --line "$INIT" -- "$SRV" read printf shellsave
-    gated --line "$INIT" -- "$SRV" read printf shellsave
-    assert_status 0
-    assert_junk_on_stderr
+    init_diverted -- "$SRV" read printf shellsave
     assert_stderr_has builtin-junk
-    assert_frames "$(answer 0 initialize)"
 }
 
 @test "fds: a server in dash builtins (echo >&2, exec 3<, read)" {
     JUNK=(sh-banner-junk sh-after-builtin-junk sh-after-fd3-junk)
-    both --line "$INIT" --line "$PING" -- /bin/sh "$FIX/core_sh_server.sh"
-    gated --line "$INIT" --line "$PING" -- /bin/sh "$FIX/core_sh_server.sh"
-    assert_status 0
-    assert_junk_on_stderr
+    init_ping_diverted -- /bin/sh "$FIX/core_sh_server.sh"
     assert_stderr_has sh-stderr-line sh-answered
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
 }
 
 @test "fds: a server in bash builtins (echo >&2, exec 3<, read)" {
     JUNK=(sh-banner-junk sh-after-builtin-junk sh-after-fd3-junk)
-    both --line "$INIT" --line "$PING" -- /bin/bash "$FIX/core_sh_server.sh"
-    gated --line "$INIT" --line "$PING" -- /bin/bash "$FIX/core_sh_server.sh"
-    assert_status 0
-    assert_junk_on_stderr
+    init_ping_diverted -- /bin/bash "$FIX/core_sh_server.sh"
     assert_stderr_has sh-stderr-line sh-answered
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
 }
 
 # copy KIND: the server copies fd 1 that way while it is diverted, writes
@@ -56,11 +40,7 @@ SRV=$BIN/core_srv
 # wire yet), and answers through the copy (it must reach the wire).
 copy() {
     JUNK=(printf-junk copy-junk)
-    both --line "$INIT" --line "$PING" -- "$SRV" read printf "copy-$1"
-    gated --line "$INIT" --line "$PING" -- "$SRV" read printf "copy-$1"
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    init_ping_diverted -- "$SRV" read printf "copy-$1"
 }
 
 @test "fds: a dup(1) copy: diverted until the gate opens, the wire after" { copy dup; }
@@ -76,11 +56,7 @@ copy() {
 # way before it serves.
 closer() {
     JUNK=(printf-junk write-junk)
-    both --line "$INIT" -- "$SRV" read printf write "$1"
-    gated --line "$INIT" -- "$SRV" read printf write "$1"
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted -- "$SRV" read printf write "$1"
 }
 
 @test "fds: close_range(3, ~0U, 0) before serving" { closer close_range; }
@@ -89,12 +65,14 @@ closer() {
 @test "fds: dup2(/dev/null, fd) onto every open fd >= 3 before serving" { closer dup2priv; }
 @test "fds: dup3(/dev/null, fd, O_CLOEXEC) onto every open fd >= 3 before serving" { closer dup3priv; }
 
-@test "fds: fd 1 pointed at the program's own file stays the program's" {
+# own_file STEP: before serving, the server points fd 1 at its own file
+# ($CORE_LOG) that way; fd 1 stays the program's, so the wire gets nothing.
+own_file() {
     export CORE_LOG=$BATS_TEST_TMPDIR/own.log
-    ungated --line "$INIT" --frames 0 -- "$SRV" read write own1
+    ungated --line "$INIT" --frames 0 -- "$SRV" read write "$1"
     assert_status 0
     assert_stdout_has write-junk
-    gated --line "$INIT" --frames 0 -- "$SRV" read write own1
+    gated --line "$INIT" --frames 0 -- "$SRV" read write "$1"
     assert_status 0
     assert_stderr_has "own1: fd 1 is still the program's file" write-junk
     assert_frames
@@ -103,40 +81,25 @@ closer() {
     grep -qxF "$(answer 0 initialize)" "$CORE_LOG"
 }
 
-@test "fds: close(1), then a file opened on fd 1: the program's" {
-    export CORE_LOG=$BATS_TEST_TMPDIR/own.log
-    ungated --line "$INIT" --frames 0 -- "$SRV" read write own1close
-    assert_status 0
-    assert_stdout_has write-junk
-    gated --line "$INIT" --frames 0 -- "$SRV" read write own1close
-    assert_status 0
-    assert_stderr_has "own1: fd 1 is still the program's file" write-junk
-    assert_frames
-    grep -qF own1-junk "$CORE_LOG"
-    grep -qxF "$(answer 0 initialize)" "$CORE_LOG"
-}
+@test "fds: fd 1 pointed at the program's own file stays the program's" { own_file own1; }
+@test "fds: close(1), then a file opened on fd 1: the program's" { own_file own1close; }
 
 @test "fds: stdin and stderr closed at start: they stay closed (nothing of the library lands on 0 or 2)" {
     JUNK=(printf-junk write-junk)
     both --close 0 --close 2 --frames 1 -- "$SRV" none printf write handshake fdreport
-    gated --close 0 --close 2 --frames 1 -- "$SRV" none printf write handshake fdreport
     assert_status 0
     assert_frames '{"jsonrpc":"2.0","method":"fds","params":{"0":"closed","1":"open","2":"closed"}}'
 }
 
 @test "fds: stdin closed at start stays closed; junk on stderr; handshake opens the gate" {
     JUNK=(printf-junk write-junk)
-    both --close 0 --frames 1 -- "$SRV" none printf write handshake fdreport
-    gated --close 0 --frames 1 -- "$SRV" none printf write handshake fdreport
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --close 0 --frames 1 -- "$SRV" none printf write handshake fdreport
     assert_frames '{"jsonrpc":"2.0","method":"fds","params":{"0":"closed","1":"open","2":"open"}}'
 }
 
 @test "fds: stderr closed at start: junk goes nowhere, the answer still reaches the wire" {
     JUNK=(printf-junk write-junk system-junk)
     both --close 2 --line "$INIT" -- "$SRV" read printf write system
-    gated --close 2 --line "$INIT" -- "$SRV" read printf write system
     assert_status 0
     assert_frames "$(answer 0 initialize)"
 }
@@ -199,29 +162,17 @@ on_pty() {
 
 @test "fds: sockets for stdin and stdout (as Node-based clients give), with stdio reading" {
     JUNK=(printf-junk puts-junk write-junk system-junk)
-    both --sockets --line "$INIT" --line "$PING" -- "$SRV" getline printf puts write system
-    gated --sockets --line "$INIT" --line "$PING" -- "$SRV" getline printf puts write system
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    init_ping_diverted --sockets -- "$SRV" getline printf puts write system
 }
 
 @test "fds: a low RLIMIT_NOFILE (64): the private descriptors fit under it" {
     JUNK=(printf-junk write-junk)
-    both --nofile 64 --line "$INIT" -- "$SRV" read printf write
-    gated --nofile 64 --line "$INIT" -- "$SRV" read printf write
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --nofile 64 -- "$SRV" read printf write
 }
 
 @test "fds: RLIMIT_NOFILE 4 (one free descriptor; library preloaded directly: sh needs fd 10)" {
     JUNK=(printf-junk write-junk)
-    both --nofile 4 --line "$INIT" -- "$SRV" read printf write
-    STDIOGATE_WRAPPER= gated --nofile 4 --line "$INIT" -- "$SRV" read printf write
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    STDIOGATE_WRAPPER= init_diverted --nofile 4 -- "$SRV" read printf write
 }
 
 @test "fds: stderr open read-only: junk to /dev/null; regular files as stdin and wire (gate_run)" {
@@ -238,48 +189,28 @@ on_pty() {
 
 @test "fds: stdin and stdout one socket (socat EXEC / inetd style)" {
     JUNK=(printf-junk write-junk)
-    both --one-socket --line "$INIT" --line "$PING" -- "$SRV" read printf write
-    gated --one-socket --line "$INIT" --line "$PING" -- "$SRV" read printf write
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    init_ping_diverted --one-socket -- "$SRV" read printf write
 }
 
 @test "fds: stdin and stdout one socket, Node server" {
     JUNK=(node-top-junk)
-    both --one-socket --line "$INIT" --line "$PING" -- node "$FIX/core_node_server.js" top
-    gated --one-socket --line "$INIT" --line "$PING" -- node "$FIX/core_node_server.js" top
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    init_ping_diverted --one-socket -- node "$FIX/core_node_server.js" top
 }
 
 @test "fds: stderr a regular file (2>>log): C server" {
     JUNK=(printf-junk write-junk system-junk)
-    both --stderr-file --line "$INIT" --line "$PING" -- "$SRV" read printf write system
-    gated --stderr-file --line "$INIT" --line "$PING" -- "$SRV" read printf write system
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    init_ping_diverted --stderr-file -- "$SRV" read printf write system
 }
 
 @test "fds: stderr a regular file: Node (stdout first seen as a file, then a pipe)" {
     JUNK=(node-top-junk)
-    both --stderr-file --line "$INIT" --line "$PING" -- node "$FIX/core_node_server.js" top
-    gated --stderr-file --line "$INIT" --line "$PING" -- node "$FIX/core_node_server.js" top
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    init_ping_diverted --stderr-file -- node "$FIX/core_node_server.js" top
 }
 
 @test "fds: stderr a regular file: Python" {
     unset PYTHONUNBUFFERED
     JUNK=(py-import-junk py-module-junk)
-    both --stderr-file --line "$INIT" -- "$PYTHON" "$FIX/core_py_server.py" readline
-    gated --stderr-file --line "$INIT" -- "$PYTHON" "$FIX/core_py_server.py" readline
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --stderr-file -- "$PYTHON" "$FIX/core_py_server.py" readline
 }
 
 @test "fds: once the gate is open no private descriptor is left behind" {

@@ -13,49 +13,29 @@ SRV=$BIN/core_srv
 
 @test "framing: the message sent one byte at a time, read one byte per read(2), chatter after each" {
     JUNK=(printf-junk chatter)
-    both --bytewise --line "$INIT" -- "$SRV" read1 printf chatter
-    gated --bytewise --line "$INIT" -- "$SRV" read1 printf chatter
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --bytewise -- "$SRV" read1 printf chatter
     # one chatter line per byte read before the end of the message
     [ "$(grep -c '^chatter$' "$ERR")" -ge 200 ]
 }
 
 @test "framing: the message sent one byte at a time, read with read(2) chunks" {
     JUNK=(write-junk chatter)
-    both --bytewise --line "$INIT" -- "$SRV" read write chatter
-    gated --bytewise --line "$INIT" -- "$SRV" read write chatter
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --bytewise -- "$SRV" read write chatter
 }
 
 @test "framing: the message sent one byte at a time, read with fgets" {
     JUNK=(printf-junk)
-    both --bytewise --line "$INIT" -- "$SRV" fgets printf
-    gated --bytewise --line "$INIT" -- "$SRV" fgets printf
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --bytewise -- "$SRV" fgets printf
 }
 
 @test "framing: the message sent one byte at a time, read with getc, chatter after each" {
     JUNK=(printf-junk chatter)
-    both --bytewise --line "$INIT" -- "$SRV" getc printf chatter
-    gated --bytewise --line "$INIT" -- "$SRV" getc printf chatter
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --bytewise -- "$SRV" getc printf chatter
 }
 
 @test "framing: the message sent one byte at a time, read with inline getc_unlocked (__uflow)" {
     JUNK=(printf-junk chatter)
-    both --bytewise --line "$INIT" -- "$SRV" uflow printf chatter
-    gated --bytewise --line "$INIT" -- "$SRV" uflow printf chatter
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --bytewise -- "$SRV" uflow printf chatter
 }
 
 # split_everywhere READPATH MESSAGE FRAMING EXPECTED-STDOUT
@@ -100,56 +80,38 @@ split_everywhere() {
 
 @test "framing: ping before initialize, in one write: both answered, in order" {
     JUNK=(printf-junk write-junk)
-    both --send "$PING"$'\n'"$INIT"$'\n' --frames 2 -- "$SRV" read printf write
-    gated --send "$PING"$'\n'"$INIT"$'\n' --frames 2 -- "$SRV" read printf write
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --send "$PING"$'\n'"$INIT"$'\n' --frames 2 -- "$SRV" read printf write
     assert_frames "$(answer '"p1"' ping)" "$(answer 0 initialize)"
 }
 
 @test "framing: ping answered before initialize is sent" {
     JUNK=(printf-junk write-junk)
-    both --each --line "$PING" --line "$INIT" -- "$SRV" fgets printf write
-    gated --each --line "$PING" --line "$INIT" -- "$SRV" fgets printf write
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --each --line "$PING" --line "$INIT" -- "$SRV" fgets printf write
     assert_frames "$(answer '"p1"' ping)" "$(answer 0 initialize)"
 }
 
 @test "framing: server/discover first (MCP 2026), then initialize" {
     JUNK=(printf-junk write-junk)
-    both --each --line "$DISCOVER" --line "$INIT" -- "$SRV" read printf write
-    gated --each --line "$DISCOVER" --line "$INIT" -- "$SRV" read printf write
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --each --line "$DISCOVER" --line "$INIT" -- "$SRV" read printf write
     assert_frames "$(answer 1 server/discover)" "$(answer 0 initialize)"
 }
 
 @test "framing: leading blank lines and CRLF line ends" {
     JUNK=(printf-junk write-junk)
-    both --send $'\r\n\n  \r\n'"$INIT"$'\r\n' -- "$SRV" read1 printf write chatter
-    gated --send $'\r\n\n  \r\n'"$INIT"$'\r\n' -- "$SRV" read1 printf write chatter
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --send $'\r\n\n  \r\n'"$INIT"$'\r\n' -- "$SRV" read1 printf write chatter
     assert_stderr_has chatter
     assert_frames "$(answer 0 initialize)"
 }
 
 @test "framing: a reader that stops at the closing brace answers before reading the newline" {
     JUNK=(printf-junk chatter)
-    both --bytewise --line "$INIT_TRICKY" -- "$SRV" read1 brace printf chatter
-    gated --bytewise --line "$INIT_TRICKY" -- "$SRV" read1 brace printf chatter
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --bytewise --line "$INIT_TRICKY" -- "$SRV" read1 brace printf chatter
     assert_frames "$(answer 7 initialize)"
 }
 
 @test "framing: a getc reader that stops at the closing brace" {
     JUNK=(printf-junk chatter)
-    both --line "$INIT_TRICKY" -- "$SRV" getc brace printf chatter
-    gated --line "$INIT_TRICKY" -- "$SRV" getc brace printf chatter
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --line "$INIT_TRICKY" -- "$SRV" getc brace printf chatter
     assert_frames "$(answer 7 initialize)"
 }
 
@@ -157,10 +119,7 @@ split_everywhere() {
     # the server answers at its own brace balance; chatter after each byte
     # until then must all be diverted
     JUNK=(chatter)
-    both --bytewise --line "$INIT_TRICKY" -- "$SRV" read1 brace chatter
-    gated --bytewise --line "$INIT_TRICKY" -- "$SRV" read1 brace chatter
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --bytewise --line "$INIT_TRICKY" -- "$SRV" read1 brace chatter
     n=$(grep -c '^chatter$' "$ERR")
     [ "$n" -eq $((${#INIT_TRICKY} - 1)) ] || { echo "chatter lines on stderr: $n, expected $((${#INIT_TRICKY} - 1))" >&2; false; }
     assert_frames "$(answer 7 initialize)"
@@ -168,38 +127,26 @@ split_everywhere() {
 
 @test "framing: LSP Content-Length initialize (read)" {
     JUNK=(printf-junk write-junk)
-    both --lsp "$LSP_INIT" --framing lsp -- "$SRV" read printf write
-    gated --lsp "$LSP_INIT" --framing lsp -- "$SRV" read printf write
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --lsp "$LSP_INIT" --framing lsp -- "$SRV" read printf write
     assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
 }
 
 @test "framing: LSP initialize sent one byte at a time, read one byte per call, chatter after each" {
     JUNK=(printf-junk chatter)
-    both --bytewise --lsp "$LSP_INIT" --framing lsp -- "$SRV" read1 printf chatter
-    gated --bytewise --lsp "$LSP_INIT" --framing lsp -- "$SRV" read1 printf chatter
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --bytewise --lsp "$LSP_INIT" --framing lsp -- "$SRV" read1 printf chatter
     assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
 }
 
 @test "framing: LSP initialize with two headers, read with fgets + fread (body read exactly)" {
     JUNK=(printf-junk write-junk)
     msg=$'Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n'"$(lsp_frame "$LSP_INIT")"
-    both --bytewise --send "$msg" --framing lsp -- "$SRV" lspstdio printf write
-    gated --bytewise --send "$msg" --framing lsp -- "$SRV" lspstdio printf write
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --bytewise --send "$msg" --framing lsp -- "$SRV" lspstdio printf write
     assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
 }
 
 @test "framing: DAP initialize (Content-Length, not JSON-RPC)" {
     JUNK=(printf-junk write-junk)
-    both --bytewise --lsp "$DAP_INIT" --framing lsp -- "$SRV" read1 printf write chatter
-    gated --bytewise --lsp "$DAP_INIT" --framing lsp -- "$SRV" read1 printf write chatter
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --bytewise --lsp "$DAP_INIT" --framing lsp -- "$SRV" read1 printf write chatter
     assert_stderr_has chatter
     assert_stdout_bytes "$(lsp_frame '{"seq":1,"type":"response","request_seq":1,"success":true,"command":"initialize"}')"
 }
@@ -211,10 +158,7 @@ pad = "x" * (1 << 20)
 sys.stdout.write("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{\"pad\":\"%s\"}}\n" % pad)
 ' >"$BATS_TEST_TMPDIR/big"
     JUNK=(write-junk)
-    both --send-file "$BATS_TEST_TMPDIR/big" -- "$SRV" read write chatter
-    gated --send-file "$BATS_TEST_TMPDIR/big" -- "$SRV" read write chatter
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --send-file "$BATS_TEST_TMPDIR/big" -- "$SRV" read write chatter
     assert_stdout_lacks chatter
     assert_frames "$(answer 3 initialize)"
 }
@@ -222,10 +166,7 @@ sys.stdout.write("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"para
 @test "framing: end of input before a complete message opens the gate" {
     JUNK=(printf-junk write-junk)
     partial='{"jsonrpc":"2.0","id":9,"method":"initialize","params":{'
-    both --send "$partial" --frames 0 -- "$SRV" read printf write
-    STDIOGATE_DEBUG=2 gated --send "$partial" --frames 0 -- "$SRV" read printf write
-    assert_status 0
-    assert_junk_on_stderr
+    STDIOGATE_DEBUG=2 diverted --send "$partial" --frames 0 -- "$SRV" read printf write
     assert_frames "$(answer 9 initialize)"
     assert_stderr_has "gate opened by read at end of input"
 }
@@ -233,9 +174,6 @@ sys.stdout.write("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"para
 @test "framing: LSP header names in any case, Content-Type after Content-Length" {
     JUNK=(printf-junk chatter)
     msg=$'content-length: '"${#LSP_INIT}"$'\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n'"$LSP_INIT"
-    both --bytewise --send "$msg" --framing lsp -- "$SRV" read1 printf chatter
-    gated --bytewise --send "$msg" --framing lsp -- "$SRV" read1 printf chatter
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --bytewise --send "$msg" --framing lsp -- "$SRV" read1 printf chatter
     assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
 }

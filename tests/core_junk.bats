@@ -7,84 +7,39 @@ load helpers
 
 SRV=$BIN/core_srv
 
-@test "junk: buffered printf (left in the stdio buffer) goes to stderr" {
-    JUNK=(printf-junk)
-    both --line "$INIT" -- "$SRV" read printf
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+# one_kind READER KIND: the server writes KIND-junk the KIND way, then reads
+# its first message with READER: the junk reaches stderr, the answer the wire.
+one_kind() {
+    JUNK=("$2-junk")
+    init_diverted -- "$SRV" "$1" "$2"
 }
 
-@test "junk: puts goes to stderr" {
-    JUNK=(puts-junk)
-    both --line "$INIT" -- "$SRV" read puts
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
-}
+@test "junk: buffered printf (left in the stdio buffer) goes to stderr" { one_kind read printf; }
 
-@test "junk: write(1) goes to stderr" {
-    JUNK=(write-junk)
-    both --line "$INIT" -- "$SRV" read write
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
-}
+@test "junk: puts goes to stderr" { one_kind read puts; }
 
-@test "junk: system(\"echo ...\") goes to stderr" {
-    JUNK=(system-junk)
-    both --line "$INIT" -- "$SRV" read system
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
-}
+@test "junk: write(1) goes to stderr" { one_kind read write; }
 
-@test "junk: a fork+exec'd echo goes to stderr" {
-    JUNK=(forkexec-junk)
-    both --line "$INIT" -- "$SRV" read forkexec
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
-}
+@test "junk: system(\"echo ...\") goes to stderr" { one_kind read system; }
 
-@test "junk: a posix_spawnp'd echo goes to stderr" {
-    JUNK=(spawn-junk)
-    both --line "$INIT" -- "$SRV" read spawn
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
-}
+@test "junk: a fork+exec'd echo goes to stderr" { one_kind read forkexec; }
 
-@test "junk: a fork()ed child's printf goes to stderr" {
-    JUNK=(forkchild-junk)
-    both --line "$INIT" -- "$SRV" read forkchild
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
-}
+@test "junk: a posix_spawnp'd echo goes to stderr" { one_kind read spawn; }
+
+@test "junk: a fork()ed child's printf goes to stderr" { one_kind read forkchild; }
 
 @test "junk: all kinds at once, then three requests answered in order" {
     JUNK=(printf-junk puts-junk write-junk system-junk forkexec-junk)
-    both --line "$INIT" --line "$INITIALIZED" --line '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
+    diverted --line "$INIT" --line "$INITIALIZED" --line '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
         --frames 2 -- "$SRV" read printf puts write system forkexec
-    assert_status 0
-    assert_junk_on_stderr
     assert_frames "$(answer 0 initialize)" "$(answer 2 tools/list)"
 }
 
-@test "junk: printf left buffered is flushed to stderr, not onto the answer (stdio readers)" {
-    JUNK=(printf-junk)
-    both --line "$INIT" -- "$SRV" fgets printf
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
-}
+@test "junk: printf left buffered is flushed to stderr, not onto the answer (stdio readers)" { one_kind fgets printf; }
 
 @test "junk: a server that never reads stdin keeps its output on stderr" {
     JUNK=(printf-junk puts-junk write-junk system-junk)
-    both --frames 0 -- "$SRV" none printf puts write system
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --frames 0 -- "$SRV" none printf puts write system
     assert_frames
 }
 
@@ -97,8 +52,7 @@ SRV=$BIN/core_srv
 
 @test "junk: STDIOGATE_DISCARD=1 sends it to /dev/null instead" {
     JUNK=(printf-junk write-junk system-junk)
-    both --line "$INIT" -- "$SRV" read printf write system
-    STDIOGATE_DISCARD=1 gated --line "$INIT" -- "$SRV" read printf write system
+    STDIOGATE_DISCARD=1 both --line "$INIT" -- "$SRV" read printf write system
     assert_status 0
     assert_stderr_lacks "${JUNK[@]}"
     assert_stdout_lacks "${JUNK[@]}"
@@ -140,16 +94,10 @@ SRV=$BIN/core_srv
 @test "junk: the program's own constructor runs after the preload's: diverted" {
     export CORE_CTOR_JUNK=1
     JUNK=(ctor-junk write-junk)
-    both --line "$INIT" -- "$SRV" read write
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted -- "$SRV" read write
 }
 
 @test "junk: STDIOGATE_OPEN=0 is not the handshake" {
     JUNK=(after-open0-junk)
-    both --line "$INIT" -- "$SRV" read handshake0
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted -- "$SRV" read handshake0
 }

@@ -10,47 +10,27 @@ NSRV=$FIX/core_node_server.js
 
 @test "node: console.log at top level (pipes)" {
     JUNK=(node-top-junk)
-    both --line "$INIT" --line "$PING" -- node "$NSRV" top
-    gated --line "$INIT" --line "$PING" -- node "$NSRV" top
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    init_ping_diverted -- node "$NSRV" top
 }
 
 @test "node: console.log at top level (sockets, as Node-based clients start servers)" {
     JUNK=(node-top-junk)
-    both --sockets --line "$INIT" --line "$PING" -- node "$NSRV" top
-    gated --sockets --line "$INIT" --line "$PING" -- node "$NSRV" top
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    init_ping_diverted --sockets -- node "$NSRV" top
 }
 
 @test "node: console.log from a timer and a promise while stdin is still empty" {
     JUNK=(node-top-junk node-timer-junk node-promise-junk)
-    both --wait-err node-async-done --line "$INIT" -- node "$NSRV" async
-    gated --wait-err node-async-done --line "$INIT" -- node "$NSRV" async
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --wait-err node-async-done -- node "$NSRV" async
 }
 
 @test "node: async junk while stdin is empty, over sockets" {
     JUNK=(node-top-junk node-timer-junk node-promise-junk)
-    both --sockets --wait-err node-async-done --line "$INIT" -- node "$NSRV" async
-    gated --sockets --wait-err node-async-done --line "$INIT" -- node "$NSRV" async
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --sockets --wait-err node-async-done -- node "$NSRV" async
 }
 
 @test "node: the message sent one byte at a time" {
     JUNK=(node-top-junk)
-    both --bytewise --line "$INIT" -- node "$NSRV" top
-    gated --bytewise --line "$INIT" -- node "$NSRV" top
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --bytewise -- node "$NSRV" top
 }
 
 # Node has no raw read the preload cannot see (fs.readSync and process.stdin
@@ -65,12 +45,8 @@ NSRV=$FIX/core_node_server.js
 
 @test "node: handshake process.env.STDIOGATE_OPEN = \"1\" when a child reads stdin" {
     JUNK=(node-top-junk)
-    both --each --line "$INIT" --line "$PING" -- node "$NSRV" handshake
-    STDIOGATE_DEBUG=2 gated --each --line "$INIT" --line "$PING" -- node "$NSRV" handshake
-    assert_status 0
-    assert_junk_on_stderr
+    STDIOGATE_DEBUG=2 init_ping_diverted --each -- node "$NSRV" handshake
     assert_stderr_has "gate opened by handshake"
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
 }
 
 @test "node: stderr a terminal: junk to /dev/null, the answer on the wire (not the terminal)" {

@@ -10,33 +10,21 @@ PYSRV=$FIX/core_py_server.py
 @test "python: print at import, unbuffered by the wrapper's PYTHONUNBUFFERED=1" {
     unset PYTHONUNBUFFERED
     JUNK=(py-import-junk py-module-junk)
-    both --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" readline
-    gated --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" readline
-    assert_status 0
-    assert_junk_on_stderr
+    init_ping_diverted -- "$PYTHON" "$PYSRV" readline
     assert_stderr_has "py-env PYTHONUNBUFFERED=1"
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
 }
 
 @test "python: print at import over sockets (as Node-based clients start servers)" {
     unset PYTHONUNBUFFERED
     JUNK=(py-import-junk py-module-junk)
-    both --sockets --line "$INIT" -- "$PYTHON" "$PYSRV" readline
-    gated --sockets --line "$INIT" -- "$PYTHON" "$PYSRV" readline
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --sockets -- "$PYTHON" "$PYSRV" readline
 }
 
 @test "python: the user's own PYTHONUNBUFFERED=0 is kept; flushed prints still diverted" {
     export PYTHONUNBUFFERED=0
     JUNK=(py-import-junk py-module-junk)
-    both --line "$INIT" -- "$PYTHON" "$PYSRV" readline flush
-    gated --line "$INIT" -- "$PYTHON" "$PYSRV" readline flush
-    assert_status 0
+    init_diverted -- "$PYTHON" "$PYSRV" readline flush
     assert_stderr_has "py-env PYTHONUNBUFFERED=0"
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
 }
 
 @test "python: with the user's PYTHONUNBUFFERED=0, unflushed prints stay buffered (the user's choice is honoured)" {
@@ -60,62 +48,38 @@ PYSRV=$FIX/core_py_server.py
 @test "python: handshake os.environ[\"STDIOGATE_OPEN\"] = \"1\" in a raw-syscall reader" {
     unset PYTHONUNBUFFERED
     JUNK=(py-import-junk py-module-junk)
-    both --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" handshake
-    STDIOGATE_DEBUG=2 gated --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" handshake
-    assert_status 0
-    assert_junk_on_stderr
+    STDIOGATE_DEBUG=2 init_ping_diverted -- "$PYTHON" "$PYSRV" handshake
     assert_stderr_has "gate opened by handshake"
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
 }
 
 @test "python: the MCP Python SDK v2 pattern answers on the wire through its private copy of fd 1" {
     unset PYTHONUNBUFFERED
     JUNK=(py-import-junk py-module-junk)
-    both --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" sdk2
-    gated --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" sdk2
-    assert_status 0
-    assert_junk_on_stderr
+    init_ping_diverted -- "$PYTHON" "$PYSRV" sdk2
     assert_stderr_has py-sdk2-junk py-post-junk
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
 }
 
 @test "python: the SDK v2 pattern over sockets" {
     unset PYTHONUNBUFFERED
     JUNK=(py-import-junk py-module-junk)
-    both --sockets --line "$INIT" -- "$PYTHON" "$PYSRV" sdk2
-    gated --sockets --line "$INIT" -- "$PYTHON" "$PYSRV" sdk2
-    assert_status 0
-    assert_junk_on_stderr
+    init_diverted --sockets -- "$PYTHON" "$PYSRV" sdk2
     assert_stderr_has py-post-junk
-    assert_frames "$(answer 0 initialize)"
 }
 
 @test "python: a worker thread reads stdin, the main thread answers (SDK v1 style)" {
     unset PYTHONUNBUFFERED
     JUNK=(py-import-junk py-module-junk)
-    both --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" thread
-    gated --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" thread
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    init_ping_diverted -- "$PYTHON" "$PYSRV" thread
 }
 
 @test "python: asyncio reader (non-blocking stdin), a task prints while stdin is still empty" {
     unset PYTHONUNBUFFERED
     JUNK=(py-import-junk py-module-junk py-async-junk)
-    both --wait-err py-async-done --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" asyncio
-    gated --wait-err py-async-done --line "$INIT" --line "$PING" -- "$PYTHON" "$PYSRV" asyncio
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    init_ping_diverted --wait-err py-async-done -- "$PYTHON" "$PYSRV" asyncio
 }
 
 @test "python: asyncio reader over sockets" {
     unset PYTHONUNBUFFERED
     JUNK=(py-import-junk py-module-junk py-async-junk)
-    both --sockets --wait-err py-async-done --line "$INIT" -- "$PYTHON" "$PYSRV" asyncio
-    gated --sockets --wait-err py-async-done --line "$INIT" -- "$PYTHON" "$PYSRV" asyncio
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --sockets --wait-err py-async-done -- "$PYTHON" "$PYSRV" asyncio
 }

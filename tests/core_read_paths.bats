@@ -15,11 +15,7 @@ CHK=$BIN/core_read_chk
 read_path() {
     local prog=$1 path=$2 call=$3; shift 3
     JUNK=(printf-junk puts-junk write-junk)
-    both "$@" --line "$INIT" -- "$prog" "$path" printf puts write
-    STDIOGATE_DEBUG=2 gated "$@" --line "$INIT" -- "$prog" "$path" printf puts write
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    STDIOGATE_DEBUG=2 init_diverted "$@" -- "$prog" "$path" printf puts write
     assert_stderr_has "diverting stdout to stderr" "gate opened by $call after"
 }
 
@@ -52,12 +48,8 @@ read_path() {
 @test "read path: fread_unlocked (the real function, one byte per call)" { read_path "$SRV" fread_unlocked fread_unlocked; }
 @test "read path: getc on an unbuffered stdin (setvbuf _IONBF)" {
     JUNK=(write-junk)
-    both --bytewise --line "$INIT" -- "$SRV" getc stdin-unbuffered write chatter
-    gated --bytewise --line "$INIT" -- "$SRV" getc stdin-unbuffered write chatter
-    assert_status 0
-    assert_junk_on_stderr
+    init_diverted --bytewise -- "$SRV" getc stdin-unbuffered write chatter
     assert_stderr_has chatter
-    assert_frames "$(answer 0 initialize)"
 }
 @test "read path: getc_unlocked inlined at -O2 is __uflow" {
     nm -D "$SRV" | grep -q ' U __uflow'
@@ -91,104 +83,62 @@ read_path() {
 
 @test "read path: a private copy of stdin (fcntl F_DUPFD_CLOEXEC), fd 0 pointed at /dev/null" {
     JUNK=(printf-junk)
-    both --line "$INIT" -- "$SRV" read printf sdk2
-    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read printf sdk2
-    assert_status 0
-    assert_junk_on_stderr
+    STDIOGATE_DEBUG=2 init_diverted -- "$SRV" read printf sdk2
     assert_stderr_has sdk2-junk
-    assert_frames "$(answer 0 initialize)"
     assert_stderr_has "gate opened by read after"
 }
 
 @test "read path: a private copy of stdin read with stdio (fdopen + fgets)" {
     JUNK=(printf-junk)
-    both --line "$INIT" -- "$SRV" fgets printf sdk2
-    gated --line "$INIT" -- "$SRV" fgets printf sdk2
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted -- "$SRV" fgets printf sdk2
 }
 
 @test "read path: a new open of /proc/self/fd/0 (same pipe, another open file description)" {
     JUNK=(printf-junk write-junk)
-    both --line "$INIT" -- "$SRV" read printf write reopen0
-    gated --line "$INIT" -- "$SRV" read printf write reopen0
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted -- "$SRV" read printf write reopen0
 }
 
 @test "read path: EAGAIN from a non-blocking stdin that is still empty is not the end of input" {
     JUNK=(after-eagain-junk)
-    both --wait-err core-srv-probed --line "$INIT" -- "$SRV" read nonblock
-    gated --wait-err core-srv-probed --line "$INIT" -- "$SRV" read nonblock
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --wait-err core-srv-probed -- "$SRV" read nonblock
 }
 
 @test "read path: a read of 0 bytes (count 0) is not the end of input" {
     JUNK=(after-zeroread-junk)
-    both --line "$INIT" -- "$SRV" read zeroread
-    gated --line "$INIT" -- "$SRV" read zeroread
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted -- "$SRV" read zeroread
 }
 
 @test "read path: recv(MSG_PEEK) consumes nothing (socket stdin)" {
     JUNK=(after-peek-junk)
-    both --sockets --line "$INIT" -- "$SRV" read peek
-    gated --sockets --line "$INIT" -- "$SRV" read peek
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted --sockets -- "$SRV" read peek
 }
 
 @test "read path: getc + ungetc (skip white space, push back), then fgets" {
     JUNK=(after-ungetc-junk)
-    both --send $'\n  '"$INIT"$'\n' -- "$SRV" fgets ungetc
-    gated --send $'\n  '"$INIT"$'\n' -- "$SRV" fgets ungetc
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --send $'\n  '"$INIT"$'\n' -- "$SRV" fgets ungetc
     assert_frames "$(answer 0 initialize)"
 }
 
 @test "read path: getc + ungetc, then a getc reader that stops at the closing brace" {
     # a pushed-back byte read again is not a second byte of the message
     JUNK=(after-ungetc-junk)
-    both --line "$INIT_TRICKY" -- "$SRV" getc brace ungetc
-    gated --line "$INIT_TRICKY" -- "$SRV" getc brace ungetc
-    assert_status 0
-    assert_junk_on_stderr
+    diverted --line "$INIT_TRICKY" -- "$SRV" getc brace ungetc
     assert_frames "$(answer 7 initialize)"
 }
 
 @test "read path: reading a JSON-looking file (read, pread, fgets, getc, getline) is not reading stdin" {
     JUNK=(after-config-junk)
-    both --line "$INIT" -- "$SRV" read readfile
-    gated --line "$INIT" -- "$SRV" read readfile
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted -- "$SRV" read readfile
 }
 
 @test "read path: reading a helper's output through popen is not reading stdin" {
     JUNK=(after-popen-junk)
-    both --line "$INIT" -- "$SRV" fgets popen
-    gated --line "$INIT" -- "$SRV" fgets popen
-    assert_status 0
-    assert_junk_on_stderr
-    assert_frames "$(answer 0 initialize)"
+    init_diverted -- "$SRV" fgets popen
 }
 
 @test "read path: stdin read and answered from a second thread (read and fgets)" {
     JUNK=(printf-junk write-junk)
     for path in read fgets; do
-        both --line "$INIT" --line "$PING" -- "$SRV" "$path" printf write inthread
-        gated --line "$INIT" --line "$PING" -- "$SRV" "$path" printf write inthread
-        assert_status 0
-        assert_junk_on_stderr
-        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+        init_ping_diverted -- "$SRV" "$path" printf write inthread
     done
 }

@@ -1,5 +1,16 @@
 # SPDX-License-Identifier: MIT
-# helpers.bash - shared helpers for the stdiogate bats tests (`load helpers`).
+# helpers.bash - the helpers of every stdiogate bats test (`load helpers`),
+# around one scripted client, tests/client.py.
+#
+# Two kinds of run, one client:
+#   serve/gated/ungated/both: a session the test scripts message by message
+#     (core_*, fault_*): stdout and stderr pipes, the library preloaded as
+#     the wrapper would (or the wrapper itself).
+#   tree_run/tree_run_plain: the opening a real MCP client makes (--mcp),
+#     through ./stdiogate, stderr a regular file, stdout's end of file awaited
+#     (tree_*): a process tree between the client and the server.
+# Both leave stdout in $OUT, stderr in $ERR and the exit status in $status;
+# the same assertions read them.
 #
 # Stable interface (other test files rely on these names; add, don't rename):
 #
@@ -25,6 +36,11 @@
 #   INITIALIZED     the notifications/initialized notification
 #   LSP_INIT        an LSP initialize body ("id":1; frame it with --lsp)
 #   DAP_INIT        a DAP initialize request body ("seq":1; frame with --lsp)
+#   STDIOGATE       the wrapper tree_run runs: $TREE_STDIOGATE if set (only
+#                   to try the fixtures), else $ROOT/stdiogate
+#   EXPECTED        the file expect_frames writes
+#   TREE_CLIENT_OPTS  an array of extra client.py options for tree_run
+#                   (e.g. --socket, --eof-within 10); empty by default
 #
 # Functions:
 #   real_python         prints the real python3 interpreter (not the pyenv
@@ -40,6 +56,13 @@
 #   both OPT... -- CMD...    ungated, asserting status 0 and every string of
 #                       the array JUNK on stdout (the test can fail), then
 #                       gated; the test asserts on the gated run
+#   diverted OPT... -- CMD...  the core case: `both OPT... -- CMD...`, then
+#                       status 0 and every string of JUNK on stderr, none on
+#                       stdout; the test asserts the frames
+#   init_diverted OPT... -- CMD...  diverted --line "$INIT" OPT..., and stdout
+#                       is exactly the answer to INIT
+#   init_ping_diverted OPT... -- CMD...  diverted --line "$INIT" --line "$PING"
+#                       OPT..., and stdout is exactly the answers to both
 #   answer ID METHOD    prints the frame core fixtures answer with (no newline):
 #                       {"jsonrpc":"2.0","id":ID,"result":{"echo":"METHOD"}}
 #                       ID verbatim (1, 0, "p1" with its quotes)
@@ -53,7 +76,34 @@
 #   assert_stderr_has TEXT...   / assert_stderr_lacks TEXT...
 #                       fixed-string searches in $OUT / $ERR
 #   assert_junk_on_stderr       every string of JUNK is in $ERR, none in $OUT
-#   show_run            prints status, stdout and stderr (called on failure)
+#   assert_nowhere TEXT...      no TEXT in $OUT nor in $ERR
+#   show_run            prints the command, status, stdout and stderr (called
+#                       on failure)
+#
+# The process-tree runs (tree_*.bats; `setup() { tree_setup; }`):
+#   tree_setup          checks the build, sets OUT/ERR/EXPECTED, cd $ROOT
+#   tree_run CMD...     CMD under $STDIOGATE, as a client starts a server:
+#                       client.py --mcp --session --stderr-file --timeout 30
+#                       --eof-within 30 "${TREE_CLIENT_OPTS[@]}"; prints
+#                       show_run (bats shows it when the test fails)
+#   tree_run_plain CMD...  the same without stdiogate (the unwrapped baseline)
+#   expect_frames [NAME]   the bytes a correct tree run puts on stdout: the
+#                       answers to initialize (serverInfo.name NAME, default
+#                       "tree") and to ping, written to $EXPECTED
+#   expect_frames_with NAME LINE...  the initialize answer, the LINEs, then
+#                       the ping answer
+#   notification TEXT   the notifications/message frame the tree fixtures send
+#   assert_stdout_frames  $OUT is byte for byte $EXPECTED, and every line of
+#                       it is a JSON object with a top-level "jsonrpc"
+#   assert_frames_among_stdout  every line of $EXPECTED is a line of $OUT
+#                       (an unwrapped run: the frames among the junk)
+#   tree_check NAME TAG... -- CMD...  unwrapped, status 0, every TAG on
+#                       stdout and the frames among it (the test can fail);
+#                       wrapped, status 0, stdout exactly the frames (server
+#                       NAME) and every TAG on stderr
+#
+# The names the tree tests used before the merge still work (the block of
+# compatibility names at the end).
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TESTS=$ROOT/tests
@@ -77,6 +127,9 @@ DISCOVER='{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"supporte
 INITIALIZED='{"jsonrpc":"2.0","method":"notifications/initialized"}'
 LSP_INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":4242,"rootUri":"file:///tmp/project","capabilities":{"textDocument":{"hover":{"contentFormat":["markdown","plaintext"]}}},"trace":"off"}}'
 DAP_INIT='{"seq":1,"type":"request","command":"initialize","arguments":{"clientID":"vscode","adapterID":"mock","linesStartAt1":true,"pathFormat":"path"}}'
+STDIOGATE=${TREE_STDIOGATE:-$ROOT/stdiogate}
+EXPECTED=${BATS_TEST_TMPDIR:-/tmp}/expected
+TREE_CLIENT_OPTS=()
 
 real_python() {
     local cache=${BATS_RUN_TMPDIR:-/tmp}/stdiogate-real-python
@@ -105,7 +158,9 @@ gate_run() {
 
 serve() {
     status=0
+    RUN_COMMAND="client.py $*"
     "$PYTHON" "$CLIENT" --out "$OUT" --err "$ERR" "$@" || status=$?
+    tree_status=$status
     return 0
 }
 
@@ -127,22 +182,39 @@ both() {
     gated "$@"
 }
 
+diverted() {
+    both "$@"
+    assert_status 0
+    assert_junk_on_stderr
+}
+
+init_diverted() {
+    diverted --line "$INIT" "$@"
+    assert_frames "$(answer 0 initialize)"
+}
+
+init_ping_diverted() {
+    diverted --line "$INIT" --line "$PING" "$@"
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
 answer() { printf '{"jsonrpc":"2.0","id":%s,"result":{"echo":"%s"}}' "$1" "$2"; }
 
 lsp_frame() { printf 'Content-Length: %d\r\n\r\n%s' "${#1}" "$1"; }
 
 show_run() {
     {
+        echo "--- command: ${RUN_COMMAND:-?}"
         echo "--- status: ${status:-?}"
-        echo "--- stdout ($OUT):"; od -c "$OUT" 2>/dev/null | head -40
-        echo "--- stderr ($ERR):"; cat "$ERR" 2>/dev/null | head -60
+        echo "--- stdout ($OUT):"; cat -A "$OUT" 2>/dev/null | head -40
+        echo "--- stderr ($ERR):"; head -c 6000 "$ERR" 2>/dev/null | head -80
         echo "---"
     } >&2
 }
 
-assert_status() {
-    if [ "$status" != "$1" ]; then
-        echo "expected exit status $1, got $status" >&2; show_run; return 1
+assert_status() {  # assert_status [N]: $status is N (default 0)
+    if [ "$status" != "${1:-0}" ]; then
+        echo "expected exit status ${1:-0}, got $status" >&2; show_run; return 1
     fi
 }
 
@@ -193,3 +265,100 @@ assert_stderr_lacks() { _assert_in "$ERR" lacks stderr "$@"; }
 assert_junk_on_stderr() {
     assert_stderr_has "${JUNK[@]}" && assert_stdout_lacks "${JUNK[@]}"
 }
+
+assert_nowhere() {
+    local t
+    for t; do
+        ! grep -qF -- "$t" "$OUT" "$ERR" || { echo "must be nowhere, found: $t" >&2; show_run; return 1; }
+    done
+}
+
+# --- The process-tree runs --------------------------------------------------
+
+tree_setup() {
+    OUT="$BATS_TEST_TMPDIR/out"
+    ERR="$BATS_TEST_TMPDIR/err"
+    EXPECTED="$BATS_TEST_TMPDIR/expected"
+    [ -x "$STDIOGATE" ] || { echo "missing $STDIOGATE" >&2; return 1; }
+    [ -n "${TREE_STDIOGATE:-}" ] || [ -e "$ROOT/libstdiogate.so" ] \
+        || { echo "missing libstdiogate.so (make all)" >&2; return 1; }
+    [ -x "$BIN/tree_server" ] || { echo "missing $BIN/tree_server (make fixtures)" >&2; return 1; }
+    cd "$ROOT" || return 1
+}
+
+mcp_session() {  # mcp_session CMD...: the client side of tree_run
+    serve --mcp --session --stderr-file --timeout 30 --eof-within 30 \
+        "${TREE_CLIENT_OPTS[@]}" -- "$@"
+    show_run 2>&1
+}
+
+tree_run() { mcp_session "$STDIOGATE" "$@"; }
+tree_run_plain() { mcp_session "$@"; }
+
+expect_frames() {
+    local name="${1:-tree}"
+    printf '%s\n' \
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"$name\",\"version\":\"1.0\"}}}" \
+        '{"jsonrpc":"2.0","id":2,"result":{}}' >"$EXPECTED"
+}
+
+expect_frames_with() {
+    expect_frames "$1"
+    shift
+    { head -n 1 "$EXPECTED"; printf '%s\n' "$@"; tail -n 1 "$EXPECTED"; } >"$EXPECTED.new"
+    mv "$EXPECTED.new" "$EXPECTED"
+}
+
+notification() {
+    printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"%s"}}' "$1"
+}
+
+assert_stdout_frames() {
+    if ! cmp -s "$EXPECTED" "$OUT"; then
+        echo "stdout is not the expected frames, byte for byte:"
+        diff <(cat -A "$EXPECTED") <(cat -A "$OUT") || true
+        return 1
+    fi
+    "$PYTHON" - "$OUT" <<'PY' || return 1
+import json, sys
+for n, line in enumerate(open(sys.argv[1], "rb").read().split(b"\n")[:-1], 1):
+    msg = json.loads(line)
+    if not isinstance(msg, dict) or "jsonrpc" not in msg:
+        sys.exit(f"stdout line {n} has no top-level jsonrpc member: {line!r}")
+PY
+}
+
+assert_frames_among_stdout() {
+    local line
+    while IFS= read -r line; do
+        grep -qxF -- "$line" "$OUT" || { echo "frame missing from stdout: $line"; return 1; }
+    done <"$EXPECTED"
+}
+
+tree_check() {
+    local name="$1"; shift
+    local tags=()
+    while [ "$1" != "--" ]; do tags+=("$1"); shift; done
+    shift
+    expect_frames "$name"
+    tree_run_plain "$@"
+    assert_status 0
+    assert_stdout_has "${tags[@]}"
+    assert_frames_among_stdout
+    tree_run "$@"
+    assert_status 0
+    assert_stdout_frames
+    assert_stderr_has "${tags[@]}"
+}
+
+# --- Compatibility names (tests/tree_helpers.bash before the merge) ---------
+# The lead removes these once no branch uses them.
+TREE_ROOT=$ROOT
+TBIN=$BIN
+TFIX=$FIX
+TREE_PYTHON=${TREE_PYTHON:-$PYTHON}
+_tree_client() { mcp_session "$@"; }
+_tree_show() { show_run 2>&1; }
+assert_on_stderr() { assert_stderr_has "$@"; }
+assert_on_stdout() { assert_stdout_has "$@"; }
+assert_not_on_stdout() { assert_stdout_lacks "$@"; }

@@ -7,19 +7,19 @@
 # (captures work, a child writes on the wire as it would unwrapped), and a
 # bash server answers with external commands.
 
-load tree_helpers
+load helpers
 
 setup() { tree_setup; }
 
 @test "tree: helpers with stdout to a pipe (fork+exec, popen r, posix_spawnp dup2) before the first message: the pipe gets it" {
     expect_frames tree
     TREE_BEFORE=pipe tree_run_plain tests/bin/tree_server
-    assert_on_stderr "tree_server: pipe got [pipe-fork] [pipe-popen] [pipe-spawn]"
+    assert_stderr_has "tree_server: pipe got [pipe-fork] [pipe-popen] [pipe-spawn]"
     TREE_BEFORE=pipe tree_run tests/bin/tree_server
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr "tree_server: pipe got [pipe-fork] [pipe-popen] [pipe-spawn]" JUNK-server-write JUNK-server-printf
-    assert_not_on_stdout pipe-fork pipe-popen pipe-spawn
+    assert_stderr_has "tree_server: pipe got [pipe-fork] [pipe-popen] [pipe-spawn]" JUNK-server-write JUNK-server-printf
+    assert_stdout_lacks pipe-fork pipe-popen pipe-spawn
 }
 
 @test "tree: helpers with stdout to /dev/null (fork+exec, posix_spawnp open, system >/dev/null): the output is gone" {
@@ -31,18 +31,18 @@ setup() { tree_setup; }
     assert_status 0
     assert_stdout_frames
     assert_nowhere JUNK-devnull
-    assert_on_stderr JUNK-server-write
+    assert_stderr_has JUNK-server-write
 }
 
 @test "tree: helpers with stdout on stderr (fork+dup2(2,1)+exec, posix_spawnp dup2(2,1), system >&2): on stderr" {
     expect_frames tree
     TREE_BEFORE=stderr tree_run_plain tests/bin/tree_server
     assert_status 0
-    assert_on_stderr REDIR-stderr-fork REDIR-stderr-spawn REDIR-stderr-system
+    assert_stderr_has REDIR-stderr-fork REDIR-stderr-spawn REDIR-stderr-system
     TREE_BEFORE=stderr tree_run tests/bin/tree_server
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr REDIR-stderr-fork REDIR-stderr-spawn REDIR-stderr-system
+    assert_stderr_has REDIR-stderr-fork REDIR-stderr-spawn REDIR-stderr-system
 }
 
 @test "tree: shell server: helpers with stdout to a pipe, /dev/null and >&2 before it execs the C server" {
@@ -57,13 +57,13 @@ exec tests/bin/tree_server "$v"'
     expect_frames via-pipe
     tree_run_plain sh -c "$script" sh "$BATS_TEST_TMPDIR/piped"
     assert_status 0
-    assert_on_stdout JUNK-sh
+    assert_stdout_has JUNK-sh
     assert_frames_among_stdout
     assert_nowhere JUNK-devnull
     tree_run sh -c "$script" sh "$BATS_TEST_TMPDIR/piped"
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-sh REDIR-stderr "sh: the pipe carried [via-pipe]"
+    assert_stderr_has JUNK-sh REDIR-stderr "sh: the pipe carried [via-pipe]"
     assert_nowhere JUNK-devnull
 }
 
@@ -78,7 +78,7 @@ exec tests/bin/tree_server "$v"'
 @test "tree: all of it at once, under a dash launcher" {
     TREE_BEFORE=pipe,devnull,stderr,system,popen tree_check tree JUNK-dash JUNK-system JUNK-popen JUNK-server-write -- \
         dash -c 'echo JUNK-dash; exec "$0"' tests/bin/tree_server
-    assert_on_stderr REDIR-stderr-fork REDIR-stderr-spawn REDIR-stderr-system \
+    assert_stderr_has REDIR-stderr-fork REDIR-stderr-spawn REDIR-stderr-system \
         "tree_server: pipe got [pipe-fork] [pipe-popen] [pipe-spawn]"
     assert_nowhere JUNK-devnull
 }
@@ -91,7 +91,7 @@ exec tests/bin/tree_server "$v"'
     TREE_AFTER=capture,child,system tree_run tests/bin/tree_server
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-server-write JUNK-server-printf
+    assert_stderr_has JUNK-server-write JUNK-server-printf
 }
 
 @test "tree: after the gate opened, under a bash launcher that forked the server: children's stdout is theirs" {
@@ -99,19 +99,19 @@ exec tests/bin/tree_server "$v"'
     TREE_AFTER=capture,child,system tree_run bash -c 'echo JUNK-bash; "$0"; exit $?' tests/bin/tree_server
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-bash JUNK-server-write
+    assert_stderr_has JUNK-bash JUNK-server-write
 }
 
 bash_server() {
     expect_frames tree
     TREE_ANSWER="$1" tree_run_plain tests/fixtures/tree_server.bash
     assert_status 0
-    assert_on_stdout JUNK-bashserver-echo JUNK-bashserver-external
+    assert_stdout_has JUNK-bashserver-echo JUNK-bashserver-external
     assert_frames_among_stdout
     TREE_ANSWER="$1" tree_run tests/fixtures/tree_server.bash
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-bashserver-echo JUNK-bashserver-external \
+    assert_stderr_has JUNK-bashserver-echo JUNK-bashserver-external \
         "tree_server.bash: started as tree, answering with $1, pre=[precaptured]"
 }
 
@@ -130,7 +130,7 @@ bash_server() {
     TREE_AFTER=1 tree_run tests/fixtures/tree_server.bash
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-bashserver-echo JUNK-bashserver-external
+    assert_stderr_has JUNK-bashserver-echo JUNK-bashserver-external
 }
 
 @test "tree: bash server behind sh -c 'exec' and the pyenv-like shim's kind of \$(...) helpers" {
@@ -138,7 +138,7 @@ bash_server() {
     TREE_AFTER=1 TREE_ANSWER=cat tree_run sh -c 'echo JUNK-sh; v=$(/bin/echo x); echo "sh: $v" >&2; exec "$0"' tests/fixtures/tree_server.bash
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-sh "sh: x" JUNK-bashserver-echo JUNK-bashserver-external
+    assert_stderr_has JUNK-sh "sh: x" JUNK-bashserver-echo JUNK-bashserver-external
 }
 
 @test "tree: helpers whose fd 1 was closed and reopened on /dev/null (libc close, and a raw close system call as libuv does)" {
@@ -156,14 +156,14 @@ bash_server() {
     expect_frames node-captured
     tree_run_plain tests/fixtures/tree_nodechildren.js
     assert_status 0
-    assert_on_stdout JUNK-nodechildren-log JUNK-nodeserver-log
+    assert_stdout_has JUNK-nodechildren-log JUNK-nodeserver-log
     assert_frames_among_stdout
     assert_nowhere JUNK-node-ignore
-    assert_on_stderr REDIR-node-stderr
+    assert_stderr_has REDIR-node-stderr
     tree_run tests/fixtures/tree_nodechildren.js
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-nodechildren-log JUNK-nodeserver-log REDIR-node-stderr "tree_nodechildren: captured [node-captured]"
+    assert_stderr_has JUNK-nodechildren-log JUNK-nodeserver-log REDIR-node-stderr "tree_nodechildren: captured [node-captured]"
     assert_nowhere JUNK-node-ignore
 }
 

@@ -3,11 +3,11 @@
 # Process trees, issue 3: no descriptor of stdiogate's outlives the server.
 # A server starts a long-lived background child (stdout to /dev/null), answers
 # and exits: the client must see end of file on stdout promptly, as it does
-# unwrapped.  tree_client.py closes the server's stdin after the ping answer
+# unwrapped.  client.py --mcp closes the server's stdin after the ping answer
 # and allows 10 s for end of file on stdout (exit 124 and a message if not).
 # The children are killed by teardown, through the pids they wrote.
 
-load tree_helpers
+load helpers
 
 setup() {
     tree_setup
@@ -70,7 +70,7 @@ const fs = require("fs");
 const c = spawn("sleep", ["300"], { stdio: ["ignore", "ignore", "inherit"], detached: true });
 c.unref();
 fs.appendFileSync(process.env.TREE_PIDFILE, c.pid + "\n");
-require(process.argv[1]);' "$TREE_ROOT/tests/fixtures/tree_server.js"
+require(process.argv[1]);' "$ROOT/tests/fixtures/tree_server.js"
 }
 
 @test "tree: EOF: a C server's background sleep whose fd 1 was closed (raw system call) and reopened on /dev/null" {

@@ -5,16 +5,16 @@
 # and without file actions, a redirecting file action, and a second thread
 # that writes on stdout during the spawns.
 
-load tree_helpers
+load helpers
 
 setup() { tree_setup; }
 
 exec_func() {
     local func="$1" server="tests/bin/tree_server"
-    case $func in *p*) server=tree_server; export PATH="$TBIN:$PATH" ;; esac
+    case $func in *p*) server=tree_server; export PATH="$BIN:$PATH" ;; esac
     tree_check tree JUNK-exec-before JUNK-exec-after-failure JUNK-server-write JUNK-server-printf -- \
         tests/bin/tree_exec "$func" "$server"
-    assert_on_stderr "tree_exec: $func of a missing program failed"
+    assert_stderr_has "tree_exec: $func of a missing program failed"
 }
 
 @test "tree: C launcher execv (after a failed execv)"     { exec_func execv; }
@@ -30,7 +30,7 @@ exec_func() {
 @test "tree: execve with an explicit environment passes it on and the marker does not stay in it" {
     tree_check tree JUNK-exec-before JUNK-envcheck -- \
         tests/bin/tree_exec execve /bin/sh -c 'echo "JUNK-envcheck $TREE_EXEC_ENV marker=${STDIOGATE_WIRE-unset}"; exec tests/bin/tree_server'
-    assert_on_stderr "JUNK-envcheck execve marker=unset"
+    assert_stderr_has "JUNK-envcheck execve marker=unset"
 }
 
 SPAWN_TAGS=(JUNK-spawn-printf JUNK-spawn-write JUNK-spawn-after JUNK-server-write JUNK-server-printf)
@@ -40,18 +40,18 @@ SPAWN_TAGS=(JUNK-spawn-printf JUNK-spawn-write JUNK-spawn-after JUNK-server-writ
 }
 
 @test "tree: C parent, posix_spawnp with file actions and attributes that leave fd 1 alone" {
-    PATH="$TBIN:$PATH" tree_check tree "${SPAWN_TAGS[@]}" -- tests/bin/tree_spawn actions tree_server
+    PATH="$BIN:$PATH" tree_check tree "${SPAWN_TAGS[@]}" -- tests/bin/tree_spawn actions tree_server
 }
 
 @test "tree: C parent, posix_spawnp of a helper with dup2(pipe, 1): the pipe gets its output, then the server" {
     tree_check spawn-captured "${SPAWN_TAGS[@]}" -- tests/bin/tree_spawn pipe tests/bin/tree_server
-    assert_on_stderr "tree_spawn: the pipe carried [spawn-captured], echo exited 0"
+    assert_stderr_has "tree_spawn: the pipe carried [spawn-captured], echo exited 0"
 }
 
 @test "tree: C parent, a second thread writes on stdout during 200 posix_spawnp calls and the server's: none on the wire" {
     tree_check tree JUNK-thread "${SPAWN_TAGS[@]}" -- tests/bin/tree_spawn thread tests/bin/tree_server
-    assert_not_on_stdout JUNK-thread
-    assert_on_stderr "tree_spawn: the thread wrote"
+    assert_stdout_lacks JUNK-thread
+    assert_stderr_has "tree_spawn: the thread wrote"
 }
 
 @test "tree: C parent, posix_spawnp of a Python server through its pyenv shebang" {
@@ -61,7 +61,7 @@ SPAWN_TAGS=(JUNK-spawn-printf JUNK-spawn-write JUNK-spawn-after JUNK-server-writ
 
 @test "tree: C launcher execvp of a script without #! (glibc runs it with /bin/sh after ENOEXEC), found late in PATH" {
     mkdir -p "$BATS_TEST_TMPDIR/pathbin" "$BATS_TEST_TMPDIR/empty"
-    printf 'echo JUNK-noshebang\nexec %s/tests/bin/tree_server "$@"\n' "$TREE_ROOT" >"$BATS_TEST_TMPDIR/pathbin/tree-noshebang"
+    printf 'echo JUNK-noshebang\nexec %s/tests/bin/tree_server "$@"\n' "$ROOT" >"$BATS_TEST_TMPDIR/pathbin/tree-noshebang"
     chmod +x "$BATS_TEST_TMPDIR/pathbin/tree-noshebang"
     # A same-named file that is not executable comes first in PATH.
     printf 'echo JUNK-not-executable\n' >"$BATS_TEST_TMPDIR/empty/tree-noshebang"
@@ -72,7 +72,7 @@ SPAWN_TAGS=(JUNK-spawn-printf JUNK-spawn-write JUNK-spawn-after JUNK-server-writ
 
 @test "tree: C parent, posix_spawnp of a #!/bin/sh script found late in PATH (glibc's posix_spawnp runs no script without #!)" {
     mkdir -p "$BATS_TEST_TMPDIR/pathbin" "$BATS_TEST_TMPDIR/empty"
-    printf '#!/bin/sh\necho JUNK-script\nexec %s/tests/bin/tree_server "$@"\n' "$TREE_ROOT" >"$BATS_TEST_TMPDIR/pathbin/tree-script"
+    printf '#!/bin/sh\necho JUNK-script\nexec %s/tests/bin/tree_server "$@"\n' "$ROOT" >"$BATS_TEST_TMPDIR/pathbin/tree-script"
     chmod +x "$BATS_TEST_TMPDIR/pathbin/tree-script"
     printf 'echo JUNK-not-executable\n' >"$BATS_TEST_TMPDIR/empty/tree-script"
     PATH="/nonexistent:$BATS_TEST_TMPDIR/empty:$BATS_TEST_TMPDIR/pathbin:$PATH" \

@@ -4,7 +4,7 @@
 # Every test: unwrapped, the tree's junk is on stdout (the test can fail);
 # wrapped, stdout carries exactly the answers and every junk line is on stderr.
 
-load tree_helpers
+load helpers
 
 setup() { tree_setup; }
 
@@ -38,7 +38,7 @@ SRV="tests/bin/tree_server"
 @test "tree: dash -c 'SERVER; exit' (dash vforks the server and waits)" {
     tree_check tree JUNK-dash JUNK-server-printf JUNK-server-write -- \
         dash -c 'echo JUNK-dash; "$0"; echo JUNK-dash-after; exit $?' "$SRV"
-    assert_on_stderr JUNK-dash-after
+    assert_stderr_has JUNK-dash-after
 }
 
 @test "tree: env VAR=1 SERVER" {
@@ -49,7 +49,7 @@ SRV="tests/bin/tree_server"
 @test "tree: env VAR=1 sets the variable and no marker leaks into the server's environment" {
     tree_check tree JUNK-envcheck JUNK-server-printf -- \
         env VAR=1 sh -c 'echo "JUNK-envcheck VAR=$VAR marker=${STDIOGATE_WIRE-unset}"; exec "$0"' "$SRV"
-    assert_on_stderr "JUNK-envcheck VAR=1 marker=unset"
+    assert_stderr_has "JUNK-envcheck VAR=1 marker=unset"
 }
 
 @test "tree: nice SERVER" {
@@ -91,12 +91,12 @@ busy_shell() {
     expect_frames captured-builtin
     TREE_JUNK=shserver tree_run_plain "$shell" -c "$busy_shell_script" "$SRV" "$BATS_TEST_TMPDIR/file"
     assert_status 0
-    assert_on_stdout JUNK-shell-1 JUNK-shell-2 JUNK-shell-external JUNK-shserver-write
+    assert_stdout_has JUNK-shell-1 JUNK-shell-2 JUNK-shell-external JUNK-shserver-write
     assert_frames_among_stdout
     TREE_JUNK=shserver tree_run "$shell" -c "$busy_shell_script" "$SRV" "$BATS_TEST_TMPDIR/file"
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr banner JUNK-shell-1 JUNK-shell-2 JUNK-shell-external \
+    assert_stderr_has banner JUNK-shell-1 JUNK-shell-2 JUNK-shell-external \
         JUNK-shserver-printf JUNK-shserver-write \
         "shell: x=[captured] y=[builtin]" "shell: fd3 read [line one]"
 }
@@ -124,12 +124,12 @@ exec "$0" "$v"'
     expect_frames from-procsub
     tree_run_plain bash -c "$script" "$SRV"
     assert_status 0
-    assert_on_stdout JUNK-bash-1 JUNK-server-write
+    assert_stdout_has JUNK-bash-1 JUNK-server-write
     assert_frames_among_stdout
     tree_run bash -c "$script" "$SRV"
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-bash-1 "bash: read [from-procsub]" JUNK-server-printf JUNK-server-write
+    assert_stderr_has JUNK-bash-1 "bash: read [from-procsub]" JUNK-server-printf JUNK-server-write
 }
 
 @test "tree: stdbuf -oL SERVER (stdbuf puts its own library into LD_PRELOAD)" {
@@ -147,13 +147,13 @@ exec "$0" "$v"'
 @test "tree: bash: exec 4>&1 >&2; ...; exec >&4 4>&- then exec the server" {
     tree_check tree JUNK-bash-1 JUNK-bash-3 JUNK-server-write -- \
         bash -c 'echo JUNK-bash-1; exec 4>&1 >&2; echo bash-2-on-stderr; exec >&4 4>&-; echo JUNK-bash-3; exec "$0"' "$SRV"
-    assert_on_stderr bash-2-on-stderr
+    assert_stderr_has bash-2-on-stderr
 }
 
 @test "tree: dash: exec 3>&1 1>&2; ...; exec 1>&3 3>&- then exec the server" {
     tree_check tree JUNK-dash-1 JUNK-dash-3 JUNK-server-write -- \
         dash -c 'echo JUNK-dash-1; exec 3>&1 1>&2; echo dash-2-on-stderr; exec 1>&3 3>&-; echo JUNK-dash-3; exec "$0"' "$SRV"
-    assert_on_stderr dash-2-on-stderr
+    assert_stderr_has dash-2-on-stderr
 }
 
 @test "tree: a launcher that starts the server with stdout duplicated on fd 3 (exec SERVER 3>&1)" {
@@ -174,7 +174,7 @@ exec "$0" "$v"'
 @test "tree: a launcher shell that opens every descriptor from 990 to 1023 before it execs the server" {
     tree_check tree JUNK-bash JUNK-server-write -- \
         bash -c 'echo JUNK-bash; for fd in $(seq 990 1023); do eval "exec $fd>/dev/null"; done; echo "bash: opened" >&2; exec "$0"' "$SRV"
-    assert_on_stderr "bash: opened"
+    assert_stderr_has "bash: opened"
 }
 
 @test "tree: a launcher shell that lowers the descriptor limit (ulimit -n 20) before it execs the server" {
@@ -187,7 +187,7 @@ exec "$0" "$v"'
     tree_run bash -c 'ulimit -n 20; exec "$@"' bash tests/fixtures/tree_script.bash tests/fixtures/tree_server.py
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-script-banner "script: helper said [script-captured]" JUNK-pyserver-print
+    assert_stderr_has JUNK-script-banner "script: helper said [script-captured]" JUNK-pyserver-print
 }
 
 @test "tree: dash vforks 100 programs and fails to find 100 more (PATH search in vfork children) before it execs the server" {
@@ -204,7 +204,7 @@ echo "dash: x=[$x]" >&2
 exec "$0"'
     tree_check tree JUNK-dash-after-loop JUNK-server-write JUNK-server-printf -- \
         dash -c "$script" "$SRV"
-    assert_on_stderr "dash: x=[still-captures]"
+    assert_stderr_has "dash: x=[still-captures]"
 }
 
 @test "tree: --discard: the junk of every process of a bash/dash/python tree vanishes, the frames arrive" {

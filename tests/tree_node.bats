@@ -5,7 +5,7 @@
 # running a fixture package offline from a local directory (npm's node, then
 # `sh -c`, then the package's bin: npm/cli libnpmexec).
 
-load tree_helpers
+load helpers
 
 setup() {
     tree_setup
@@ -17,7 +17,7 @@ setup() {
 @test "tree: npx-style Node parent, notices on stdout, spawn(stdio inherit) of a C server, waits" {
     tree_check tree JUNK-npx-notice JUNK-npx-write JUNK-npx-after JUNK-server-write JUNK-server-printf -- \
         node tests/fixtures/tree_npx.js tests/bin/tree_server
-    assert_on_stderr "tree_npx: child exited 0"
+    assert_stderr_has "tree_npx: child exited 0"
 }
 
 @test "tree: npx-style Node parent spawning through sh -c (shell: true), Node server" {
@@ -35,8 +35,8 @@ npx_pkg() {
     tree_check tree JUNK-pkg-notice JUNK-pkgserver-log -- \
         npx --offline --yes --loglevel=info "$@"
     # npm's own notices: on stderr, never on the wire.
-    assert_on_stderr "npm info using npm@" "npm info ok" "tree_server.js: started as tree"
-    assert_not_on_stdout "npm info"
+    assert_stderr_has "npm info using npm@" "npm info ok" "tree_server.js: started as tree"
+    assert_stdout_lacks "npm info"
 }
 
 @test "tree: real npx --offline running a local package directory (./tests/fixtures/tree_pkg)" {
@@ -44,7 +44,7 @@ npx_pkg() {
 }
 
 @test "tree: real npx --offline --package=file:DIR BIN" {
-    npx_pkg --package="file:$TREE_ROOT/tests/fixtures/tree_pkg" tree-pkg
+    npx_pkg --package="file:$ROOT/tests/fixtures/tree_pkg" tree-pkg
 }
 
 @test "tree: real npx under a bash launcher that prints its own banner" {
@@ -61,5 +61,5 @@ const c = spawn(process.argv[1], [], { stdio: ["pipe", "inherit", "inherit"] });
 process.stdin.pipe(c.stdin);
 c.on("exit", (code) => { process.exitCode = code; });'
     tree_check tree JUNK-relay-notice JUNK-server-write JUNK-server-printf -- \
-        node -e "$relay" "$TREE_ROOT/tests/bin/tree_server"
+        node -e "$relay" "$ROOT/tests/bin/tree_server"
 }

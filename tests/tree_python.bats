@@ -10,7 +10,7 @@
 # The fixture checks in-process which path subprocess took; the strace tests
 # check the system calls of the wrapped tree.
 
-load tree_helpers
+load helpers
 
 setup() { tree_setup; }
 
@@ -18,13 +18,13 @@ PYPARENT_TAGS=(JUNK-pyparent-print JUNK-pyparent-write JUNK-pyparent-after JUNK-
 
 @test "tree: Python parent, subprocess vfork path (close_fds=True, close_range before exec), C server" {
     tree_check py-captured "${PYPARENT_TAGS[@]}" -- python3 tests/fixtures/tree_pyparent.py fork tests/bin/tree_server
-    assert_on_stderr "tree_pyparent: started with fork_exec" "tree_pyparent: captured [py-captured]"
+    assert_stderr_has "tree_pyparent: started with fork_exec" "tree_pyparent: captured [py-captured]"
     assert_nowhere JUNK-py-devnull
 }
 
 @test "tree: Python parent, subprocess posix_spawn path (close_fds=False), C server" {
     tree_check py-captured "${PYPARENT_TAGS[@]}" -- python3 tests/fixtures/tree_pyparent.py spawn tests/bin/tree_server
-    assert_on_stderr "tree_pyparent: started with posix_spawn" "tree_pyparent: captured [py-captured]"
+    assert_stderr_has "tree_pyparent: started with posix_spawn" "tree_pyparent: captured [py-captured]"
     assert_nowhere JUNK-py-devnull
 }
 
@@ -49,7 +49,7 @@ strace_path() {
         "$STDIOGATE" "$py" tests/fixtures/tree_pyparent.py "$mode" tests/bin/tree_server
     assert_status 0
     assert_stdout_frames
-    "$TREE_PYTHON" - "$trace" "$mode" <<'PY'
+    "$PYTHON" - "$trace" "$mode" <<'PY'
 import re, sys
 trace, mode = sys.argv[1], sys.argv[2]
 lines = open(trace).read().splitlines()

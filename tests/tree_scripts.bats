@@ -4,7 +4,7 @@
 # without exec, pyenv-like shims, the machine's own pyenv python3) and a
 # program the preload cannot enter (a static ELF) exec'd by a wrapped shell.
 
-load tree_helpers
+load helpers
 
 setup() { tree_setup; }
 
@@ -12,12 +12,12 @@ setup() { tree_setup; }
     expect_frames script-captured
     tree_run_plain tests/fixtures/tree_script.bash tests/bin/tree_server
     assert_status 0
-    assert_on_stdout JUNK-script-banner JUNK-script-2 JUNK-server-write JUNK-server-printf
+    assert_stdout_has JUNK-script-banner JUNK-script-2 JUNK-server-write JUNK-server-printf
     assert_frames_among_stdout
     tree_run tests/fixtures/tree_script.bash tests/bin/tree_server
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-script-banner JUNK-script-2 JUNK-helper-stderr \
+    assert_stderr_has JUNK-script-banner JUNK-script-2 JUNK-helper-stderr \
         "script: helper said [script-captured]" JUNK-server-write JUNK-server-printf
 }
 
@@ -25,17 +25,17 @@ setup() { tree_setup; }
     expect_frames script-captured
     tree_run_plain tests/fixtures/tree_script.bash tests/fixtures/tree_server.py
     assert_status 0
-    assert_on_stdout JUNK-script-banner JUNK-pyserver-print
+    assert_stdout_has JUNK-script-banner JUNK-pyserver-print
     tree_run tests/fixtures/tree_script.bash tests/fixtures/tree_server.py
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-script-banner JUNK-script-2 "script: helper said [script-captured]" JUNK-pyserver-print
+    assert_stderr_has JUNK-script-banner JUNK-script-2 "script: helper said [script-captured]" JUNK-pyserver-print
 }
 
 @test "tree: pyenv-like shim (several \$(...) then exec the interpreter) running a Python server" {
     tree_check tree JUNK-shim-1 JUNK-shim-exec-1 JUNK-pyserver-print -- \
         tests/fixtures/tree_shim.bash tests/fixtures/tree_server.py
-    assert_on_stderr "shim: python 3." "shim-exec: 3."
+    assert_stderr_has "shim: python 3." "shim-exec: 3."
 }
 
 is_pyenv_shim() {
@@ -67,11 +67,11 @@ is_pyenv_shim() {
     expect_frames tree
     TREE_JUNK=none tree_run_plain sh -c 'echo JUNK-sh; x=$(/bin/echo hi); exec "$0"' tests/bin/tree_server_static
     assert_status 0
-    assert_on_stdout JUNK-sh
+    assert_stdout_has JUNK-sh
     TREE_JUNK=none tree_run sh -c 'echo JUNK-sh; x=$(/bin/echo hi); echo "sh: x=[$x]" >&2; exec "$0"' tests/bin/tree_server_static
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-sh "sh: x=[hi]" "tree_server: started as tree"
+    assert_stderr_has JUNK-sh "sh: x=[hi]" "tree_server: started as tree"
 }
 
 @test "tree: a static C server forked by a wrapped bash that waits for it answers on the wire" {
@@ -79,7 +79,7 @@ is_pyenv_shim() {
     TREE_JUNK=none tree_run bash -c 'echo JUNK-bash; "$0"; status=$?; echo JUNK-bash-after; exit $status' tests/bin/tree_server_static
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-bash JUNK-bash-after "tree_server: started as tree"
+    assert_stderr_has JUNK-bash JUNK-bash-after "tree_server: started as tree"
 }
 
 @test "tree: a setgid C server exec'd by a wrapped shell answers on the wire (the preload is ignored for it: unguarded)" {
@@ -91,9 +91,9 @@ is_pyenv_shim() {
     TREE_JUNK=none tree_run sh -c 'echo JUNK-sh; x=$(/bin/echo hi); exec "$0"' "$sgid"
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-sh "tree_server: started as tree"
+    assert_stderr_has JUNK-sh "tree_server: started as tree"
     TREE_JUNK=none tree_run bash -c 'echo JUNK-bash; "$0"; exit $?' "$sgid"
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-bash
+    assert_stderr_has JUNK-bash
 }

@@ -3,9 +3,9 @@
 # Process trees, issue 3, over AF_UNIX sockets: Node-based clients (the
 # TypeScript SDK, Claude Desktop, VS Code, the Inspector) give the server
 # socket pairs for stdin and stdout, not pipes (HAZARDS.md).  The main trees
-# again, with tree_client.py --socket.
+# again, with client.py --socket.
 
-load tree_helpers
+load helpers
 
 setup() {
     tree_setup
@@ -57,7 +57,7 @@ setup() {
 @test "tree/socket: C parent, posix_spawnp with a writing thread" {
     tree_check tree JUNK-thread JUNK-spawn-write JUNK-server-write -- \
         tests/bin/tree_spawn thread tests/bin/tree_server
-    assert_not_on_stdout JUNK-thread
+    assert_stdout_lacks JUNK-thread
 }
 
 @test "tree/socket: helpers to a pipe, /dev/null and stderr, system and popen, then children after the gate" {
@@ -65,7 +65,7 @@ setup() {
     TREE_BEFORE=pipe,devnull,stderr,system,popen,reopen TREE_AFTER=capture,child,system tree_run tests/bin/tree_server
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-system JUNK-popen REDIR-stderr-fork "tree_server: pipe got [pipe-fork] [pipe-popen] [pipe-spawn]"
+    assert_stderr_has JUNK-system JUNK-popen REDIR-stderr-fork "tree_server: pipe got [pipe-fork] [pipe-popen] [pipe-spawn]"
     assert_nowhere JUNK-devnull JUNK-reopen
 }
 
@@ -74,7 +74,7 @@ setup() {
     TREE_ANSWER=jq TREE_AFTER=1 tree_run tests/fixtures/tree_server.bash
     assert_status 0
     assert_stdout_frames
-    assert_on_stderr JUNK-bashserver-echo JUNK-bashserver-external
+    assert_stderr_has JUNK-bashserver-echo JUNK-bashserver-external
 }
 
 @test "tree/socket: EOF promptly with a background child holding /dev/null" {
@@ -82,9 +82,8 @@ setup() {
     TREE_CLIENT_OPTS=(--socket --eof-within 10)
     expect_frames tree
     TREE_BEFORE=bgexec,bgreopen tree_run tests/bin/tree_server
-    local status_was=$tree_status pid
+    local pid
     while read -r pid; do kill "$pid" 2>/dev/null || true; done <"$TREE_PIDFILE"
-    tree_status=$status_was
     assert_status 0
     assert_stdout_frames
 }
