@@ -334,7 +334,8 @@ struct sg_stream {
     unsigned char literal_at;   /* bytes of it matched */
     unsigned char hex_left;     /* \u digits still to come */
     unsigned char batch;        /* the candidate is an array */
-    unsigned char in_name;      /* the string is a top-level member name */
+    unsigned char is_name;      /* the string is a member name */
+    unsigned char in_name;      /* ... of a message's object (top level) */
     unsigned char name_len;     /* its unescaped bytes (name[]), 0xff: too long */
     unsigned char has_jsonrpc;  /* the current object has "jsonrpc" */
     unsigned char rpc_names;    /* every top-level name so far is JSON-RPC's */
@@ -458,6 +459,7 @@ static inline int sg_value_byte(struct sg_stream *s, unsigned char c)
         return 0;
     if (c == '"') {
         s->json = SJ_STRING;
+        s->is_name = 0;
         s->in_name = 0;
     } else if (c == '-' || (c >= '0' && c <= '9')) {
         s->json = SJ_NUMBER;
@@ -490,15 +492,17 @@ static inline int sg_string_byte(struct sg_stream *s, unsigned char c)
     switch (s->json) {
     case SJ_STRING:
         if (c == '"') {
-            if (!s->in_name) {
+            if (!s->is_name) {
                 sg_value_done(s);
                 return 1;
             }
-            if (sg_is_jsonrpc(s->name, s->name_len))
-                s->has_jsonrpc = 1;
-            if (s->name_len == 0xff || !sg_is_rpc_name(s->name, s->name_len, 0))
-                s->rpc_names = 0;
-            s->named = 1;
+            if (s->in_name) {
+                if (sg_is_jsonrpc(s->name, s->name_len))
+                    s->has_jsonrpc = 1;
+                if (s->name_len == 0xff || !sg_is_rpc_name(s->name, s->name_len, 0))
+                    s->rpc_names = 0;
+                s->named = 1;
+            }
             s->json = SJ_COLON;
             return 1;
         }
@@ -635,6 +639,7 @@ static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
         if (c != '"')
             return 0;
         s->json = SJ_STRING;
+        s->is_name = 1;
         s->in_name = s->depth == sg_record_level(s);
         s->name_len = 0;
         return 1;

@@ -118,16 +118,8 @@ static void open_stderr(int discard)
 static void junk_out(const struct iovec *iov, int cnt)
 {
     size_t total = 0;
-    for (int i = 0; i < cnt; i++) {
-        const unsigned char *p = iov[i].iov_base;
-        size_t n = iov[i].iov_len;
-        g_stats.bytes += n;
-        for (const unsigned char *q = p; (q = memchr(q, '\n', n - (size_t)(q - p))) != NULL; q++)
-            g_stats.lines++;
-        if (n)
-            g_stats.partial = p[n - 1] != '\n';
-        total += n;
-    }
+    for (int i = 0; i < cnt; i++)
+        total += iov[i].iov_len;
     if (g_discard || g_err.fd < 0) {
         g_stats.dropped += g_discard ? 0 : total;
         return;
@@ -147,6 +139,23 @@ static void junk_out(const struct iovec *iov, int cnt)
         w = 0;
     }
     g_stats.dropped += total - (size_t)w;
+}
+
+/* Junk lines: each newline diverted, and each piece of a line that a
+ * message or the end cut short. */
+static void count(enum sg_verdict side, const unsigned char *p, size_t n)
+{
+    if (n == 0)
+        return;
+    if (side == SG_WIRE) {
+        g_stats.lines += g_stats.partial;
+        g_stats.partial = 0;
+        return;
+    }
+    g_stats.bytes += n;
+    for (const unsigned char *q = p, *e = p + n; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++)
+        g_stats.lines++;
+    g_stats.partial = p[n - 1] != '\n';
 }
 
 static _Noreturn void report_and_exit(const char *why)
@@ -293,8 +302,10 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
             if (v == SG_UNDECIDED)
                 break;
             struct out *o = v == SG_WIRE ? &wire : &junk;
+            count(v, held, nheld);
             out_add(o, v, held, nheld);
             nheld = 0;
+            count(v, buf + undecided, off - undecided);
             out_add(o, v, buf + undecided, off - undecided);
             undecided = off;
         }
@@ -305,6 +316,7 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
         nheld += (size_t)n - undecided;
     }
     if (sg_stream_end(&s) == SG_JUNK) {
+        count(SG_JUNK, held, nheld);
         out_add(&junk, SG_JUNK, held, nheld);
         out_flush(&junk, SG_JUNK);
     }
