@@ -6,15 +6,17 @@
 # import: pygame's) and a line during its tool call. Sources: tests/sdk/; built by tests/sdk.mk.
 #
 # Clients: the TypeScript SDK client (sockets), the Python SDK client (pipes), the strict raw
-# client (sockets, pipes). Each test, unwrapped then wrapped:
+# client (sockets, pipes). Each test runs the server unwrapped, under stdiogate and under
+# stdiogate --strict:
 #  - unwrapped, the junk is on stdout (the raw client lists it, the SDK clients report one error a
 #    line): the test can fail;
-#  - wrapped, stdout carries only JSON-RPC frames, but for what the mode lets through (the default
-#    mode guards stdout until the first message, so the line printed during the call is the
-#    server's; Go is not guarded at all and the wrapper says so), and the junk is on the server's
-#    stderr;
-#  - the session's result (server info, capabilities, tools, the call) is the same;
-#  - no process of the run is left behind.
+#  - wrapped, stdout carries only JSON-RPC frames, but for what the default mode lets through by
+#    design (it guards stdout until the first message, so the line printed during the call is the
+#    server's; a Go program is not guarded at all and the wrapper says so), and the junk is on
+#    the server's stderr;
+#  - under --strict, stdout carries only JSON-RPC frames, every junk line is on stderr;
+#  - the session's result (server info, capabilities, tools, the call) is the same each time;
+#  - no process of any run is left behind.
 
 load integration/real_helpers
 load sdk/sdk_helpers
@@ -23,114 +25,114 @@ setup() {
   sdk_setup
 }
 
-@test "sdk: Python, uvx --from, TS SDK client (sockets)" {
+@test "sdk: Python, uvx --from, TS SDK client (sockets): unwrapped, wrapped, --strict" {
   sdk_case sdk py-uvx
 }
 
-@test "sdk: Python, uvx --from, Python SDK client (pipes)" {
+@test "sdk: Python, uvx --from, Python SDK client (pipes): unwrapped, wrapped, --strict" {
   sdk_case py py-uvx
 }
 
-@test "sdk: Python, uvx --from, raw client (sockets)" {
+@test "sdk: Python, uvx --from, raw client (sockets): unwrapped, wrapped, --strict" {
   sdk_case raw-socket py-uvx
 }
 
-@test "sdk: Python, uvx --from, raw client (pipes)" {
+@test "sdk: Python, uvx --from, raw client (pipes): unwrapped, wrapped, --strict" {
   sdk_case raw-pipe py-uvx
 }
 
-@test "sdk: Python, uv run, TS SDK client (sockets)" {
+@test "sdk: Python, uv run, TS SDK client (sockets): unwrapped, wrapped, --strict" {
   sdk_case sdk py-uvrun
 }
 
-@test "sdk: Python, uv run, Python SDK client (pipes)" {
+@test "sdk: Python, uv run, Python SDK client (pipes): unwrapped, wrapped, --strict" {
   sdk_case py py-uvrun
 }
 
-@test "sdk: Python, uv run, raw client (sockets)" {
+@test "sdk: Python, uv run, raw client (sockets): unwrapped, wrapped, --strict" {
   sdk_case raw-socket py-uvrun
 }
 
-@test "sdk: Python, uv run, raw client (pipes)" {
+@test "sdk: Python, uv run, raw client (pipes): unwrapped, wrapped, --strict" {
   sdk_case raw-pipe py-uvrun
 }
 
-@test "sdk: Python, python -m, TS SDK client (sockets)" {
+@test "sdk: Python, python -m, TS SDK client (sockets): unwrapped, wrapped, --strict" {
   sdk_case sdk py-m
 }
 
-@test "sdk: Python, python -m, Python SDK client (pipes)" {
+@test "sdk: Python, python -m, Python SDK client (pipes): unwrapped, wrapped, --strict" {
   sdk_case py py-m
 }
 
-@test "sdk: Python, python -m, raw client (sockets)" {
+@test "sdk: Python, python -m, raw client (sockets): unwrapped, wrapped, --strict" {
   sdk_case raw-socket py-m
 }
 
-@test "sdk: Python, python -m, raw client (pipes)" {
+@test "sdk: Python, python -m, raw client (pipes): unwrapped, wrapped, --strict" {
   sdk_case raw-pipe py-m
 }
 
-@test "sdk: Go, static, TS SDK client (sockets)" {
+@test "sdk: Go, static, TS SDK client (sockets): unwrapped, wrapped, --strict" {
   sdk_case sdk go-static
 }
 
-@test "sdk: Go, static, Python SDK client (pipes)" {
+@test "sdk: Go, static, Python SDK client (pipes): unwrapped, wrapped, --strict" {
   sdk_case py go-static
 }
 
-@test "sdk: Go, static, raw client (sockets)" {
+@test "sdk: Go, static, raw client (sockets): unwrapped, wrapped, --strict" {
   sdk_case raw-socket go-static
 }
 
-@test "sdk: Go, static, raw client (pipes)" {
+@test "sdk: Go, static, raw client (pipes): unwrapped, wrapped, --strict" {
   sdk_case raw-pipe go-static
 }
 
-@test "sdk: Go, cgo, TS SDK client (sockets)" {
+@test "sdk: Go, cgo, TS SDK client (sockets): unwrapped, wrapped, --strict" {
   sdk_case sdk go-cgo
 }
 
-@test "sdk: Go, cgo, Python SDK client (pipes)" {
+@test "sdk: Go, cgo, Python SDK client (pipes): unwrapped, wrapped, --strict" {
   sdk_case py go-cgo
 }
 
-@test "sdk: Go, cgo, raw client (sockets)" {
+@test "sdk: Go, cgo, raw client (sockets): unwrapped, wrapped, --strict" {
   sdk_case raw-socket go-cgo
 }
 
-@test "sdk: Go, cgo, raw client (pipes)" {
+@test "sdk: Go, cgo, raw client (pipes): unwrapped, wrapped, --strict" {
   sdk_case raw-pipe go-cgo
 }
 
-@test "sdk: Rust rmcp, TS SDK client (sockets)" {
+@test "sdk: Rust rmcp, TS SDK client (sockets): unwrapped, wrapped, --strict" {
   sdk_case sdk rust
 }
 
-@test "sdk: Rust rmcp, Python SDK client (pipes)" {
+@test "sdk: Rust rmcp, Python SDK client (pipes): unwrapped, wrapped, --strict" {
   sdk_case py rust
 }
 
-@test "sdk: Rust rmcp, raw client (sockets)" {
+@test "sdk: Rust rmcp, raw client (sockets): unwrapped, wrapped, --strict" {
   sdk_case raw-socket rust
 }
 
-@test "sdk: Rust rmcp, raw client (pipes)" {
+@test "sdk: Rust rmcp, raw client (pipes): unwrapped, wrapped, --strict" {
   sdk_case raw-pipe rust
 }
 
-@test "sdk: Java, TS SDK client (sockets)" {
+@test "sdk: Java, TS SDK client (sockets): unwrapped, wrapped, --strict" {
   sdk_case sdk java
 }
 
-@test "sdk: Java, Python SDK client (pipes)" {
+@test "sdk: Java, Python SDK client (pipes): unwrapped, wrapped, --strict" {
   sdk_case py java
 }
 
-@test "sdk: Java, raw client (sockets)" {
+@test "sdk: Java, raw client (sockets): unwrapped, wrapped, --strict" {
   sdk_case raw-socket java
 }
 
-@test "sdk: Java, raw client (pipes)" {
+@test "sdk: Java, raw client (pipes): unwrapped, wrapped, --strict" {
   sdk_case raw-pipe java
 }

@@ -7,12 +7,13 @@
 #   SRV=(...)           the command line
 #   SRV_OPTS=(...)      client options it needs (--cwd, --env)
 #   START=(...)         the lines it prints on stdout before its first message
-#   CALL                the line its tool prints on stdout during the call (Python: the SDK itself
-#                       points fd 1 at stderr while it serves, so that line never reaches stdout)
+#   CALL                the line its tool prints on stdout during the call
+#   CALL_ON_STDOUT      empty for Python: the SDK itself points fd 1 at stderr while it serves, so
+#                       that line never reaches stdout)
 #   PLAIN_OPTS=(...)    client options for the unwrapped run only
 #   GO=1                a Go program (the default mode steps aside with a warning)
-# sdk_case CLIENT SERVER [MODE]   the unwrapped run, then the run under stdiogate (MODE strict:
-#                       under stdiogate --strict), each checked as the header of real_sdk.bats says
+# sdk_case CLIENT SERVER   the unwrapped run, then the run under stdiogate, then under
+#                       stdiogate --strict, each checked as the header of real_sdk.bats says
 
 SDK_OUT="$ROOT/build/sdk"
 SDK_PY="$SDK_OUT/py"
@@ -44,13 +45,13 @@ py() {
 }
 
 sdk_server() {
-  SRV_OPTS=() PLAIN_OPTS=() GO=
+  SRV_OPTS=() PLAIN_OPTS=() GO= CALL_ON_STDOUT=1
   case $1 in
     py-uvx|py-uvrun|py-m)
       START=("noisy-mcp-python: starting MCP server on stdio"
              "pygame 2.6.1 (SDL 2.28.4, Python $("$SDK_VENV_PY" -c 'import platform; print(platform.python_version())'))"
              "Hello from the pygame community. https://www.pygame.org/contribute.html")
-      CALL="noisy-mcp-python: tool echo called"
+      CALL="noisy-mcp-python: tool echo called" CALL_ON_STDOUT=
       # Unwrapped, print() to a pipe is buffered until exit; unbuffered, the banner is on the wire
       # before the first message, where a client sees it. The wrapper sets this by itself.
       PLAIN_OPTS=(--env PYTHONUNBUFFERED=1)
@@ -95,10 +96,7 @@ run_client() {
 
 # leftovers NAME: pids of live processes that carry the tag of run NAME.
 leftovers() {
-  local f
-  for f in /proc/[0-9]*/environ; do
-    grep -qzx -- "$SDK_TAG_VAR=$1-$$" "$f" 2>/dev/null && { f=${f#/proc/}; echo "${f%/environ}"; }
-  done
+  grep -lzx -- "$SDK_TAG_VAR=$1-$$" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3
   return 0
 }
 
@@ -152,28 +150,15 @@ on_stderr() {
   done
 }
 
-sdk_case() {
-  local client=$1 server=$2 mode=${3:-default}
-  local tag="$server-$client" gate=("$GATE")
+# wrapped_run CLIENT SERVER-TAG MODE: the run under stdiogate (default) or stdiogate --strict.
+wrapped_run() {
+  local client=$1 tag=$2 mode=$3 gate=("$GATE")
   [ "$mode" = strict ] && gate=("$GATE" --strict)
-  sdk_server "$server" || return 1
-
-  # Unwrapped: the junk is on stdout, so the test can fail; the session still completes.
-  run_client "$client" "$tag-plain" "${PLAIN_OPTS[@]}" -- || return 1
-  completed "$tag-plain" || return 1
-  if [ -n "$GO" ] || [ "$server" = rust ] || [ "$server" = java ]; then
-    stdout_junk "$client" "$tag-plain" "${START[@]}" "$CALL" || return 1
-  else
-    stdout_junk "$client" "$tag-plain" "${START[@]}" || return 1
-    on_stderr "$tag-plain" "$CALL" || return 1
-  fi
-  no_leftover "$tag-plain" || return 1
-
-  # Wrapped: the same result; stdout carries only what the mode promises, the rest is on stderr.
   run_client "$client" "$tag-$mode" -- "${gate[@]}" || return 1
   completed "$tag-$mode" || return 1
   same_result "$tag-plain" "$tag-$mode" || return 1
   if [ "$mode" = strict ]; then
+    # The whole session is guarded: the line printed during the call goes to stderr too.
     stdout_junk "$client" "$tag-$mode" || return 1
     on_stderr "$tag-$mode" "${START[@]}" "$CALL" || return 1
   elif [ -n "$GO" ]; then
@@ -182,7 +167,7 @@ sdk_case() {
     grep -qE '^stdiogate.*warning.*(Go|statically linked)' "$BATS_TEST_TMPDIR/$tag-$mode.err" || {
       echo "$tag-$mode: no warning that the Go program is not guarded"; show "$tag-$mode"; return 1; }
     stdout_junk "$client" "$tag-$mode" "${START[@]}" "$CALL" || return 1
-  elif [ "$server" = rust ] || [ "$server" = java ]; then
+  elif [ "$CALL_ON_STDOUT" ]; then
     # The default mode guards stdout until the first message: the line printed during the call
     # is the server's own business (--strict guards it).
     stdout_junk "$client" "$tag-$mode" "$CALL" || return 1
@@ -192,4 +177,25 @@ sdk_case() {
     on_stderr "$tag-$mode" "${START[@]}" "$CALL" || return 1
   fi
   no_leftover "$tag-$mode"
+}
+
+# sdk_case CLIENT SERVER: unwrapped, wrapped, wrapped with --strict.
+sdk_case() {
+  local client=$1 server=$2
+  local tag="$server-$client"
+  sdk_server "$server" || return 1
+
+  # Unwrapped: the junk is on stdout, so the test can fail; the session still completes.
+  run_client "$client" "$tag-plain" "${PLAIN_OPTS[@]}" -- || return 1
+  completed "$tag-plain" || return 1
+  if [ "$CALL_ON_STDOUT" ]; then
+    stdout_junk "$client" "$tag-plain" "${START[@]}" "$CALL" || return 1
+  else
+    stdout_junk "$client" "$tag-plain" "${START[@]}" || return 1
+    on_stderr "$tag-plain" "$CALL" || return 1
+  fi
+  no_leftover "$tag-plain" || return 1
+
+  wrapped_run "$client" "$tag" default || return 1
+  wrapped_run "$client" "$tag" strict
 }

@@ -1,5 +1,7 @@
 // noisy-rmcp: an rmcp stdio server that behaves like many real ones: a println! banner before the
-// transport starts, one tool (`echo`) that println!s a line while it runs.
+// transport starts, one tool (`echo`) that println!s a line while it runs. With --pipes it serves
+// on rmcp's stdio_pipes() (which reopens /proc/self/fd/0 and /proc/self/fd/1 when both are FIFOs)
+// instead of stdio().
 use std::sync::Arc;
 
 use rmcp::{
@@ -57,8 +59,13 @@ impl ServerHandler for Noisy {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("noisy-rmcp: starting MCP server on stdio");
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let pipes = std::env::args().nth(1).as_deref() == Some("--pipes");
     rt.block_on(async {
-        let server = Noisy.serve(rmcp::transport::stdio()).await?;
+        let server = if pipes {
+            Noisy.serve(rmcp::transport::stdio_pipes()).await?
+        } else {
+            Noisy.serve(rmcp::transport::stdio()).await?
+        };
         server.waiting().await?;
         Ok(())
     })
