@@ -26,7 +26,7 @@ SDK_UVFLAGS = --no-config --offline --no-index --find-links $(SDK_PY)/wheels \
               --cache-dir $(SDK_PY)/uv-cache --python $(SDK_PY)/venv/bin/python --no-python-downloads
 SDK_GOENV   = GOMODCACHE=$(SDK_OUT)/gomod GOCACHE=$(SDK_OUT)/gocache GOFLAGS=-mod=readonly \
               GOTOOLCHAIN=local
-SDK_CARGO   = CARGO_TARGET_DIR=$(SDK_OUT)/rust-target cargo
+SDK_CARGO   = CARGO_HOME=$(SDK_OUT)/cargo CARGO_TARGET_DIR=$(SDK_OUT)/rust-target cargo
 SDK_MVN     = mvn -B -q -Dstyle.color=never --strict-checksums -Dmaven.repo.local=$(SDK_OUT)/m2
 
 SDK_PY_SRC  := $(SDK_SRC)/python/pyproject.toml $(wildcard $(SDK_SRC)/python/noisy_mcp/*.py)
