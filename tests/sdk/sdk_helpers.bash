@@ -45,13 +45,13 @@ py() {
 }
 
 sdk_server() {
-  SRV_OPTS=() PLAIN_OPTS=() GO= CALL_ON_STDOUT=1
+  SRV_OPTS=() PLAIN_OPTS=() GO='' CALL_ON_STDOUT=1
   case $1 in
     py-uvx|py-uvrun|py-m)
       START=("noisy-mcp-python: starting MCP server on stdio"
              "pygame 2.6.1 (SDL 2.28.4, Python $("$SDK_VENV_PY" -c 'import platform; print(platform.python_version())'))"
              "Hello from the pygame community. https://www.pygame.org/contribute.html")
-      CALL="noisy-mcp-python: tool echo called" CALL_ON_STDOUT=
+      CALL="noisy-mcp-python: tool echo called" CALL_ON_STDOUT=''
       # Unwrapped, print() to a pipe is buffered until exit; unbuffered, the banner is on the wire
       # before the first message, where a client sees it. The wrapper sets this by itself.
       PLAIN_OPTS=(--env PYTHONUNBUFFERED=1)
