@@ -42,3 +42,10 @@ assert_file_stdout() {
         echo "stdout differs from $1" >&2; show_run; return 1
     fi
 }
+
+# assert_no_filter TAG: no filter process whose command line holds TAG is
+# left (bounded wait: the filter exits right after it closed the wire).
+assert_no_filter() {
+    timeout 20 sh -c 'while pgrep -f "[s]tdiogate-filter .*$1" >/dev/null; do sleep 0.01; done' sh "$1" ||
+        { echo "a filter for $1 is still running:" >&2; pgrep -af "[s]tdiogate-filter .*$1" >&2; return 1; }
+}
