@@ -134,3 +134,15 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@"
     [[ "$stderr" == *"6 bytes of junk in 1 lines diverted to /dev/null"* ]]
     [[ "$stderr" != *"junk1"* ]]
 }
+
+@test "strict install: the filter goes beside the library, the installed wrapper finds it, uninstall removes it" {
+    cd "$BATS_TEST_TMPDIR"
+    make -C "$ROOT" -s install PREFIX="$PWD/prefix" >&2
+    [ -x prefix/lib/stdiogate/stdiogate-filter ]
+    run --separate-stderr prefix/bin/stdiogate --strict -- sh -c 'read x; echo junk; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"' </dev/null
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"jsonrpc":"2.0","id":1,"result":{}}' ]
+    [ "$stderr" = junk ]
+    make -C "$ROOT" -s uninstall PREFIX="$PWD/prefix" >&2
+    [ ! -e prefix/lib/stdiogate ]
+}
