@@ -239,9 +239,11 @@ static _Noreturn void report_and_exit(const char *why)
     }
     struct rusage ru;
     long peak = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+    long cpu_us = peak < 0 ? -1 : (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+                                  ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
     say(2, "strict: %s; %llu bytes of junk in %llu lines diverted to %s, %llu of them dropped; "
-        "peak RSS %ld KiB", why, g_stats.bytes, g_stats.lines, g_discard ? "/dev/null" : "stderr",
-        g_stats.dropped, peak);
+        "peak RSS %ld KiB, CPU %ld us", why, g_stats.bytes, g_stats.lines, g_discard ? "/dev/null" : "stderr",
+        g_stats.dropped, peak, cpu_us);
     _exit(0);
 }
 
