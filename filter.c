@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -45,7 +46,7 @@
 #include "detect.h"
 
 #define WIRE 1
-#define READ_SIZE (128 * 1024)
+#define READ_SIZE (1024 * 1024)
 #define IOV_MAX_BATCH 64
 #define JUNK_BACKLOG (1024 * 1024)
 
@@ -236,8 +237,13 @@ static _Noreturn void report_and_exit(const char *why)
         g_stats.lines++;
         g_stats.partial = 0;
     }
-    say(2, "strict: %s; %llu bytes of junk in %llu lines diverted to %s, %llu of them dropped",
-        why, g_stats.bytes, g_stats.lines, g_discard ? "/dev/null" : "stderr", g_stats.dropped);
+    struct rusage ru;
+    long peak = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+    long cpu_us = peak < 0 ? -1 : (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+                                  ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+    say(2, "strict: %s; %llu bytes of junk in %llu lines diverted to %s, %llu of them dropped; "
+        "peak RSS %ld KiB, CPU %ld us", why, g_stats.bytes, g_stats.lines, g_discard ? "/dev/null" : "stderr",
+        g_stats.dropped, peak, cpu_us);
     _exit(0);
 }
 
@@ -446,6 +452,9 @@ static int start_filter(enum sg_protocol protocol, int discard)
         say(1, "strict: cannot create a pipe (%s): running without the filter", strerror(errno));
         return 0;
     }
+    /* Fewer, larger hops for large messages (at most what the system allows
+     * an unprivileged pipe; the server's writes block later, never sooner). */
+    (void)fcntl(p[1], F_SETPIPE_SZ, READ_SIZE);
     /* No signal handler of the caller's may run in the children before
      * the filter has set its own dispositions. */
     sigfillset(&all);
