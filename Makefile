@@ -13,18 +13,25 @@ WARN     = -Wall -Wextra -Werror
 LIB      = libstdiogate.so
 VERSION_DEF = -DSTDIOGATE_VERSION='"$(VERSION)"'
 LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden $(VERSION_DEF)
+FILTER   = stdiogate-filter
+# Static: the LD_PRELOAD the wrapper sets must not load the library into it.
+FILTER_FLAGS = -D_GNU_SOURCE -static
 EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
 
-all: $(LIB)
+all: $(LIB) $(FILTER)
 
 $(LIB): shim.c detect.h stdiogate
 	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) -o $@ shim.c -ldl
 
+$(FILTER): filter.c detect.h
+	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o $@ filter.c
+
 # The same library built by clang, warnings as errors (the result is thrown away).
-check-clang: shim.c detect.h
+check-clang: shim.c filter.c detect.h
 	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) shim.c -ldl
-	rm -f clang-$(LIB)
+	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter.c
+	rm -f clang-$(LIB) clang-$(FILTER)
 
 examples: $(EXAMPLES)
 
@@ -50,9 +57,11 @@ install: all
 	chmod 755 $(DESTDIR)$(BINDIR)/stdiogate.tmp
 	mv -f $(DESTDIR)$(BINDIR)/stdiogate.tmp $(DESTDIR)$(BINDIR)/stdiogate
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
+	install -m 755 $(FILTER) $(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stdiogate $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
+	rm -f $(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)
 	rmdir $(DESTDIR)$(LIBDIR)/stdiogate 2>/dev/null || true
 
 # Tools the tests run, as COMMAND:DEBIAN-PACKAGE; each missing one is installed
@@ -77,6 +86,6 @@ test: $(TEST_DEPS)
 	bats tests
 
 clean:
-	rm -rf $(LIB) clang-$(LIB) tests/bin examples/bin
+	rm -rf $(LIB) clang-$(LIB) $(FILTER) clang-$(FILTER) tests/bin examples/bin
 
 .PHONY: all check-clang examples demo install uninstall test-tools test clean

@@ -1,0 +1,1 @@
+"""A stdio MCP server that prints on stdout the way many real ones do (stdiogate tests)."""

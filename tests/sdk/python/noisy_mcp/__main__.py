@@ -1,0 +1,3 @@
+from noisy_mcp.server import main
+
+main()
