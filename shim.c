@@ -406,9 +406,10 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
     if (!how) {
         say(2, "gate opened by handshake", NULL);
     } else if (eof == GATE_BY_ANSWER) {
-        say(1, "the server answered before stdiogate saw the client's first message end: "
-               "it reads stdin in a way stdiogate cannot see, so the gate opened at the answer "
-               "(have the server set " HANDSHAKE "=1 once it reads, or use --strict)", NULL);
+        say(1, "the server answered before stdiogate saw the client's first message end "
+               "(stdin was read in a way stdiogate cannot see, or by another process): gate "
+               "opened at the answer; to guard startup output without that, have the server set "
+               HANDSHAKE "=1 when it is ready, or use --strict", NULL);
         say(2, "gate opened by ", how, ": the server answered", NULL);
     } else if (eof) {
         say(2, "gate opened by ", how, " at end of input", NULL);
