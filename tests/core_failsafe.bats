@@ -23,6 +23,8 @@ failsafe() {
     assert_junk_on_stderr
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
     assert_stderr_has "diverting stdout to stderr" "gate opened by $call: the server answered"
+    # and no byte of an answer went to stderr as well
+    assert_stderr_lacks '"result"' 'initialize"}}'
 }
 
 @test "fail-safe: a server reading with syscall(SYS_read), answering with write(2)" {
@@ -79,6 +81,7 @@ failsafe() {
     assert_junk_on_stderr
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
     assert_stderr_has "gate opened by exit: the server answered"
+    assert_stderr_lacks '"result"'
 }
 
 @test "fail-safe: what follows the answer in the same write reaches the wire in order" {
@@ -90,6 +93,7 @@ failsafe() {
     assert_status 0
     assert_junk_on_stderr
     assert_frames "$(answer 0 initialize)" '{"jsonrpc":"2.0","method":"note"}' "$(answer '"p1"' ping)"
+    assert_stderr_lacks '"result"' '"note"'
 }
 
 @test "fail-safe: an LSP Content-Length answer, junk glued before it" {
@@ -99,6 +103,7 @@ failsafe() {
     assert_status 0
     assert_junk_on_stderr
     assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
+    assert_stderr_lacks '"result"' Content-Length
     assert_stderr_has "gate opened by write: the server answered"
 }
 
@@ -109,6 +114,7 @@ failsafe() {
     assert_status 0
     assert_junk_on_stderr
     assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
+    assert_stderr_lacks '"result"' Content-Length
     assert_stderr_has "gate opened by writev: the server answered"
 }
 
@@ -128,6 +134,17 @@ failsafe() {
     assert_frames "$(answer 0 initialize)"
 }
 
+@test "fail-safe: behind a launcher (sh -c 'echo; exec SERVER')" {
+    JUNK=(sh-junk printf-junk write-junk)
+    both --line "$INIT" --line "$PING" -- sh -c 'echo sh-junk; exec "$0" write' "$FS"
+    STDIOGATE_DEBUG=2 gated --timeout 10 --line "$INIT" --line "$PING" -- sh -c 'echo sh-junk; exec "$0" write' "$FS"
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has "exec: handing the wire to" "gate opened by write: the server answered"
+    assert_stderr_lacks '"result"'
+}
+
 # --- process pairs: only the parent reads stdin, a worker answers
 
 @test "fail-safe: Node, a child_process.fork worker answers for its parent" {
@@ -138,6 +155,7 @@ failsafe() {
     assert_junk_on_stderr
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
     assert_stderr_has "gate opened by read after" "the server answered"
+    assert_stderr_lacks '"result"'
 }
 
 @test "fail-safe: Node fork worker on sockets" {
@@ -157,6 +175,7 @@ failsafe() {
     assert_junk_on_stderr
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
     assert_stderr_has "the server answered"
+    assert_stderr_lacks '"result"'
 }
 
 # --- Bun: neither its reads nor its writes can be seen

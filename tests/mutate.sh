@@ -64,6 +64,16 @@ exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x
 handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
 nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
 vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
+failsafe-no-trigger | an answer written to the diversion does not open the gate |     sg_answer_init(&a);\n    for (int i = 0; i < cnt && !found; i++) |     sg_answer_init(&a);\n    for (int i = 0; i < 0 && !found; i++)
+failsafe-no-split | junk written with the answer in one call goes to the wire with it |     size_t start = (size_t)a.start, total = iov_total(iov, cnt); |     size_t start = 0, total = iov_total(iov, cnt);
+failsafe-junk-lost | the junk split off an answer is dropped instead of diverted |         ssize_t r = put_range(c, iov, cnt, 0, start, 0); |         ssize_t r = (ssize_t)start;
+failsafe-first-iovec | only the first iovec of a writev is looked at |     for (int i = 0; i < cnt && !found; i++) |     for (int i = 0; i < 1 && !found; i++)
+failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
+failsafe-stdio-unseen | an answer in stdout's buffer at fflush is not recognised |     if (fp->_mode <= 0 && len && shut() && sg_answer_find(base, len, &start)) { |     if (0) {
+failsafe-stdio-unhidden | the gate's own flush writes the answer in stdout's buffer to stderr |         fp->_IO_write_ptr = base;\n        if (done == start) |         if (done == start)
+failsafe-no-exit | answers left in stdout's buffer at exit are not looked at |         answer_in_stdout("exit"); |         (void)0;
+failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
+bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && is_bun_program()) { |     if (0 && valid && is(1, &wire) && is_bun_program()) {
 EOF
 )
 
