@@ -100,8 +100,7 @@ extern ssize_t __write(int, const void *, size_t);
 extern ssize_t __send(int, const void *, size_t, int);
 #define WRITE_FUNCTIONS(X) \
     X(write) X(__write) X(writev) X(pwrite) X(pwrite64) X(pwritev) X(pwritev64) \
-    X(pwritev2) X(pwritev64v2) X(send) X(__send) X(sendto) X(sendmsg) X(fflush) \
-    X(fflush_unlocked)
+    X(pwritev2) X(pwritev64v2) X(send) X(__send) X(sendto) X(sendmsg) X(fflush)
 
 #define DECLARE_REAL(f) static __typeof__(&f) real_##f;
 EAGER_FUNCTIONS(DECLARE_REAL)
@@ -209,7 +208,7 @@ static void say(int level, const char *first, ...)
             line[n++] = *s++;
     va_end(ap);
     line[n++] = '\n';
-    while (write(2, line, n) < 0 && errno == EINTR)
+    while (REAL(write)(2, line, n) < 0 && errno == EINTR)
         ;
     errno = saved;
 }
@@ -1273,12 +1272,6 @@ WRITER(int, fflush, (FILE *fp), (fp), {
     if (fp == NULL || fp == stdout)
         answer_in_stdout("fflush");
     return REAL(fflush)(fp);
-})
-
-WRITER(int, fflush_unlocked, (FILE *fp), (fp), {
-    if (fp == NULL || fp == stdout)
-        answer_in_stdout("fflush");
-    return REAL(fflush_unlocked)(fp);
 })
 
 /* exit flushes stdout after every destructor has run, this one last. */

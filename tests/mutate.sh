@@ -49,7 +49,7 @@ ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         str
 forget-marker | an exec'd program is not given the marker |     if (x->hand && g_marker[0])\n        out[k++] = g_marker; |     (void)0;
 keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
 no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
-diag-to-stdout | diagnostics are written to fd 1 |     while (write(2, line, n) < 0 && errno == EINTR) |     while (write(1, line, n) < 0 && errno == EINTR)
+diag-to-stdout | diagnostics are written to fd 1 |     while (REAL(write)(2, line, n) < 0 && errno == EINTR) |     while (REAL(write)(1, line, n) < 0 && errno == EINTR)
 copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |     each_copy(0, ~0U, point_copy_at_wire, wire); |     (void)point_copy_at_wire, (void)wire;
 dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
 fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut()) |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (0)
