@@ -1158,7 +1158,10 @@ static int answered(struct put *c, const struct iovec *iov, int cnt, const char 
     }
     open_by_answer(how);
     ssize_t r = put_range(c, iov, cnt, start, total, 1);
-    *ret = r < 0 && start ? (ssize_t)start : r < 0 ? -1 : (ssize_t)(start + (size_t)r);
+    if (r >= 0)
+        *ret = (ssize_t)(start + (size_t)r);
+    else
+        *ret = start ? (ssize_t)start : -1;   /* the junk did go out */
     return 1;
 }
 
@@ -1235,7 +1238,9 @@ WRITER(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), (fd, msg
 /* C stdio: the answer may sit in stdout's buffer.  The junk before it is
  * written to the diversion and taken out of the buffer; the gate opens
  * with the answer hidden from its flush (which still writes to stderr);
- * the flush that follows writes the answer to the wire. */
+ * the flush that follows writes the answer to the wire.  If the junk cannot
+ * all be written, what was is taken out, and the rest is flushed to the
+ * diversion as before. */
 static void answer_in_stdout(const char *how)
 {
     FILE *fp = stdout;
@@ -1260,7 +1265,7 @@ static void answer_in_stdout(const char *how)
             done += (size_t)r;
         }
         memmove(base, base + done, len - done);
-        fp->_IO_write_ptr = base;
+        fp->_IO_write_ptr = base;               /* hidden from the gate's flush */
         if (done == start)
             open_by_answer(how);
         fp->_IO_write_ptr = base + (len - done);
@@ -1274,7 +1279,7 @@ WRITER(int, fflush, (FILE *fp), (fp), {
     return REAL(fflush)(fp);
 })
 
-/* exit flushes stdout after every destructor has run, this one last. */
+/* exit flushes stdout after the destructors have run. */
 __attribute__((destructor)) static void answer_at_exit(void)
 {
     if (gated())
