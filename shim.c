@@ -95,17 +95,20 @@ extern int __isoc99_vfscanf(FILE *, const char *, va_list);
     X(__uflow) X(ungetc) X(vfscanf) X(__isoc99_vfscanf) X(setenv) X(putenv)
 
 /* The write entry points the fail-safe watches (glibc has no __write_chk).
- * Resolved up front by a diverting process, like the eager ones. */
+ * A diverting process resolves up front the ones the fail-safe itself
+ * writes with; the rare ones and stdio's fflush stay lazy. */
 extern ssize_t __write(int, const void *, size_t);
 extern ssize_t __send(int, const void *, size_t, int);
 #define WRITE_FUNCTIONS(X) \
-    X(write) X(__write) X(writev) X(pwrite) X(pwrite64) X(pwritev) X(pwritev64) \
-    X(pwritev2) X(pwritev64v2) X(send) X(__send) X(sendto) X(sendmsg) X(fflush)
+    X(write) X(writev) X(pwrite) X(pwrite64) X(send) X(sendto) X(sendmsg)
+#define LAZY_WRITE_FUNCTIONS(X) \
+    X(__write) X(pwritev) X(pwritev64) X(pwritev2) X(pwritev64v2) X(__send) X(fflush)
 
 #define DECLARE_REAL(f) static __typeof__(&f) real_##f;
 EAGER_FUNCTIONS(DECLARE_REAL)
 LAZY_FUNCTIONS(DECLARE_REAL)
 WRITE_FUNCTIONS(DECLARE_REAL)
+LAZY_WRITE_FUNCTIONS(DECLARE_REAL)
 
 #define REAL(f) ({ \
     __typeof__(&f) p_ = __atomic_load_n(&real_##f, __ATOMIC_RELAXED); \
