@@ -68,6 +68,21 @@ failsafe() {
     failsafe send send --sockets
 }
 
+@test "fail-safe: sendmsg(2) with the junk in one iovec and the answer in the next" {
+    JUNK=(printf-junk write-junk sendmsg-junk)
+    failsafe sendmsg sendmsg --sockets
+}
+
+@test "fail-safe (a limit): an answer split over two writes is not recognised, and reaches stderr whole" {
+    # documented in the README's Limits: each call is looked at alone
+    both --frames 0 --line "$INIT" -- "$FS" split
+    STDIOGATE_DEBUG=2 gated --timeout 10 --frames 0 --line "$INIT" -- "$FS" split
+    assert_status 0
+    assert_frames
+    assert_stderr_has "$(answer 0 initialize)"
+    assert_stderr_lacks "the server answered"
+}
+
 @test "fail-safe: C stdio, fflush(stdout) of a buffer holding junk and then the answer" {
     JUNK=(printf-junk write-junk)
     failsafe stdio fflush
