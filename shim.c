@@ -99,9 +99,21 @@ extern int __isoc99_vfscanf(FILE *, const char *, va_list);
     X(getchar) X(getc_unlocked) X(fgetc_unlocked) X(getchar_unlocked) \
     X(__uflow) X(ungetc) X(vfscanf) X(__isoc99_vfscanf) X(setenv) X(putenv)
 
+/* The write entry points the fail-safe watches (glibc has no __write_chk).
+ * A diverting process resolves up front the ones the fail-safe itself
+ * writes with; the rare ones and stdio's fflush stay lazy. */
+extern ssize_t __write(int, const void *, size_t);
+extern ssize_t __send(int, const void *, size_t, int);
+#define WRITE_FUNCTIONS(X) \
+    X(write) X(writev) X(pwrite) X(pwrite64) X(send) X(sendto) X(sendmsg)
+#define LAZY_WRITE_FUNCTIONS(X) \
+    X(__write) X(pwritev) X(pwritev64) X(pwritev2) X(pwritev64v2) X(__send) X(fflush)
+
 #define DECLARE_REAL(f) static __typeof__(&f) real_##f;
 EAGER_FUNCTIONS(DECLARE_REAL)
 LAZY_FUNCTIONS(DECLARE_REAL)
+WRITE_FUNCTIONS(DECLARE_REAL)
+LAZY_WRITE_FUNCTIONS(DECLARE_REAL)
 
 #define REAL(f) ({ \
     __typeof__(&f) p_ = __atomic_load_n(&real_##f, __ATOMIC_RELAXED); \
@@ -115,6 +127,7 @@ static void resolve_eager(void)
 {
 #define RESOLVE(f) (void)REAL(f);
     EAGER_FUNCTIONS(RESOLVE)
+    WRITE_FUNCTIONS(RESOLVE)
 }
 
 /* ------------------------------------------------------------------ */
@@ -215,7 +228,7 @@ static void say(int level, const char *first, ...)
             line[n++] = *s++;
     va_end(ap);
     line[n++] = '\n';
-    while (write(2, line, n) < 0 && errno == EINTR)
+    while (REAL(write)(2, line, n) < 0 && errno == EINTR)
         ;
     errno = saved;
 }
@@ -592,6 +605,9 @@ static void point_copies_at_wire(int wire)
     each_copy(0, ~0U, point_copy_at_wire, wire);
 }
 
+/* eof: 1 at end of input; GATE_BY_ANSWER when the fail-safe saw an answer. */
+#define GATE_BY_ANSWER 2
+
 /* The races around it, and why each is closed:
  *  - a dup2() onto the wire's number in another thread: dup_onto moves the
  *    wire under the wire lock, also while the gate is opening; open_gate
@@ -630,12 +646,19 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
     STORE(g_fd1_ours, 0);
     STORE(g_state, GATE_OPEN);
     unlock_wire(held);
-    if (!how)
+    if (!how) {
         say(2, "gate opened by handshake", NULL);
-    else if (eof)
+    } else if (eof == GATE_BY_ANSWER) {
+        say(1, "the server answered before stdiogate saw the client's first message end "
+               "(stdin was read in a way stdiogate cannot see, or by another process): gate "
+               "opened at the answer; to guard startup output without that, have the server set "
+               HANDSHAKE "=1 when it is ready, or use --strict", NULL);
+        say(2, "gate opened by ", how, ": the server answered", NULL);
+    } else if (eof) {
         say(2, "gate opened by ", how, " at end of input", NULL);
-    else
+    } else {
         say(2, "gate opened by ", how, " after ", NUM(bytes), " bytes", NULL);
+    }
     errno = saved;
 }
 
@@ -859,6 +882,55 @@ static int is_go_program(void)
     return found;
 }
 
+/* Bun reads a stdin pipe with a raw preadv2 and writes stdout with raw
+ * system calls: neither trigger would ever fire.  Its executables, `bun
+ * build --compile` ones included, carry the sections .bun and
+ * .bun_builtins.  Section headers are not mapped: they are read from the
+ * file, a few hundred bytes. */
+static int sections_name_bun(int fd, const ElfW(Ehdr) *eh)
+{
+    ElfW(Shdr) sh[8], names;
+    char str[1024];
+    int bun = 0, builtins = 0;
+
+    if (eh->e_shentsize != sizeof sh[0] || eh->e_shstrndx >= eh->e_shnum ||
+        REAL(pread)(fd, &names, sizeof names,
+                    (off_t)(eh->e_shoff + eh->e_shstrndx * sizeof names)) != (ssize_t)sizeof names)
+        return 0;
+    size_t strsize = names.sh_size < sizeof str ? names.sh_size : sizeof str;
+    if (REAL(pread)(fd, str, strsize, (off_t)names.sh_offset) != (ssize_t)strsize)
+        return 0;
+    for (unsigned first = 0; first < eh->e_shnum; first += 8) {
+        unsigned n = eh->e_shnum - first < 8 ? eh->e_shnum - first : 8;
+        size_t size = n * sizeof sh[0];
+        if (REAL(pread)(fd, sh, size, (off_t)(eh->e_shoff + first * sizeof sh[0])) != (ssize_t)size)
+            return 0;
+        for (unsigned i = 0; i < n; i++) {
+            const char *name = str + sh[i].sh_name;
+            if (sh[i].sh_name >= strsize || !memchr(name, '\0', strsize - sh[i].sh_name))
+                continue;
+            bun |= strcmp(name, ".bun") == 0;
+            builtins |= strcmp(name, ".bun_builtins") == 0;
+        }
+    }
+    return bun && builtins;
+}
+
+static int is_bun_program(void)
+{
+    ElfW(Ehdr) eh;
+    int saved = errno, fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), found = 0;
+    if (fd < 0)
+        return 0;
+    if (REAL(pread)(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_shoff && eh.e_shnum &&
+        eh.e_ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32))
+        found = sections_name_bun(fd, &eh);
+    REAL(close)(fd);
+    errno = saved;
+    return found;
+}
+
 static int stderr_takes_diversion(void)
 {
     const char *discard = getenv("STDIOGATE_DISCARD");
@@ -968,6 +1040,13 @@ __attribute__((constructor)) static void stdiogate_init(void)
     }
     struct identity wire;
     int valid = parse_marker(m, &wire);
+    if (valid && is(1, &wire) && is_bun_program()) {
+        /* Like Go: the marker stays.  Bun's process.env never reaches libc
+         * setenv, so not even the handshake could open a gate. */
+        say(1, "Bun program: not diverting (it reads stdin and writes stdout with raw system "
+               "calls), so its own stdout is not guarded; use --strict", NULL);
+        return;
+    }
     size_t len = strlen(m);
     if (valid && len + sizeof MARKER + 1 <= sizeof g_marker) {
         memcpy(g_marker, MARKER "=", sizeof MARKER);
@@ -1246,6 +1325,240 @@ int hook_isoc99_scanf(const char *fmt, ...)
     int r = scan(stdin, "scanf", 1, fmt, ap);
     va_end(ap);
     return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing stdout: the fail-safe.
+ *
+ * The gate opens when the program is seen reading the client's first
+ * message.  A program may read in ways no interposer sees (raw system
+ * calls, io_uring, a runtime's own I/O layer), or a worker that never reads
+ * stdin may answer for it; its answers would then go to the diversion and
+ * its client would wait forever.  A correct server cannot answer before it
+ * has read a request, so a complete answer written to the diversion proves
+ * the first message was read: it opens the gate and goes to the wire.
+ * Bytes before it in the same call (a buffered banner flushed with it) are
+ * junk: they go to the diversion first.
+ *
+ * What is seen is one call at a time: write, writev, send... and C stdio's
+ * stdout buffer when the program flushes it or exits (stdio writes with
+ * glibc-internal calls, never through these).  An answer split over two
+ * calls is not recognised: both parts go where the call points, as before,
+ * so no byte is lost or reordered. */
+
+/* The rest of a call goes out the way the program asked for it. */
+enum put_kind { PUT_WRITE, PUT_PWRITE, PUT_SEND };
+
+struct put {
+    int fd, kind, flags;
+    off64_t off;                    /* PUT_PWRITE: where the next byte goes */
+    const struct sockaddr *addr;    /* PUT_SEND: sendto's address */
+    socklen_t alen;
+};
+
+/* Junk goes to the diversion with write(2): stderr need not be a socket. */
+static ssize_t put_bytes(struct put *c, const void *p, size_t n, int wire)
+{
+    ssize_t r;
+    if (c->kind == PUT_PWRITE) {
+        r = REAL(pwrite64)(c->fd, p, n, c->off);
+        if (r > 0)
+            c->off += r;
+        return r;
+    }
+    if (c->kind == PUT_SEND && wire)
+        return REAL(sendto)(c->fd, p, n, c->flags, c->addr, c->alen);
+    return REAL(write)(c->fd, p, n);
+}
+
+/* Puts bytes [from, to) of the call.  Returns how many went out, stopping
+ * at the first short write, or -1 (errno set) if none did. */
+static ssize_t put_range(struct put *c, const struct iovec *iov, int cnt,
+                         size_t from, size_t to, int wire)
+{
+    size_t done = 0, pos = 0;
+    for (int i = 0; i < cnt && pos < to; pos += iov[i].iov_len, i++) {
+        size_t len = iov[i].iov_len;
+        if (pos + len <= from)
+            continue;
+        size_t a = from > pos ? from - pos : 0, b = to - pos < len ? to - pos : len;
+        ssize_t r = put_bytes(c, (const char *)iov[i].iov_base + a, b - a, wire);
+        if (r < 0)
+            return done ? (ssize_t)done : -1;
+        done += (size_t)r;
+        if ((size_t)r < b - a)
+            break;
+    }
+    return (ssize_t)done;
+}
+
+static void open_by_answer(const char *how)
+{
+    open_gate(how, 0, GATE_BY_ANSWER);
+    /* Another thread may be opening it at this moment: wait until fd 1 is
+     * the wire before the answer goes out. */
+    while (LOAD(g_state) == GATE_OPENING)
+        sched_yield();
+}
+
+/* Does this call go to the diversion while the gate is shut?  A vfork
+ * child writes no shared state: its writes go where they point. */
+static int to_diversion(int fd)
+{
+    return shut() && is_diversion(fd) && !in_vfork_child();
+}
+
+/* A call to the diversion carrying a complete answer: junk to the
+ * diversion, the gate opened, the answer and what follows to the wire.
+ * Returns 0 if there is no answer (the caller does the call as usual),
+ * else 1 with *ret what the call returns: never more than went out. */
+static int answered(struct put *c, const struct iovec *iov, int cnt, const char *how,
+                    ssize_t *ret)
+{
+    struct sg_answer a;
+    int found = 0;
+
+    sg_answer_init(&a);
+    for (int i = 0; i < cnt && !found; i++)
+        found = sg_answer_feed(&a, iov[i].iov_base, iov[i].iov_len);
+    if (!found)
+        return 0;
+    size_t start = (size_t)a.start, total = iov_total(iov, cnt);
+    if (start > 0) {
+        ssize_t r = put_range(c, iov, cnt, 0, start, 0);
+        if (r < (ssize_t)start) {
+            *ret = r;   /* the program will write the rest again */
+            return 1;
+        }
+    }
+    open_by_answer(how);
+    ssize_t r = put_range(c, iov, cnt, start, total, 1);
+    if (r >= 0)
+        *ret = (ssize_t)(start + (size_t)r);
+    else
+        *ret = start ? (ssize_t)start : -1;   /* the junk did go out */
+    return 1;
+}
+
+/* The write entry points: the readers' fast path, for the same reason. */
+#define WRITER READER
+
+#define FD_WRITER(name, params, args, kind_, offset)                            \
+    WRITER(ssize_t, name, params, args, {                                       \
+        struct iovec v = { (void *)buf, n };                                    \
+        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
+        ssize_t r;                                                              \
+        if (to_diversion(fd) && answered(&c, &v, 1, #name, &r))                 \
+            return r;                                                           \
+        return REAL(name) args;                                                 \
+    })
+FD_WRITER(write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
+FD_WRITER(__write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
+FD_WRITER(pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off), PUT_PWRITE, off)
+FD_WRITER(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, n, off), PUT_PWRITE, off)
+
+/* pwritev2 with offset -1 writes at the file position, as writev does. */
+#define IOV_WRITER(name, params, args, kind_, offset)                           \
+    WRITER(ssize_t, name, params, args, {                                       \
+        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
+        ssize_t r;                                                              \
+        if (to_diversion(fd) && answered(&c, iov, cnt, #name, &r))              \
+            return r;                                                           \
+        return REAL(name) args;                                                 \
+    })
+IOV_WRITER(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), PUT_WRITE, 0)
+IOV_WRITER(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off),
+           PUT_PWRITE, off)
+IOV_WRITER(pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off),
+           PUT_PWRITE, off)
+IOV_WRITER(pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl),
+           (fd, iov, cnt, off, fl), off == -1 ? PUT_WRITE : PUT_PWRITE, off)
+IOV_WRITER(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl),
+           (fd, iov, cnt, off, fl), off == -1 ? PUT_WRITE : PUT_PWRITE, off)
+
+/* A diversion onto stderr may be no socket: what the program sends there
+ * goes with write(2), as it would have reached a socket wire. */
+static ssize_t send_diverted(struct put *c, const struct iovec *iov, int cnt, const char *how)
+{
+    ssize_t r;
+    if (answered(c, iov, cnt, how, &r))
+        return r;
+    return put_range(c, iov, cnt, 0, iov_total(iov, cnt), 0);
+}
+
+#define SEND_WRITER(name, params, args, address, address_len)                   \
+    WRITER(ssize_t, name, params, args, {                                       \
+        struct iovec v = { (void *)buf, n };                                    \
+        struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,            \
+                         .addr = (address), .alen = (address_len) };            \
+        if (to_diversion(fd))                                                   \
+            return send_diverted(&c, &v, 1, #name);                             \
+        return REAL(name) args;                                                 \
+    })
+SEND_WRITER(send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags), NULL, 0)
+SEND_WRITER(__send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags), NULL, 0)
+SEND_WRITER(sendto, (int fd, const void *buf, size_t n, int flags, const struct sockaddr *a,
+                     socklen_t alen), (fd, buf, n, flags, a, alen), a, alen)
+
+/* Control data (passed descriptors) is the program's business: such a
+ * message is left alone. */
+WRITER(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), (fd, msg, flags), {
+    struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,
+                     .addr = msg->msg_name, .alen = msg->msg_namelen };
+    if (to_diversion(fd) && msg->msg_controllen == 0)
+        return send_diverted(&c, msg->msg_iov, (int)msg->msg_iovlen, "sendmsg");
+    return REAL(sendmsg)(fd, msg, flags);
+})
+
+/* C stdio: the answer may sit in stdout's buffer.  The junk before it is
+ * written to the diversion and taken out of the buffer; the gate opens
+ * with the answer hidden from its flush (which still writes to stderr);
+ * the flush that follows writes the answer to the wire.  If the junk cannot
+ * all be written, what was is taken out, and the rest is flushed to the
+ * diversion as before. */
+static void answer_in_stdout(const char *how)
+{
+    FILE *fp = stdout;
+    int tries = 0;
+
+    if (!fp || !to_diversion(fp->_fileno))
+        return;
+    while (ftrylockfile(fp) != 0)
+        if (++tries == 100)
+            return;   /* another thread is writing it: no guess */
+        else
+            sched_yield();
+    char *base = fp->_IO_write_base, *ptr = fp->_IO_write_ptr;
+    size_t start, len = base && ptr > base ? (size_t)(ptr - base) : 0, done = 0;
+    if (fp->_mode <= 0 && len && shut() && sg_answer_find(base, len, &start)) {
+        while (done < start) {
+            ssize_t r = REAL(write)(fp->_fileno, base + done, start - done);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            done += (size_t)r;
+        }
+        memmove(base, base + done, len - done);
+        fp->_IO_write_ptr = base;               /* hidden from the gate's flush */
+        if (done == start)
+            open_by_answer(how);
+        fp->_IO_write_ptr = base + (len - done);
+    }
+    funlockfile(fp);
+}
+
+WRITER(int, fflush, (FILE *fp), (fp), {
+    if (fp == NULL || fp == stdout)
+        answer_in_stdout("fflush");
+    return REAL(fflush)(fp);
+})
+
+/* exit flushes stdout after the destructors have run. */
+__attribute__((destructor)) static void answer_at_exit(void)
+{
+    if (gated())
+        answer_in_stdout("exit");
 }
 
 /* ------------------------------------------------------------------ */

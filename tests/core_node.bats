@@ -36,11 +36,17 @@ NSRV=$FIX/core_node_server.js
 # Node has no raw read the preload cannot see (fs.readSync and process.stdin
 # both go through libuv's read(2)); the invisible reader here is a child
 # process (/bin/sh's read builtin) reading the first line from the shared stdin.
-@test "node: a reader the library cannot see (a child reads stdin; control: the answer lands on stderr)" {
-    gated --line "$INIT" --frames 0 --no-close -- node "$NSRV" childread once
+# Before the fail-safe (core_failsafe.bats) the answer landed on stderr; now
+# the answer itself opens the gate.
+@test "node: a reader the library cannot see (a child reads stdin): the answer opens the gate" {
+    JUNK=(node-top-junk)
+    both --line "$INIT" --frames 0 --no-close -- node "$NSRV" childread once
+    STDIOGATE_DEBUG=2 gated --line "$INIT" --frames 0 --no-close -- node "$NSRV" childread once
     assert_status 0
-    assert_stderr_has "$(answer 0 initialize)"
-    assert_frames
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "the server answered"
+    assert_stderr_lacks '"result"'
 }
 
 @test "node: handshake process.env.STDIOGATE_OPEN = \"1\" when a child reads stdin" {

@@ -37,12 +37,18 @@ PYSRV=$FIX/core_py_server.py
     assert_stdout_bytes "py-import-junk"$'\n'"py-module-junk"$'\n'"$(answer 0 initialize)"$'\n'
 }
 
-@test "python: a raw-syscall reader is invisible to the library (control: the answer lands on stderr)" {
+# Before the fail-safe (core_failsafe.bats) the answer landed on stderr; now
+# the answer itself opens the gate.
+@test "python: a raw-syscall reader is invisible to the library: the answer opens the gate" {
     unset PYTHONUNBUFFERED
-    gated --line "$INIT" --frames 0 --no-close -- "$PYTHON" "$PYSRV" rawread once
+    JUNK=(py-import-junk py-module-junk)
+    both --line "$INIT" --frames 0 --no-close -- "$PYTHON" "$PYSRV" rawread once
+    STDIOGATE_DEBUG=2 gated --line "$INIT" --frames 0 --no-close -- "$PYTHON" "$PYSRV" rawread once
     assert_status 0
-    assert_stderr_has "$(answer 0 initialize)"
-    assert_frames
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "the server answered"
+    assert_stderr_lacks '"result"'
 }
 
 @test "python: handshake os.environ[\"STDIOGATE_OPEN\"] = \"1\" in a raw-syscall reader" {

@@ -50,7 +50,7 @@ ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         str
 forget-marker | an exec'd program is not given the marker |         x->out[k++] = g_marker; |         (void)0;
 keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
 no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
-diag-to-stdout | diagnostics are written to fd 1 |     while (write(2, line, n) < 0 && errno == EINTR) |     while (write(1, line, n) < 0 && errno == EINTR)
+diag-to-stdout | diagnostics are written to fd 1 |     while (REAL(write)(2, line, n) < 0 && errno == EINTR) |     while (REAL(write)(1, line, n) < 0 && errno == EINTR)
 copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |     each_copy(0, ~0U, point_copy_at_wire, wire); |     (void)point_copy_at_wire, (void)wire;
 dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
 fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut()) |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (0)
@@ -78,6 +78,16 @@ flush-inside-stdio | the gate flushes stdout under the code a signal handler int
 vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
 daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
 secure-ignored | under secure execution the library still diverts |     if (getauxval(AT_SECURE))\n        return; |     if (0)\n        return;
+failsafe-no-trigger | an answer written to the diversion does not open the gate |     sg_answer_init(&a);\n    for (int i = 0; i < cnt && !found; i++) |     sg_answer_init(&a);\n    for (int i = 0; i < 0 && !found; i++)
+failsafe-no-split | junk written with the answer in one call goes to the wire with it |     size_t start = (size_t)a.start, total = iov_total(iov, cnt); |     size_t start = 0, total = iov_total(iov, cnt);
+failsafe-junk-lost | the junk split off an answer is dropped instead of diverted |         ssize_t r = put_range(c, iov, cnt, 0, start, 0); |         ssize_t r = (ssize_t)start;
+failsafe-first-iovec | only the first iovec of a writev is looked at |     for (int i = 0; i < cnt && !found; i++) |     for (int i = 0; i < 1 && !found; i++)
+failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
+failsafe-stdio-unseen | an answer in stdout's buffer at fflush is not recognised |     if (fp->_mode <= 0 && len && shut() && sg_answer_find(base, len, &start)) { |     if (0) {
+failsafe-stdio-unhidden | the gate's own flush writes the answer in stdout's buffer to stderr |         fp->_IO_write_ptr = base;               /* hidden from the gate's flush */ |         (void)0;
+failsafe-no-exit | answers left in stdout's buffer at exit are not looked at |         answer_in_stdout("exit"); |         (void)0;
+failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
+bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && is_bun_program()) { |     if (0 && valid && is(1, &wire) && is_bun_program()) {
 EOF
 )
 

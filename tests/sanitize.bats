@@ -51,3 +51,27 @@ memcheck() {
     [[ "$output" == *"ok 1 "* ]]
     [[ "$output" != *"not ok"* ]]
 }
+
+# The fail-safe (core_failsafe.bats): the split of a write, the stdout buffer
+# taken apart at fflush and at exit.
+memcheck_failsafe() {
+    local log="$BATS_TEST_TMPDIR/valgrind.log"
+    JUNK=(printf-junk write-junk)
+    gated "${@:2}" --line "$INIT" -- valgrind -q --error-exitcode=99 --leak-check=full \
+        --errors-for-leak-kinds=definite --log-file="$log" "$BIN/core_failsafe" "$1"
+    if [ "$status" -ne 0 ] || [ -s "$log" ]; then
+        show_run; echo "--- valgrind:"; cat "$log"; return 1
+    fi
+    assert_frames "$(answer 0 initialize)"
+    assert_junk_on_stderr
+}
+
+@test "valgrind: the fail-safe splitting junk from an answer in one write: no memory error" {
+    memcheck_failsafe glue
+    assert_stderr_has glue-junk
+}
+
+@test "valgrind: the fail-safe in stdout's buffer at fflush and at exit: no memory error" {
+    memcheck_failsafe stdio
+    memcheck_failsafe exit --frames 0
+}

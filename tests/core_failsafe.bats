@@ -1,0 +1,272 @@
+#!/usr/bin/env bats
+# The fail-safe: a server whose reads stdiogate cannot see (raw system calls,
+# a worker process that never reads stdin) still gets its answers to the
+# client.  A complete answer written to the diversion opens the gate; junk
+# written before it in the same call stays off the wire.  Programs that
+# neither reads nor writes can be seen in (Bun) are left alone, with a
+# warning.  Every wait is bounded (client.py --timeout): before the
+# fail-safe, these servers hung their client.
+
+load helpers
+
+FS=$BIN/core_failsafe
+WARNING="the server answered before stdiogate saw the client's first message end"
+
+# failsafe HOW CALL [CLIENT-OPTION...]: core_failsafe answering that way,
+# unwrapped (junk on stdout) and wrapped (junk on stderr, answers on the wire,
+# the gate opened by CALL).
+failsafe() {
+    local how=$1 call=$2; shift 2
+    both "$@" --line "$INIT" --line "$PING" -- "$FS" "$how"
+    STDIOGATE_DEBUG=2 gated --timeout 10 "$@" --line "$INIT" --line "$PING" -- "$FS" "$how"
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has "diverting stdout to stderr" "gate opened by $call: the server answered"
+    # and no byte of an answer went to stderr as well
+    assert_stderr_lacks '"result"' 'initialize"}}'
+}
+
+@test "fail-safe: a server reading with syscall(SYS_read), answering with write(2)" {
+    JUNK=(printf-junk write-junk)
+    failsafe write write
+}
+
+@test "fail-safe: the same on sockets (as Node clients start servers)" {
+    JUNK=(printf-junk write-junk)
+    failsafe write write --sockets
+}
+
+@test "fail-safe: the level-1 warning comes once, at the default level" {
+    gated --timeout 10 --line "$INIT" --line "$PING" -- "$FS" write
+    assert_status 0
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    [ "$(grep -cF -- "$WARNING" "$ERR")" = 1 ] || { echo "warning not exactly once" >&2; show_run; false; }
+    assert_stderr_has "or use --strict" "STDIOGATE_OPEN=1"
+    assert_stderr_lacks "gate opened by"
+}
+
+@test "fail-safe: junk and the answer in one write are split" {
+    JUNK=(printf-junk write-junk glue-junk)
+    failsafe glue write
+    # the junk of that write reached stderr whole, before the gate opened
+    assert_stderr_has $'glue-junk\n'
+}
+
+@test "fail-safe: writev with the junk in one iovec and the answer in the next" {
+    JUNK=(printf-junk write-junk writev-junk)
+    failsafe writev writev
+}
+
+@test "fail-safe: an answer on a copy of fd 1 (dup)" {
+    JUNK=(printf-junk write-junk dup-junk)
+    failsafe dup write
+}
+
+@test "fail-safe: send(2) on a socket stdout" {
+    JUNK=(printf-junk write-junk)
+    failsafe send send --sockets
+}
+
+@test "fail-safe: sendmsg(2) with the junk in one iovec and the answer in the next" {
+    JUNK=(printf-junk write-junk sendmsg-junk)
+    failsafe sendmsg sendmsg --sockets
+}
+
+@test "fail-safe (a limit): an answer split over two writes is not recognised, and reaches stderr whole" {
+    # documented in the README's Limits: each call is looked at alone
+    both --frames 0 --line "$INIT" -- "$FS" split
+    STDIOGATE_DEBUG=2 gated --timeout 10 --frames 0 --line "$INIT" -- "$FS" split
+    assert_status 0
+    assert_frames
+    assert_stderr_has "$(answer 0 initialize)"
+    assert_stderr_lacks "the server answered"
+}
+
+@test "fail-safe: C stdio, fflush(stdout) of a buffer holding junk and then the answer" {
+    JUNK=(printf-junk write-junk)
+    failsafe stdio fflush
+}
+
+@test "fail-safe: C stdio, answers left in stdout's buffer until exit" {
+    JUNK=(printf-junk write-junk)
+    both --frames 0 --line "$INIT" --line "$PING" -- "$FS" exit
+    STDIOGATE_DEBUG=2 gated --timeout 10 --frames 0 --line "$INIT" --line "$PING" -- "$FS" exit
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has "gate opened by exit: the server answered"
+    assert_stderr_lacks '"result"'
+}
+
+@test "fail-safe: what follows the answer in the same write reaches the wire in order" {
+    # the first answer and the first 9 bytes of a notification in one write,
+    # the rest of the notification in the next
+    JUNK=(printf-junk write-junk)
+    both --frames 3 --line "$INIT" --line "$PING" -- "$FS" follow
+    STDIOGATE_DEBUG=2 gated --timeout 10 --frames 3 --line "$INIT" --line "$PING" -- "$FS" follow
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" '{"jsonrpc":"2.0","method":"note"}' "$(answer '"p1"' ping)"
+    assert_stderr_lacks '"result"' '"note"'
+}
+
+@test "fail-safe: an LSP Content-Length answer, junk glued before it" {
+    JUNK=(printf-junk write-junk glue-junk)
+    both --framing lsp --lsp "$LSP_INIT" -- "$FS" glue lsp
+    STDIOGATE_DEBUG=2 gated --timeout 10 --framing lsp --lsp "$LSP_INIT" -- "$FS" glue lsp
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
+    assert_stderr_lacks '"result"' Content-Length
+    assert_stderr_has "gate opened by write: the server answered"
+}
+
+@test "fail-safe: an LSP answer by writev, header and body in separate iovecs after the junk" {
+    JUNK=(printf-junk write-junk writev-junk)
+    both --framing lsp --lsp "$LSP_INIT" -- "$FS" writev lsp
+    STDIOGATE_DEBUG=2 gated --timeout 10 --framing lsp --lsp "$LSP_INIT" -- "$FS" writev lsp
+    assert_status 0
+    assert_junk_on_stderr
+    assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
+    assert_stderr_lacks '"result"' Content-Length
+    assert_stderr_has "gate opened by writev: the server answered"
+}
+
+@test "fail-safe: the answer recogniser (detect.h) on fixed cases" {
+    run "$BIN/core_answer_check"
+    [ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+}
+
+@test "fail-safe: a notification written before the first message opens nothing" {
+    # core_srv's "fdreport" step writes a JSON-RPC notification on stdout at
+    # start: it is no answer, so it stays on stderr and the gate waits for
+    # the read, as before
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$BIN/core_srv" read fdreport write
+    assert_status 0
+    assert_stderr_has '"method":"fds"' write-junk "gate opened by read after"
+    assert_stderr_lacks "the server answered"
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "fail-safe: behind a launcher (sh -c 'echo; exec SERVER')" {
+    JUNK=(sh-junk printf-junk write-junk)
+    both --line "$INIT" --line "$PING" -- sh -c 'echo sh-junk; exec "$0" write' "$FS"
+    STDIOGATE_DEBUG=2 gated --timeout 10 --line "$INIT" --line "$PING" -- sh -c 'echo sh-junk; exec "$0" write' "$FS"
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has "exec: handing the wire to" "gate opened by write: the server answered"
+    assert_stderr_lacks '"result"'
+}
+
+# --- process pairs: only the parent reads stdin, a worker answers
+
+@test "fail-safe: Node, a child_process.fork worker answers for its parent" {
+    JUNK=(node-parent-junk node-worker-junk)
+    both --line "$INIT" --line "$PING" -- node "$FIX/core_node_fork.js"
+    STDIOGATE_DEBUG=2 gated --timeout 20 --line "$INIT" --line "$PING" -- node "$FIX/core_node_fork.js"
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has "gate opened by read after" "the server answered"
+    assert_stderr_lacks '"result"'
+}
+
+@test "fail-safe: Node fork worker on sockets" {
+    JUNK=(node-parent-junk node-worker-junk)
+    both --sockets --line "$INIT" --line "$PING" -- node "$FIX/core_node_fork.js"
+    gated --timeout 20 --sockets --line "$INIT" --line "$PING" -- node "$FIX/core_node_fork.js"
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "fail-safe: Python, a multiprocessing worker (fork) started before the first message answers" {
+    JUNK=(py-parent-junk py-worker-junk)
+    both --line "$INIT" --line "$PING" -- "$PYTHON" "$FIX/core_py_mpworker.py"
+    STDIOGATE_DEBUG=2 gated --timeout 20 --line "$INIT" --line "$PING" -- "$PYTHON" "$FIX/core_py_mpworker.py"
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has "the server answered"
+    assert_stderr_lacks '"result"'
+}
+
+# --- Bun: neither its reads nor its writes can be seen
+
+BUN_WARNING="Bun program: not diverting (it reads stdin and writes stdout with raw system calls)"
+
+# The Bun binary from tests/node_modules: bin/bun.exe once its postinstall has
+# run, else the platform package's (npm ci --ignore-scripts).
+bun_binary() {
+    local b
+    for b in "$TESTS"/node_modules/bun/bin/bun.exe "$TESTS"/node_modules/@oven/bun-linux-*/bin/bun; do
+        if [ -x "$b" ] && "$b" --version >/dev/null 2>&1; then
+            echo "$b"
+            return 0
+        fi
+    done
+    echo "no working Bun in $TESTS/node_modules (make npm-deps)" >&2
+    return 1
+}
+
+# stepped_aside CLIENT-OPTION... -- CMD...: the same stdout wrapped as
+# unwrapped (the junk included: never worse), and the warning.
+stepped_aside() {
+    both "$@"
+    cp "$OUT" "$BATS_TEST_TMPDIR/unwrapped"
+    gated --timeout 20 "$@"
+    assert_status 0
+    assert_stderr_has "$BUN_WARNING" "use --strict"
+    cmp "$BATS_TEST_TMPDIR/unwrapped" "$OUT" || { echo "stdout differs from the unwrapped run" >&2; show_run; false; }
+}
+
+@test "Bun mark: a program with sections .bun and .bun_builtins is left alone, with a warning" {
+    readelf -SW "$BIN/core_bun_fake" | grep -q ' \.bun '
+    readelf -SW "$BIN/core_bun_fake" | grep -q ' \.bun_builtins '
+    JUNK=(write-junk)
+    stepped_aside --line "$INIT" -- "$BIN/core_bun_fake" read write
+    assert_stdout_has write-junk
+    assert_stderr_lacks "diverting stdout"
+}
+
+@test "Bun mark: a program whose stdout is not the wire is not warned about" {
+    # stdout of the fake is a pipe to cat, not the wire the marker names
+    run bash -c 'STDIOGATE_WIRE=1:1 LD_PRELOAD="$STDIOGATE_LIB" "$1" none write | cat' _ "$BIN/core_bun_fake"
+    [ "$status" -eq 0 ]
+    [[ "$output" != *"Bun program"* ]]
+}
+
+@test "real Bun: the binary from npm carries the mark" {
+    local bun; bun=$(bun_binary)
+    readelf -SW "$bun" | grep -q ' \.bun '
+    readelf -SW "$bun" | grep -q ' \.bun_builtins '
+}
+
+@test "real Bun on a pipe: stepped aside, answers on the wire" {
+    local bun; bun=$(bun_binary)
+    JUNK=(bun-junk)
+    stepped_aside --line "$INIT" --line "$PING" -- "$bun" "$FIX/core_bun_server.js"
+    assert_stdout_has "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "real Bun on a socket: stepped aside, answers on the wire" {
+    local bun; bun=$(bun_binary)
+    JUNK=(bun-junk)
+    stepped_aside --sockets --line "$INIT" --line "$PING" -- "$bun" "$FIX/core_bun_server.js"
+    assert_stdout_has "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "real Bun: a bun build --compile executable carries the mark and is stepped aside" {
+    local bun exe=$BATS_TEST_TMPDIR/bunsrv; bun=$(bun_binary)
+    cp "$FIX/core_bun_server.js" "$BATS_TEST_TMPDIR/srv.js"
+    # compiling a local file needs no network
+    (cd "$BATS_TEST_TMPDIR" && timeout 120 "$bun" build --compile srv.js --outfile "$exe") >&2
+    readelf -SW "$exe" | grep -q ' \.bun '
+    readelf -SW "$exe" | grep -q ' \.bun_builtins '
+    JUNK=(bun-junk)
+    stepped_aside --line "$INIT" --line "$PING" -- "$exe"
+    assert_stdout_has "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    rm -f "$exe"
+}
