@@ -43,6 +43,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "detect.h"
 
@@ -73,6 +74,15 @@ extern int __isoc99_scanf(const char *, ...);
 extern int __isoc99_fscanf(FILE *, const char *, ...);
 extern int __isoc99_vscanf(const char *, va_list);
 extern int __isoc99_vfscanf(FILE *, const char *, va_list);
+extern int __isoc23_scanf(const char *, ...);
+extern int __isoc23_fscanf(FILE *, const char *, ...);
+extern int __isoc23_vscanf(const char *, va_list);
+extern int __isoc23_vfscanf(FILE *, const char *, va_list);
+extern wint_t __wuflow(FILE *);
+extern wchar_t *__fgetws_chk(wchar_t *, size_t, int, FILE *);
+extern wchar_t *__fgetws_unlocked_chk(wchar_t *, size_t, int, FILE *);
+extern int __isoc99_vfwscanf(FILE *, const wchar_t *, va_list);
+extern int __isoc23_vfwscanf(FILE *, const wchar_t *, va_list);
 
 /* ------------------------------------------------------------------ */
 /* The real functions, found lazily: a pass-through process pays only for
@@ -97,6 +107,15 @@ extern int __isoc99_vfscanf(FILE *, const char *, va_list);
 #define DECLARE_REAL(f) static __typeof__(&f) real_##f;
 EAGER_FUNCTIONS(DECLARE_REAL)
 LAZY_FUNCTIONS(DECLARE_REAL)
+
+/* Wide stdio, and the scanf names of glibc 2.38 and later (absent before:
+ * dlsym gives NULL there, and no program that runs there calls them). */
+#define WIDE_FUNCTIONS(X) \
+    X(fgetwc) X(getwc) X(fgetwc_unlocked) X(getwc_unlocked) X(getwchar) \
+    X(getwchar_unlocked) X(__wuflow) X(fgetws) X(fgetws_unlocked) \
+    X(__fgetws_chk) X(__fgetws_unlocked_chk) X(vfwscanf) X(__isoc99_vfwscanf) \
+    X(__isoc23_vfwscanf) X(__isoc23_vfscanf)
+WIDE_FUNCTIONS(DECLARE_REAL)
 
 #define REAL(f) ({ \
     __typeof__(&f) p_ = __atomic_load_n(&real_##f, __ATOMIC_RELAXED); \
@@ -580,9 +599,8 @@ static void set_fed(FILE *fp, const char *fed, const char *end)
 /* Shows the detector what the program took from the buffer since our last
  * look without calling anything.  A fill we did not see refilled (the first
  * one, or one made by a reader not interposed) counts from its start. */
-static void catch_up(FILE *fp, struct area *a, const char *how)
+static void catch_up_in(FILE *fp, const struct area *a, const char *how)
 {
-    main_area(fp, a);
     if (g_buf.fp != fp || a->end != g_buf.end) {
         const char *base = fp->_IO_buf_base;
         set_fed(fp, base && a->point >= base && a->point <= a->end ? base : a->point, a->end);
@@ -591,6 +609,12 @@ static void catch_up(FILE *fp, struct area *a, const char *how)
         feed(g_buf.fed, (size_t)(a->point - g_buf.fed), how);
         g_buf.fed = a->point;
     }
+}
+
+static void catch_up(FILE *fp, struct area *a, const char *how)
+{
+    main_area(fp, a);
+    catch_up_in(fp, a, how);
 }
 
 /* Bytes the program will read again before it reaches a new one. */
@@ -1036,10 +1060,27 @@ static long long refill_count(struct refill_view *v, FILE *fp)
     return (long long)(now - (v->counted ? 0 : v->offset));
 }
 
-/* After the call: the program stands at point in the fill ending at end,
- * whose bytes from start on came from the last refill. */
+/* Bytes the detector cannot have been shown but knows the kind of: a
+ * multi-byte character that a wide stream assembled from several reads in
+ * one refill (glibc keeps those bytes in its own accbuf).  Any byte of 0x80
+ * and above is the same to the detector. */
+static void feed_filler(long long n, const char *how)
+{
+    static const char high[8] = { '\x80', '\x80', '\x80', '\x80', '\x80', '\x80', '\x80', '\x80' };
+    while (n > 0 && shut()) {
+        size_t k = n < (long long)sizeof high ? (size_t)n : sizeof high;
+        feed(high, k, how);
+        n -= (long long)k;
+    }
+}
+
+/* After the call: the program stands at point in the fill ending at end.
+ * read > 0 bytes came in during the call: the last refill's are at the end
+ * of the fill, and any before them are gone.  one_refill: the call
+ * refilled at most once, so that whatever is gone was part of one
+ * multi-byte character. */
 static void refill_feed(struct refill_view *v, FILE *fp, const char *point, const char *end,
-                        long long read, const char *how)
+                        long long read, int one_refill, const char *how)
 {
     const char *base = fp->_IO_buf_base;
     if (read == 0 || (read < 0 && end == v->end && point >= v->point)) {
@@ -1050,14 +1091,19 @@ static void refill_feed(struct refill_view *v, FILE *fp, const char *point, cons
             set_fed(fp, point, end);
         return;
     }
-    if (read > 0 && (v->partial || !base || read > end - base)) {
+    long long kept = base && end >= base ? (long long)(end - base) : 0;
+    if (read > 0 && (v->partial || !base || (read > kept && !one_refill))) {
         say(3, how, " read more than one buffer fill in one call", NULL);
         open_gate(how, g_detect_bytes, 0);
         return;
     }
     if (v->len && shut())
         feed(v->copy, v->len, how);
-    const char *start = read > 0 ? end - read : base;
+    const char *start = base;
+    if (read > kept)
+        feed_filler(read - kept, how);
+    else if (read > 0)
+        start = end - read;
     if (start && point > start && shut())
         feed(start, (size_t)(point - start), how);
     set_fed(fp, point, end);
@@ -1082,7 +1128,7 @@ static void scan_after(struct refill_view *v, FILE *fp, int r, const char *how)
     long long read = refill_count(v, fp);
     main_area(fp, &a);
     if (shut())
-        refill_feed(v, fp, a.point, a.end, read, how);
+        refill_feed(v, fp, a.point, a.end, read, 0, how);
     if (r == EOF && shut() && feof_unlocked(fp))
         feed(NULL, 0, how);
     stdio_done(&v->call);
@@ -1630,3 +1676,261 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 {
     return spawn_with(1, pid, file, fa, attr, argv, envp);
 }
+
+/* ------------------------------------------------------------------ */
+/* Read paths on stdin: scanf under C23 (glibc 2.38 and later). */
+
+/* Every scanf call of a C23, _GNU_SOURCE or g++ build links to these on
+ * glibc 2.38 and later.  Before 2.38 nothing imports them; should one be
+ * called anyway, C99's conversions are the nearest. */
+static vfscanf_fn *real_c23_vfscanf(void)
+{
+    vfscanf_fn *f = REAL(__isoc23_vfscanf);
+    return f ? f : REAL(__isoc99_vfscanf);
+}
+
+EXPORT int hook_isoc23_vfscanf(FILE *, const char *, va_list) __asm__("__isoc23_vfscanf");
+EXPORT int hook_isoc23_vscanf(const char *, va_list) __asm__("__isoc23_vscanf");
+EXPORT int hook_isoc23_fscanf(FILE *, const char *, ...) __asm__("__isoc23_fscanf");
+EXPORT int hook_isoc23_scanf(const char *, ...) __asm__("__isoc23_scanf");
+
+int hook_isoc23_vfscanf(FILE *fp, const char *fmt, va_list ap)
+{
+    return scan(fp, "vfscanf", real_c23_vfscanf(), fmt, ap);
+}
+
+int hook_isoc23_vscanf(const char *fmt, va_list ap)
+{
+    return scan(stdin, "vscanf", real_c23_vfscanf(), fmt, ap);
+}
+
+SCANF(hook_isoc23_fscanf, fp, "fscanf", real_c23_vfscanf(), FILE *fp)
+
+int hook_isoc23_scanf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = scan(stdin, "scanf", real_c23_vfscanf(), fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Read paths on stdin: wide stdio. */
+
+/* A wide stream converts its byte buffer into wide characters, a fill at a
+ * time: the bytes before _IO_read_ptr are as good as read, whether or not
+ * the program has taken their wide characters yet; ungetwc works on the
+ * wide buffer alone (bminor/glibc:libio/wfileops.c, _IO_wfile_underflow).
+ * So a wide reader is counted in bytes, from the byte buffer's pointers,
+ * with the refills of refill_view: never in wide characters, which would
+ * undercount a Content-Length. */
+static void byte_area(FILE *fp, struct area *a)
+{
+    a->point = fp->_IO_read_ptr;
+    a->end = fp->_IO_read_end;
+    a->pushed = 0;
+}
+
+static void wide_begin(struct refill_view *v, FILE *fp, int lock, const char *how)
+{
+    struct area a;
+    v->on = is_stdin_file(fp) && !in_vfork_child();
+    if (!v->on)
+        return;
+    if (lock)
+        flockfile(fp);
+    v->call.fp = fp;
+    v->call.locked = lock;
+    byte_area(fp, &a);
+    catch_up_in(fp, &a, how);
+    refill_watch(v, fp, g_buf.fed > a.point ? g_buf.fed : a.point, a.end);
+    v->point = a.point;
+}
+
+static void wide_end(struct refill_view *v, FILE *fp, int none, int one_refill, const char *how)
+{
+    struct area a;
+    if (!v->on)
+        return;
+    long long read = refill_count(v, fp);
+    byte_area(fp, &a);
+    if (shut())
+        refill_feed(v, fp, a.point, a.end, read, one_refill, how);
+    if (none && shut() && feof_unlocked(fp))
+        feed(NULL, 0, how);
+    stdio_done(&v->call);
+}
+
+#define WIDE_CHAR_READER(name, params, args, fp, lock)  \
+    READER(wint_t, name, params, args, {                \
+        struct refill_view v_;                          \
+        wide_begin(&v_, fp, lock, #name);               \
+        wint_t c = REAL(name) args;                     \
+        wide_end(&v_, fp, c == WEOF, 1, #name);            \
+        return c;                                       \
+    })
+WIDE_CHAR_READER(fgetwc, (FILE *fp), (fp), fp, 1)
+WIDE_CHAR_READER(getwc, (FILE *fp), (fp), fp, 1)
+WIDE_CHAR_READER(fgetwc_unlocked, (FILE *fp), (fp), fp, 0)
+WIDE_CHAR_READER(getwc_unlocked, (FILE *fp), (fp), fp, 0)
+WIDE_CHAR_READER(getwchar, (void), (), stdin, 1)
+WIDE_CHAR_READER(getwchar_unlocked, (void), (), stdin, 0)
+WIDE_CHAR_READER(__wuflow, (FILE *fp), (fp), fp, 0)
+
+/* fgetws reads on through as many refills as its line needs, and only the
+ * last one would stay in sight.  While the gate is shut, stdin's line is
+ * read here one wide character at a time, as glibc's fgetws does it
+ * (bminor/glibc:libio/iofgetws.c and _IO_getwline: the same characters,
+ * the same result, error flag and errno), so that every refill is seen. */
+static wchar_t *wide_line(wchar_t *s, int n, FILE *fp, int lock, const char *how)
+{
+    int count = 0;
+    wchar_t *r = s;
+
+    if (lock)
+        flockfile(fp);
+    int old_error = fp->_flags & _IO_ERR_SEEN;
+    fp->_flags &= ~_IO_ERR_SEEN;
+    while (count < n - 1) {
+        struct refill_view v;
+        wide_begin(&v, fp, 0, how);
+        wint_t c = REAL(fgetwc_unlocked)(fp);
+        int saved = errno;
+        wide_end(&v, fp, c == WEOF, 1, how);
+        errno = saved;
+        if (c == WEOF)
+            break;
+        s[count++] = (wchar_t)c;
+        if (c == L'\n')
+            break;
+    }
+    if (count == 0 || ((fp->_flags & _IO_ERR_SEEN) && errno != EAGAIN))
+        r = NULL;
+    else
+        s[count] = L'\0';
+    fp->_flags |= old_error;
+    if (lock)
+        funlockfile(fp);
+    return r;
+}
+
+static int wide_line_watched(FILE *fp, int n)
+{
+    return n > 1 && is_stdin_file(fp) && !in_vfork_child();
+}
+
+READER(wchar_t *, fgetws, (wchar_t *s, int n, FILE *fp), (s, n, fp), {
+    if (wide_line_watched(fp, n))
+        return wide_line(s, n, fp, 1, "fgetws");
+    return REAL(fgetws)(s, n, fp);
+})
+
+READER(wchar_t *, fgetws_unlocked, (wchar_t *s, int n, FILE *fp), (s, n, fp), {
+    if (wide_line_watched(fp, n))
+        return wide_line(s, n, fp, 0, "fgetws_unlocked");
+    return REAL(fgetws_unlocked)(s, n, fp);
+})
+
+/* An overflowing call goes to the real function, which stops the program. */
+READER(wchar_t *, __fgetws_chk, (wchar_t *s, size_t size, int n, FILE *fp), (s, size, n, fp), {
+    if ((size_t)n <= size && wide_line_watched(fp, n))
+        return wide_line(s, n, fp, 1, "__fgetws_chk");
+    return REAL(__fgetws_chk)(s, size, n, fp);
+})
+
+READER(wchar_t *, __fgetws_unlocked_chk, (wchar_t *s, size_t size, int n, FILE *fp),
+       (s, size, n, fp), {
+    if ((size_t)n <= size && wide_line_watched(fp, n))
+        return wide_line(s, n, fp, 0, "__fgetws_unlocked_chk");
+    return REAL(__fgetws_unlocked_chk)(s, size, n, fp);
+})
+
+typedef int vfwscanf_fn(FILE *, const wchar_t *, va_list);
+
+static int wscan(FILE *fp, const char *how, vfwscanf_fn *real, const wchar_t *fmt, va_list ap)
+{
+    struct refill_view v = { .on = 0 };
+    if (gated())
+        wide_begin(&v, fp, 1, how);
+    int r = real(fp, fmt, ap);
+    wide_end(&v, fp, r == EOF, 0, how);
+    return r;
+}
+
+static vfwscanf_fn *real_c23_vfwscanf(void)
+{
+    vfwscanf_fn *f = REAL(__isoc23_vfwscanf);
+    return f ? f : REAL(__isoc99_vfwscanf);
+}
+
+/* wchar.h may rename these to their __isoc99_ or __isoc23_ forms: the
+ * symbols are named explicitly. */
+EXPORT int hook_vfwscanf(FILE *, const wchar_t *, va_list) __asm__("vfwscanf");
+EXPORT int hook_isoc99_vfwscanf(FILE *, const wchar_t *, va_list) __asm__("__isoc99_vfwscanf");
+EXPORT int hook_isoc23_vfwscanf(FILE *, const wchar_t *, va_list) __asm__("__isoc23_vfwscanf");
+EXPORT int hook_vwscanf(const wchar_t *, va_list) __asm__("vwscanf");
+EXPORT int hook_isoc99_vwscanf(const wchar_t *, va_list) __asm__("__isoc99_vwscanf");
+EXPORT int hook_isoc23_vwscanf(const wchar_t *, va_list) __asm__("__isoc23_vwscanf");
+EXPORT int hook_fwscanf(FILE *, const wchar_t *, ...) __asm__("fwscanf");
+EXPORT int hook_isoc99_fwscanf(FILE *, const wchar_t *, ...) __asm__("__isoc99_fwscanf");
+EXPORT int hook_isoc23_fwscanf(FILE *, const wchar_t *, ...) __asm__("__isoc23_fwscanf");
+EXPORT int hook_wscanf(const wchar_t *, ...) __asm__("wscanf");
+EXPORT int hook_isoc99_wscanf(const wchar_t *, ...) __asm__("__isoc99_wscanf");
+EXPORT int hook_isoc23_wscanf(const wchar_t *, ...) __asm__("__isoc23_wscanf");
+
+int hook_vfwscanf(FILE *fp, const wchar_t *fmt, va_list ap)
+{
+    return wscan(fp, "vfwscanf", REAL(vfwscanf), fmt, ap);
+}
+
+int hook_isoc99_vfwscanf(FILE *fp, const wchar_t *fmt, va_list ap)
+{
+    return wscan(fp, "vfwscanf", REAL(__isoc99_vfwscanf), fmt, ap);
+}
+
+int hook_isoc23_vfwscanf(FILE *fp, const wchar_t *fmt, va_list ap)
+{
+    return wscan(fp, "vfwscanf", real_c23_vfwscanf(), fmt, ap);
+}
+
+int hook_vwscanf(const wchar_t *fmt, va_list ap)
+{
+    return wscan(stdin, "vwscanf", REAL(vfwscanf), fmt, ap);
+}
+
+int hook_isoc99_vwscanf(const wchar_t *fmt, va_list ap)
+{
+    return wscan(stdin, "vwscanf", REAL(__isoc99_vfwscanf), fmt, ap);
+}
+
+int hook_isoc23_vwscanf(const wchar_t *fmt, va_list ap)
+{
+    return wscan(stdin, "vwscanf", real_c23_vfwscanf(), fmt, ap);
+}
+
+#define WSCANF(hook, fp, how, real, ...)                \
+    int hook(__VA_ARGS__, const wchar_t *fmt, ...)      \
+    {                                                   \
+        va_list ap;                                     \
+        va_start(ap, fmt);                              \
+        int r = wscan(fp, how, real, fmt, ap);          \
+        va_end(ap);                                     \
+        return r;                                       \
+    }
+WSCANF(hook_fwscanf, fp, "fwscanf", REAL(vfwscanf), FILE *fp)
+WSCANF(hook_isoc99_fwscanf, fp, "fwscanf", REAL(__isoc99_vfwscanf), FILE *fp)
+WSCANF(hook_isoc23_fwscanf, fp, "fwscanf", real_c23_vfwscanf(), FILE *fp)
+
+#define WSCANF_STDIN(hook, real)                        \
+    int hook(const wchar_t *fmt, ...)                   \
+    {                                                   \
+        va_list ap;                                     \
+        va_start(ap, fmt);                              \
+        int r = wscan(stdin, "wscanf", real, fmt, ap);  \
+        va_end(ap);                                     \
+        return r;                                       \
+    }
+WSCANF_STDIN(hook_wscanf, REAL(vfwscanf))
+WSCANF_STDIN(hook_isoc99_wscanf, REAL(__isoc99_vfwscanf))
+WSCANF_STDIN(hook_isoc23_wscanf, real_c23_vfwscanf())

@@ -58,3 +58,76 @@ served() {
     served "$PEEK" scanf --line "$(big_init)" --line "$PING"
     assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
 }
+
+# An initialize whose strings hold multi-byte UTF-8 (2, 3 and 4 bytes).
+INIT_UTF8='{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"clientInfo":{"name":"café ☕ 日本語 𝄞 client"}}}'
+
+bytes_of() { printf %s "$1" | wc -c; }
+
+# wide MODE CALL [PROGRAM]: a wide stdio server answers an initialize and a
+# ping; the gate opened in CALL, after the bytes (not wide characters) of
+# the first message (its closing brace).
+wide() {
+    local mode=$1 call=$2 prog=${3:-$WIDE}
+    served "$prog" "$mode" --line "$INIT_UTF8" --line "$PING"
+    assert_frames "$(answer 8 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has "gate opened by $call after $(bytes_of "$INIT_UTF8") bytes"
+}
+
+@test "wide: fgetws" { wide fgetws fgetws; }
+@test "wide: fgetws in calls of 64 wide characters" { wide fgetws_small fgetws; }
+@test "wide: fgetws_unlocked" { wide fgetws_unlocked fgetws_unlocked; }
+@test "wide: __fgetws_chk (_FORTIFY_SOURCE=2)" {
+    nm -D "$WIDE_CHK" | grep -q ' U __fgetws_chk'
+    wide fgetws __fgetws_chk "$WIDE_CHK"
+}
+@test "wide: __fgetws_unlocked_chk (_FORTIFY_SOURCE=2)" {
+    nm -D "$WIDE_CHK" | grep -q ' U __fgetws_unlocked_chk'
+    wide fgetws_unlocked __fgetws_unlocked_chk "$WIDE_CHK"
+}
+@test "wide: fgetwc loop" { wide fgetwc fgetwc; }
+@test "wide: fgetwc_unlocked loop" { wide fgetwc_unlocked fgetwc_unlocked; }
+@test "wide: getwc loop" { wide getwc getwc; }
+@test "wide: getwc_unlocked loop" { wide getwc_unlocked getwc_unlocked; }
+@test "wide: getwchar loop" { wide getwchar getwchar; }
+@test "wide: getwchar_unlocked loop" { wide getwchar_unlocked getwchar_unlocked; }
+@test "wide: __wuflow called directly" { wide wuflow __wuflow; }
+@test "wide: getwc + ungetwc lexer" { wide ungetwc getwc; }
+@test "wide: wscanf (imported as __isoc99_wscanf or __isoc23_wscanf)" { wide wscanf wscanf; }
+@test "wide: fwscanf" { wide fwscanf fwscanf; }
+@test "wide: vfwscanf" { wide vfwscanf vfwscanf; }
+
+@test "wide: C++ std::getline(std::wcin) (synchronised with stdio: getwc, ungetwc)" {
+    wide sync getwc "$WCIN"
+}
+
+@test "wide: C++ std::wcin after sync_with_stdio(false) (read)" {
+    served "$WCIN" nosync --line "$INIT" --line "$PING"
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has "gate opened by read after"
+}
+
+# More than one buffer fill, and fills split inside a UTF-8 sequence.
+@test "wide: fgetwc loop, one 6 KB first message" {
+    served "$WIDE" fgetwc --line "$(big_init)" --line "$PING"
+    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+}
+@test "wide: fgetws, one 6 KB first message" {
+    served "$WIDE" fgetws --line "$(big_init)" --line "$PING"
+    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+}
+@test "wide: wscanf, one 6 KB first message" {
+    served "$WIDE" wscanf --line "$(big_init)" --line "$PING"
+    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+}
+@test "wide: fgetwc loop, the first message split inside a 3-byte UTF-8 character" {
+    local head=${INIT_UTF8%%☕*}
+    served "$WIDE" fgetwc --split "$(($(bytes_of "$head") + 1))" --line "$INIT_UTF8" --line "$PING"
+    assert_frames "$(answer 8 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has "gate opened by fgetwc after $(bytes_of "$INIT_UTF8") bytes"
+}
+@test "wide: fgetws, the first message one byte per read" {
+    served "$WIDE" fgetws --bytewise --line "$INIT_UTF8"
+    assert_frames "$(answer 8 initialize)"
+    assert_stderr_has "gate opened by fgetws after $(bytes_of "$INIT_UTF8") bytes"
+}
