@@ -83,6 +83,14 @@ extern wchar_t *__fgetws_chk(wchar_t *, size_t, int, FILE *);
 extern wchar_t *__fgetws_unlocked_chk(wchar_t *, size_t, int, FILE *);
 extern int __isoc99_vfwscanf(FILE *, const wchar_t *, va_list);
 extern int __isoc23_vfwscanf(FILE *, const wchar_t *, va_list);
+/* Declared by glibc 2.34 and later only; interposed on any glibc (they
+ * are system calls an older program may make through its own wrapper). */
+extern int close_range(unsigned int, unsigned int, int);
+extern void closefrom(int);
+extern int execveat(int, const char *, char *const[], char *const[], int);
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)   /* linux/close_range.h */
+#endif
 
 /* ------------------------------------------------------------------ */
 /* The real functions, found lazily: a pass-through process pays only for
