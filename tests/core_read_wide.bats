@@ -59,6 +59,17 @@ served() {
     assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
 }
 
+@test "peek: ungetc of a byte never read (glibc's backup area), then scanf" {
+    served "$PEEK" backup --line "$INIT" --line "$PING"
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has "gate opened by scanf after ${#INIT} bytes"
+}
+
+@test "peek: ungetc of a byte never read (glibc's backup area), then scanf, 6 KB first message" {
+    served "$PEEK" backup --line "$(big_init)" --line "$PING"
+    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+}
+
 # An initialize whose strings hold multi-byte UTF-8 (2, 3 and 4 bytes).
 INIT_UTF8='{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"clientInfo":{"name":"café ☕ 日本語 𝄞 client"}}}'
 

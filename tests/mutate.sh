@@ -41,9 +41,9 @@ open-late | the last byte of every read is not shown to the detector |         k
 eof-keeps-shut | end of input does not open the gate |     if (n == 0) {\n        done = 1; |     if (n == 0) {\n        done = 0;
 ignore-readv | readv/preadv are not watched |             saw_iov(iov, cnt, r, #name); |             (void)0;
 ignore-recv | recv/recvfrom are not watched |         int watched = gated() && !(flags & MSG_PEEK) && watch(fd);      \ |         int watched = 0 && gated() && !(flags & MSG_PEEK) && watch(fd); \
-ignore-fgets | fgets and friends are not watched |             saw_file(fp, r, r ? strlen(r) : 0, #name); |             (void)0;
-ignore-getline | getline/getdelim/__getdelim are not watched |             saw_file(fp, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name); |             (void)0;
-ignore-uflow | __uflow (inline getc_unlocked) is not watched |         saw_file(fp, fp->_IO_read_ptr - 1, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr) + 1,\n                 "__uflow"); |         (void)0;
+ignore-fgets | fgets and friends are not watched |         stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \ |         stdio_done(&c_);                                        \
+ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
+ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
 stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id); |     int saved = errno, r = fd == 0;
 ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
 forget-marker | an exec'd program is not given the marker |     if (x->hand && g_marker[0])\n        out[k++] = g_marker; |     (void)0;
@@ -64,6 +64,15 @@ exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x
 handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
 nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
 vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
+peek-count | pushed-back bytes read again count as new input (ungetc) |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return 0;
+peek-refill | a refill after inline reads is taken for more of the old fill |         if (!refill && g_buf.fed > from) |         if (g_buf.fed > from)
+peek-backup | ungetc's backup area is taken for the main buffer |     if (fp->_flags & SG_IO_IN_BACKUP) {\n        a->point = fp->_IO_save_base; |     if (0) {\n        a->point = fp->_IO_save_base;
+scanf-refill-uncounted | refills inside one scanf call are not counted |     v->counted = v->offset == SG_IO_POS_BAD; |     v->counted = 0;
+ignore-wide | wide stdio readers (fgetwc, fgetws, w-scanf...) are not watched |     v->on = is_stdin_file(fp) && !in_vfork_child(); |     v->on = 0;
+wide-fgetws-real | fgetws on stdin is the real one: refills inside a line go unseen |     if (wide_line_watched(fp, n))\n        return wide_line(s, n, fp, 1, "fgetws"); |     if (0)\n        return wide_line(s, n, fp, 1, "fgetws");
+wide-filler | bytes of a multi-byte character read in several pieces are not counted |         feed_filler(read - kept, how); |         (void)0;
+wide-in-chars | wide readers count what the last conversion took, not the bytes read |     else if (read > 0)\n        start = end - read; |     else if (read > 0)\n        start = point - 1;
+isoc23-null | before glibc 2.38 __isoc23_scanf calls a NULL real function |     return f ? f : REAL(__isoc99_vfscanf); |     return f;
 EOF
 )
 
