@@ -181,3 +181,37 @@ scanf_prefix() {
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
     assert_stderr_has "core_peek: __isoc23_scanf found" "gate opened by scanf after"
 }
+
+# On a regular file glibc keeps _offset as the file position: refills are
+# counted from it, not from 0.
+@test "wide: fgetwc loop (regular-file stdin)" {
+    served "$WIDE" fgetwc --stdin-file --line "$INIT_UTF8" --line "$PING"
+    assert_frames "$(answer 8 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has "gate opened by fgetwc after $(bytes_of "$INIT_UTF8") bytes"
+}
+
+@test "peek: scanf after getc + ungetc (regular-file stdin, 6 KB first message)" {
+    served "$PEEK" scanf --stdin-file --line "$(big_init)" --line "$PING"
+    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+}
+
+# scanf's refills are counted in glibc's _offset for the length of the call:
+# what ftell(stdin) says afterwards must not change.
+ftell_unchanged() {
+    ungated "$@" --line "$(big_init)" --line "$PING" -- "$PEEK" ftell
+    assert_status 0
+    grep 'core_peek: ftell' "$ERR" >"$BATS_TEST_TMPDIR/unwrapped"
+    gated "$@" --line "$(big_init)" --line "$PING" -- "$PEEK" ftell
+    assert_status 0
+    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+    grep 'core_peek: ftell' "$ERR" | diff "$BATS_TEST_TMPDIR/unwrapped" -
+}
+
+@test "peek: ftell(stdin) after scanf says what it says unwrapped (pipe: -1)" {
+    ftell_unchanged
+    grep -qx 'core_peek: ftell -1' "$BATS_TEST_TMPDIR/unwrapped"
+}
+
+@test "peek: ftell(stdin) after scanf says what it says unwrapped (regular file)" {
+    ftell_unchanged --stdin-file
+}
