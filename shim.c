@@ -1858,7 +1858,8 @@ typedef int vfwscanf_fn(FILE *, const wchar_t *, va_list);
 
 static int wscan(FILE *fp, const char *how, vfwscanf_fn *real, const wchar_t *fmt, va_list ap)
 {
-    struct refill_view v = { .on = 0 };
+    struct refill_view v;
+    v.on = 0;
     if (gated())
         wide_begin(&v, fp, 1, how);
     int r = real(fp, fmt, ap);

@@ -64,8 +64,8 @@ exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x
 handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
 nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
 vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
-peek-count | pushed-back bytes read again count as new input (ungetc) |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return 0;
-peek-refill | a refill after inline reads is taken for more of the old fill |         if (!refill && g_buf.fed > from) |         if (g_buf.fed > from)
+peek-count | bytes read again after ungetc stepped back count as new input |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return a->pushed;
+peek-refill | a refill after inline reads is taken for more of the old fill |         if (!refill && g_buf.fed > from) |         if (((void)refill, g_buf.fed > from))
 peek-backup | ungetc's backup area is taken for the main buffer |     if (fp->_flags & SG_IO_IN_BACKUP) {\n        a->point = fp->_IO_save_base; |     if (0) {\n        a->point = fp->_IO_save_base;
 scanf-refill-uncounted | refills inside one scanf call are not counted |     v->counted = v->offset == SG_IO_POS_BAD; |     v->counted = 0;
 ignore-wide | wide stdio readers (fgetwc, fgetws, w-scanf...) are not watched |     v->on = is_stdin_file(fp) && !in_vfork_child(); |     v->on = 0;
