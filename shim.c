@@ -1083,15 +1083,15 @@ static void feed_filler(long long n, const char *how)
 }
 
 /* After the call: the program stands at point in the fill ending at end.
- * read > 0 bytes came in during the call: the last refill's are at the end
+ * got > 0 bytes came in during the call: the last refill's are at the end
  * of the fill, and any before them are gone.  one_refill: the call
  * refilled at most once, so that whatever is gone was part of one
  * multi-byte character. */
 static void refill_feed(struct refill_view *v, FILE *fp, const char *point, const char *end,
-                        long long read, int one_refill, const char *how)
+                        long long got, int one_refill, const char *how)
 {
     const char *base = fp->_IO_buf_base;
-    if (read == 0 || (read < 0 && end == v->end && point >= v->point)) {
+    if (got == 0 || (got < 0 && end == v->end && point >= v->point)) {
         const char *from = g_buf.fed > v->point ? g_buf.fed : v->point;
         if (point > from && point <= end && shut())
             feed(from, (size_t)(point - from), how);
@@ -1100,7 +1100,7 @@ static void refill_feed(struct refill_view *v, FILE *fp, const char *point, cons
         return;
     }
     long long kept = base && end >= base ? (long long)(end - base) : 0;
-    if (read > 0 && (v->partial || !base || (read > kept && !one_refill))) {
+    if (got > 0 && (v->partial || !base || (got > kept && !one_refill))) {
         say(3, how, " read more than one buffer fill in one call", NULL);
         open_gate(how, g_detect_bytes, 0);
         return;
@@ -1108,10 +1108,10 @@ static void refill_feed(struct refill_view *v, FILE *fp, const char *point, cons
     if (v->len && shut())
         feed(v->copy, v->len, how);
     const char *start = base;
-    if (read > kept)
-        feed_filler(read - kept, how);
-    else if (read > 0)
-        start = end - read;
+    if (got > kept)
+        feed_filler(got - kept, how);
+    else if (got > 0)
+        start = end - got;
     if (start && point > start && shut())
         feed(start, (size_t)(point - start), how);
     set_fed(fp, point, end);
@@ -1133,10 +1133,10 @@ static void scan_after(struct refill_view *v, FILE *fp, int r, const char *how)
     struct area a;
     if (!v->on)
         return;
-    long long read = refill_count(v, fp);
+    long long got = refill_count(v, fp);
     main_area(fp, &a);
     if (shut())
-        refill_feed(v, fp, a.point, a.end, read, 0, how);
+        refill_feed(v, fp, a.point, a.end, got, 0, how);
     if (r == EOF && shut() && feof_unlocked(fp))
         feed(NULL, 0, how);
     stdio_done(&v->call);
@@ -1761,10 +1761,10 @@ static void wide_end(struct refill_view *v, FILE *fp, int none, int one_refill, 
     struct area a;
     if (!v->on)
         return;
-    long long read = refill_count(v, fp);
+    long long got = refill_count(v, fp);
     byte_area(fp, &a);
     if (shut())
-        refill_feed(v, fp, a.point, a.end, read, one_refill, how);
+        refill_feed(v, fp, a.point, a.end, got, one_refill, how);
     if (none && shut() && feof_unlocked(fp))
         feed(NULL, 0, how);
     stdio_done(&v->call);
@@ -1859,9 +1859,7 @@ typedef int vfwscanf_fn(FILE *, const wchar_t *, va_list);
 static int wscan(FILE *fp, const char *how, vfwscanf_fn *real, const wchar_t *fmt, va_list ap)
 {
     struct refill_view v;
-    v.on = 0;
-    if (gated())
-        wide_begin(&v, fp, 1, how);
+    wide_begin(&v, fp, 1, how);
     int r = real(fp, fmt, ap);
     wide_end(&v, fp, r == EOF, 0, how);
     return r;
