@@ -70,7 +70,7 @@ peek-backup | ungetc's backup area is taken for the main buffer |     if (fp->_f
 scanf-refill-uncounted | refills inside one scanf call are not counted |     v->counted = v->offset == SG_IO_POS_BAD; |     v->counted = 0;
 ignore-wide | wide stdio readers (fgetwc, fgetws, w-scanf...) are not watched |     v->on = is_stdin_file(fp) && !in_vfork_child(); |     v->on = 0;
 wide-fgetws-real | fgetws on stdin is the real one: refills inside a line go unseen |     if (wide_line_watched(fp, n))\n        return wide_line(s, n, fp, 1, "fgetws"); |     if (0)\n        return wide_line(s, n, fp, 1, "fgetws");
-wide-filler | bytes of a multi-byte character read in several pieces are not counted |         feed_filler(got - kept, how); |         (void)0;
+wide-filler | bytes of a multi-byte character read in several pieces are not counted |         feed_filler(got - kept, how); |         (void)feed_filler;
 wide-refill-start | the bytes of a wide refill are counted from the wrong place |     else if (got > 0)\n        start = end - got; |     else if (got > 0)\n        start = point - 1;
 isoc23-null | before glibc 2.38 __isoc23_scanf calls a NULL real function |     return f ? f : REAL(__isoc99_vfscanf); |     return f;
 EOF
