@@ -138,7 +138,7 @@ trap cleanup EXIT
 TREE=$WORK/tree
 mkdir -p "$TREE"
 make -s -C "$ROOT" all fixtures >/dev/null || { echo "mutate: the pristine tree does not build" >&2; exit 2; }
-(cd "$ROOT" && tar --exclude=.git --exclude='./fuzz/corpus' -cf - .) | (cd "$TREE" && tar -xf -)
+(cd "$ROOT" && tar --exclude=.git --exclude='./fuzz/corpus' --exclude='./build' -cf - .) | (cd "$TREE" && tar -xf -)
 cp "$ROOT/shim.c" "$WORK/shim.c.orig"
 
 # apply NAME: write the mutant to $TREE/shim.c; status 3 if stale
