@@ -48,6 +48,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
+#include <wchar.h>
 
 #include "detect.h"
 
@@ -78,6 +79,23 @@ extern int __isoc99_scanf(const char *, ...);
 extern int __isoc99_fscanf(FILE *, const char *, ...);
 extern int __isoc99_vscanf(const char *, va_list);
 extern int __isoc99_vfscanf(FILE *, const char *, va_list);
+extern int __isoc23_scanf(const char *, ...);
+extern int __isoc23_fscanf(FILE *, const char *, ...);
+extern int __isoc23_vscanf(const char *, va_list);
+extern int __isoc23_vfscanf(FILE *, const char *, va_list);
+extern wint_t __wuflow(FILE *);
+extern wchar_t *__fgetws_chk(wchar_t *, size_t, int, FILE *);
+extern wchar_t *__fgetws_unlocked_chk(wchar_t *, size_t, int, FILE *);
+extern int __isoc99_vfwscanf(FILE *, const wchar_t *, va_list);
+extern int __isoc23_vfwscanf(FILE *, const wchar_t *, va_list);
+/* Declared by glibc 2.34 and later only; interposed on any glibc (they
+ * are system calls an older program may make through its own wrapper). */
+extern int close_range(unsigned int, unsigned int, int);
+extern void closefrom(int);
+extern int execveat(int, const char *, char *const[], char *const[], int);
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)   /* linux/close_range.h */
+#endif
 
 /* ------------------------------------------------------------------ */
 /* The real functions, found lazily: a pass-through process pays only for
@@ -114,6 +132,15 @@ EAGER_FUNCTIONS(DECLARE_REAL)
 LAZY_FUNCTIONS(DECLARE_REAL)
 WRITE_FUNCTIONS(DECLARE_REAL)
 LAZY_WRITE_FUNCTIONS(DECLARE_REAL)
+
+/* Wide stdio, and the scanf names of glibc 2.38 and later (absent before:
+ * dlsym gives NULL there, and no program that runs there calls them). */
+#define WIDE_FUNCTIONS(X) \
+    X(fgetwc) X(getwc) X(fgetwc_unlocked) X(getwc_unlocked) X(getwchar) \
+    X(getwchar_unlocked) X(__wuflow) X(fgetws) X(fgetws_unlocked) \
+    X(__fgetws_chk) X(__fgetws_unlocked_chk) X(vfwscanf) X(__isoc99_vfwscanf) \
+    X(__isoc23_vfwscanf) X(__isoc23_vfscanf)
+WIDE_FUNCTIONS(DECLARE_REAL)
 
 #define REAL(f) ({ \
     __typeof__(&f) p_ = __atomic_load_n(&real_##f, __ATOMIC_RELAXED); \
@@ -794,32 +821,127 @@ static int is_stdin_file(FILE *fp)
     return fp && shut() && is_stdin(fp->_fileno);
 }
 
-/* Bytes the program pushed back with ungetc come round again: they are
- * not new input. */
-static unsigned long g_pushed_back;
+/* Where the program stands in stdin's stdio buffer.  Counting calls cannot
+ * tell: an inline getc_unlocked takes bytes from the buffer without a call,
+ * and after an ungetc it takes the pushed-back byte again, still without a
+ * call.  The stream's own pointers can.  The detector has been shown the
+ * bytes of the current fill up to g_buf.fed; the program stands at the
+ * main get area's read pointer.  glibc's ungetc either steps that pointer
+ * back (the byte read last), or switches to a backup area holding the
+ * pushed-back bytes; the main area then resumes at _IO_save_base and ends
+ * at _IO_save_end (bminor/glibc:libio/genops.c, _IO_default_pbackfail).
+ * Pushed-back bytes are never new input.
+ *
+ * g_buf belongs to one stream at a time and is changed only under that
+ * stream's lock (taken here for the locking readers; the program holds it,
+ * or reads from one thread, for the _unlocked ones), never by a vfork child. */
+#define SG_IO_IN_BACKUP 0x0100    /* glibc libio/libio.h: _IO_IN_BACKUP */
+#define SG_IO_POS_BAD ((off64_t)-1) /* glibc libio/libio.h: _IO_pos_BAD */
 
-static size_t skip_pushed_back(size_t n)
+static struct {
+    FILE *fp;
+    const char *fed;    /* the current fill was fed up to here */
+    const char *end;    /* its end when fed was set: another end, another fill */
+} g_buf;
+
+struct area {
+    const char *point;  /* where the program reads the next buffered byte */
+    const char *end;
+    size_t pushed;      /* pushed-back bytes it reads before that */
+};
+
+static void main_area(FILE *fp, struct area *a)
 {
-    unsigned long pushed = LOAD(g_pushed_back);
-    while (pushed && n) {
-        unsigned long take = pushed < n ? pushed : n;
-        if (__atomic_compare_exchange_n(&g_pushed_back, &pushed, pushed - take, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            return take;
+    const char *p = fp->_IO_read_ptr, *e = fp->_IO_read_end;
+    if (fp->_flags & SG_IO_IN_BACKUP) {
+        a->point = fp->_IO_save_base;
+        a->end = fp->_IO_save_end;
+        a->pushed = e > p ? (size_t)(e - p) : 0;
+    } else {
+        a->point = p;
+        a->end = e;
+        a->pushed = 0;
     }
-    return 0;
 }
 
-/* A stdio reader handed the program n bytes, or hit end of input. */
-static void saw_file(FILE *fp, const void *p, size_t n, const char *how)
+static void set_fed(FILE *fp, const char *fed, const char *end)
 {
-    if (!is_stdin_file(fp))
+    g_buf.fp = fp;
+    g_buf.fed = fed;
+    g_buf.end = end;
+}
+
+/* Shows the detector what the program took from the buffer since our last
+ * look without calling anything.  A fill we did not see refilled (the first
+ * one, or one made by a reader not interposed) counts from its start. */
+static void catch_up_in(FILE *fp, const struct area *a, const char *how)
+{
+    if (g_buf.fp != fp || a->end != g_buf.end) {
+        const char *base = fp->_IO_buf_base;
+        set_fed(fp, base && a->point >= base && a->point <= a->end ? base : a->point, a->end);
+    }
+    if (a->point > g_buf.fed && a->point <= a->end) {
+        feed(g_buf.fed, (size_t)(a->point - g_buf.fed), how);
+        g_buf.fed = a->point;
+    }
+}
+
+static void catch_up(FILE *fp, struct area *a, const char *how)
+{
+    main_area(fp, a);
+    catch_up_in(fp, a, how);
+}
+
+/* Bytes the program will read again before it reaches a new one. */
+static size_t fed_ahead(const struct area *a)
+{
+    return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0);
+}
+
+/* One call of a stdio reader on stdin, while the gate is shut. */
+struct stdio_call {
+    FILE *fp;           /* NULL: not stdin, or nothing to watch */
+    int locked;
+    size_t ahead;
+};
+
+static int stdio_begin(struct stdio_call *c, FILE *fp, int lock, const char *how)
+{
+    struct area a;
+    c->fp = NULL;
+    if (!is_stdin_file(fp) || in_vfork_child())
+        return 0;
+    if (lock)
+        flockfile(fp);
+    c->fp = fp;
+    c->locked = lock;
+    catch_up(fp, &a, how);
+    c->ahead = fed_ahead(&a);
+    return 1;
+}
+
+static void stdio_done(struct stdio_call *c)
+{
+    if (c->fp && c->locked)
+        funlockfile(c->fp);
+}
+
+/* The reader handed the program n bytes at p, or hit end of input: the
+ * first c->ahead of them had been fed already. */
+static void stdio_end(struct stdio_call *c, const void *p, size_t n, const char *how)
+{
+    struct area a;
+    FILE *fp = c->fp;
+    if (!fp)
         return;
-    size_t skip = skip_pushed_back(n);
-    if (n > skip)
-        feed((const char *)p + skip, n - skip, how);
-    else if (!n && feof_unlocked(fp))
+    main_area(fp, &a);
+    if (n > c->ahead && shut())
+        feed((const char *)p + c->ahead, n - c->ahead, how);
+    if (n > c->ahead || a.end != g_buf.end)
+        set_fed(fp, a.point, a.end);
+    if (!n && feof_unlocked(fp) && shut())
         feed(NULL, 0, how);
+    stdio_done(c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1147,136 +1269,237 @@ READER(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags), (fd, msg, flag
 })
 
 /* C stdio fills its buffer with glibc-internal reads that no interposer
- * sees; what its readers hand the program is what counts. */
+ * sees; what its readers hand the program is what counts, less what the
+ * program reads again (stdio_begin).  The locking readers run under the
+ * stream's lock, which they would take anyway, so that the buffer does
+ * not move between our look and theirs. */
 
-#define STRING_READER(name, params, args)                       \
+#define STRING_READER(name, params, args, lock)                 \
     READER(char *, name, params, args, {                        \
+        struct stdio_call c_;                                   \
+        stdio_begin(&c_, fp, lock, #name);                      \
         char *r = REAL(name) args;                              \
-        if (gated())                                            \
-            saw_file(fp, r, r ? strlen(r) : 0, #name);          \
+        stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \
         return r;                                               \
     })
-STRING_READER(fgets, (char *s, int n, FILE *fp), (s, n, fp))
-STRING_READER(fgets_unlocked, (char *s, int n, FILE *fp), (s, n, fp))
-STRING_READER(__fgets_chk, (char *s, size_t size, int n, FILE *fp), (s, size, n, fp))
-STRING_READER(__fgets_unlocked_chk, (char *s, size_t size, int n, FILE *fp), (s, size, n, fp))
+STRING_READER(fgets, (char *s, int n, FILE *fp), (s, n, fp), 1)
+STRING_READER(fgets_unlocked, (char *s, int n, FILE *fp), (s, n, fp), 0)
+STRING_READER(__fgets_chk, (char *s, size_t size, int n, FILE *fp), (s, size, n, fp), 1)
+STRING_READER(__fgets_unlocked_chk, (char *s, size_t size, int n, FILE *fp), (s, size, n, fp), 0)
 
 #define LINE_READER(name, params, args)                                         \
     READER(ssize_t, name, params, args, {                                       \
+        struct stdio_call c_;                                                   \
+        stdio_begin(&c_, fp, 1, #name);                                         \
         ssize_t r = REAL(name) args;                                            \
-        if (gated())                                                            \
-            saw_file(fp, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);   \
+        stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \
         return r;                                                               \
     })
 LINE_READER(getline, (char **line, size_t *cap, FILE *fp), (line, cap, fp))
 LINE_READER(getdelim, (char **line, size_t *cap, int delim, FILE *fp), (line, cap, delim, fp))
 LINE_READER(__getdelim, (char **line, size_t *cap, int delim, FILE *fp), (line, cap, delim, fp))
 
-#define BLOCK_READER(name, params, args)                \
+#define BLOCK_READER(name, params, args, lock)          \
     READER(size_t, name, params, args, {                \
+        struct stdio_call c_;                           \
+        stdio_begin(&c_, fp, lock, #name);              \
         size_t r = REAL(name) args;                     \
-        if (gated())                                    \
-            saw_file(fp, p, r * size, #name);           \
+        stdio_end(&c_, p, r * size, #name);             \
         return r;                                       \
     })
-BLOCK_READER(fread, (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp))
-BLOCK_READER(fread_unlocked, (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp))
-BLOCK_READER(__fread_chk, (void *p, size_t len, size_t size, size_t n, FILE *fp), (p, len, size, n, fp))
+BLOCK_READER(fread, (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp), 1)
+BLOCK_READER(fread_unlocked, (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp), 0)
+BLOCK_READER(__fread_chk, (void *p, size_t len, size_t size, size_t n, FILE *fp), (p, len, size, n, fp), 1)
 BLOCK_READER(__fread_unlocked_chk, (void *p, size_t len, size_t size, size_t n, FILE *fp),
-             (p, len, size, n, fp))
+             (p, len, size, n, fp), 0)
 
-static void saw_char(FILE *fp, int c, const char *how)
-{
-    unsigned char b = (unsigned char)c;
-    saw_file(fp, &b, c == EOF ? 0 : 1, how);
-}
-
-#define CHAR_READER(name, params, args, fp)     \
-    READER(int, name, params, args, {           \
-        int c = REAL(name) args;                \
-        if (gated())                            \
-            saw_char(fp, c, #name);             \
-        return c;                               \
+#define CHAR_READER(name, params, args, fp, lock)               \
+    READER(int, name, params, args, {                           \
+        struct stdio_call c_;                                   \
+        stdio_begin(&c_, fp, lock, #name);                      \
+        int c = REAL(name) args;                                \
+        unsigned char b_ = (unsigned char)c;                    \
+        stdio_end(&c_, &b_, c == EOF ? 0 : 1, #name);           \
+        return c;                                               \
     })
-CHAR_READER(getc, (FILE *fp), (fp), fp)
-CHAR_READER(fgetc, (FILE *fp), (fp), fp)
-CHAR_READER(_IO_getc, (FILE *fp), (fp), fp)
-CHAR_READER(getc_unlocked, (FILE *fp), (fp), fp)
-CHAR_READER(fgetc_unlocked, (FILE *fp), (fp), fp)
-CHAR_READER(getchar, (void), (), stdin)
-CHAR_READER(getchar_unlocked, (void), (), stdin)
+CHAR_READER(getc, (FILE *fp), (fp), fp, 1)
+CHAR_READER(fgetc, (FILE *fp), (fp), fp, 1)
+CHAR_READER(_IO_getc, (FILE *fp), (fp), fp, 1)
+CHAR_READER(getc_unlocked, (FILE *fp), (fp), fp, 0)
+CHAR_READER(fgetc_unlocked, (FILE *fp), (fp), fp, 0)
+CHAR_READER(getchar, (void), (), stdin, 1)
+CHAR_READER(getchar_unlocked, (void), (), stdin, 0)
 
-/* An inline getc_unlocked calls __uflow only to refill the buffer, then
- * takes the rest of it without calling anything: what was just buffered is
- * as good as read. */
+/* An inline getc_unlocked calls __uflow only when the buffer is used up,
+ * then takes the rest of the next fill without calling anything: a new
+ * fill is as good as read. */
 EXPORT int __uflow(FILE *fp)
 {
-    int c = REAL(__uflow)(fp);
-    if (gated() && c == EOF)
-        saw_file(fp, NULL, 0, "__uflow");
-    else if (gated())
-        saw_file(fp, fp->_IO_read_ptr - 1, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr) + 1,
-                 "__uflow");
-    return c;
-}
+    struct stdio_call c;
+    struct area a;
 
-EXPORT int ungetc(int c, FILE *fp)
-{
-    int r = REAL(ungetc)(c, fp);
-    if (gated() && r != EOF && is_stdin_file(fp))
-        __atomic_fetch_add(&g_pushed_back, 1, __ATOMIC_ACQ_REL);
+    if (!gated() || !stdio_begin(&c, fp, 0, "__uflow"))
+        return REAL(__uflow)(fp);
+    main_area(fp, &a);
+    int refill = a.pushed == 0 && a.point >= a.end;
+    int r = REAL(__uflow)(fp);
+    if (r == EOF) {
+        stdio_end(&c, NULL, 0, "__uflow");
+        return r;
+    }
+    if (!(fp->_flags & SG_IO_IN_BACKUP)) {
+        const char *from = fp->_IO_read_ptr - 1, *end = fp->_IO_read_end;
+        if (!refill && g_buf.fed > from)
+            from = g_buf.fed;
+        if (end > from && shut())
+            feed(from, (size_t)(end - from), "__uflow");
+        set_fed(fp, end, end);
+    }
+    stdio_done(&c);
     return r;
 }
 
-/* scanf consumes an unknown number of bytes: compare the buffer before and
- * after (a refill in the middle of one call is not seen). */
-struct scan_view {
-    int active;
-    const char *ptr, *end, *base;
+/* What an inline getc_unlocked took before this is shown now; the byte
+ * pushed back is one the program will read again (catch_up, fed_ahead). */
+EXPORT int ungetc(int c, FILE *fp)
+{
+    struct stdio_call s = { 0 };
+    if (gated())
+        stdio_begin(&s, fp, 1, "ungetc");
+    int r = REAL(ungetc)(c, fp);
+    stdio_done(&s);
+    return r;
+}
+
+/* scanf consumes an unknown number of bytes, and may refill the buffer on
+ * the way.  Within one fill the pointers say what it took.  For refills,
+ * glibc counts the bytes it reads in the stream's _offset unless that is
+ * _IO_pos_BAD, as it is on a pipe or socket: for the call, _offset counts
+ * from 0, and is put back before anyone else can look (the call runs under
+ * the stream's lock; only ftell and fseek read _offset).  The rest of the
+ * old fill is copied before the call, since a refill overwrites it.  A
+ * call that went through more than one refill consumed bytes nobody can
+ * show the detector any more: the first message may have ended in them,
+ * and the gate opens rather than risk a client that waits forever. */
+struct refill_view {
+    struct stdio_call call;
+    int on, counted;
+    off64_t offset;
+    const char *point, *end;
     size_t len;
+    int partial;
     char copy[4096];
 };
 
-static void scan_before(struct scan_view *v, FILE *fp)
+static void refill_watch(struct refill_view *v, FILE *fp, const char *point, const char *end)
 {
-    v->active = gated() && is_stdin_file(fp);
-    if (!v->active)
-        return;
-    v->ptr = fp->_IO_read_ptr;
-    v->end = fp->_IO_read_end;
-    v->base = fp->_IO_read_base;
-    v->len = v->ptr && v->end > v->ptr ? (size_t)(v->end - v->ptr) : 0;
-    if (v->len > sizeof v->copy)
+    v->point = point;
+    v->end = end;
+    v->len = end > point ? (size_t)(end - point) : 0;
+    v->partial = v->len > sizeof v->copy;
+    if (v->partial)
         v->len = sizeof v->copy;
-    memset(v->copy, 0, sizeof v->copy);
     if (v->len)
-        memcpy(v->copy, v->ptr, v->len);
+        memcpy(v->copy, point, v->len);
+    v->offset = fp->_offset;
+    v->counted = v->offset == SG_IO_POS_BAD;
+    if (v->counted)
+        fp->_offset = 0;
 }
 
-static void scan_after(struct scan_view *v, FILE *fp, int r, const char *how)
+/* Bytes read into the buffer during the call; -1 if unknown (end of input
+ * or an error made glibc forget the count). */
+static long long refill_count(struct refill_view *v, FILE *fp)
 {
-    const char *p = fp->_IO_read_ptr;
-    if (!v->active || !shut())
-        return;
-    if (fp->_IO_read_base == v->base && fp->_IO_read_end == v->end && p >= v->ptr &&
-        (size_t)(p - v->ptr) <= v->len) {
-        if (p > v->ptr)
-            feed(v->copy, (size_t)(p - v->ptr), how);
-    } else {
-        if (v->len)
-            feed(v->copy, v->len, how);
-        if (shut() && p && fp->_IO_read_base && p > fp->_IO_read_base)
-            feed(fp->_IO_read_base, (size_t)(p - fp->_IO_read_base), how);
+    off64_t now = fp->_offset;
+    if (v->counted)
+        fp->_offset = SG_IO_POS_BAD;
+    if (now == SG_IO_POS_BAD)
+        return -1;
+    return (long long)(now - (v->counted ? 0 : v->offset));
+}
+
+/* Bytes the detector cannot have been shown but knows the kind of: a
+ * multi-byte character that a wide stream assembled from several reads in
+ * one refill (glibc keeps those bytes in its own accbuf).  Any byte of 0x80
+ * and above is the same to the detector. */
+static void feed_filler(long long n, const char *how)
+{
+    static const char high[8] = { '\x80', '\x80', '\x80', '\x80', '\x80', '\x80', '\x80', '\x80' };
+    while (n > 0 && shut()) {
+        size_t k = n < (long long)sizeof high ? (size_t)n : sizeof high;
+        feed(high, k, how);
+        n -= (long long)k;
     }
+}
+
+/* After the call: the program stands at point in the fill ending at end.
+ * got > 0 bytes came in during the call: the last refill's are at the end
+ * of the fill, and any before them are gone.  one_refill: the call
+ * refilled at most once, so that whatever is gone was part of one
+ * multi-byte character. */
+static void refill_feed(struct refill_view *v, FILE *fp, const char *point, const char *end,
+                        long long got, int one_refill, const char *how)
+{
+    const char *base = fp->_IO_buf_base;
+    if (got == 0 || (got < 0 && end == v->end && point >= v->point)) {
+        const char *from = g_buf.fed > v->point ? g_buf.fed : v->point;
+        if (point > from && point <= end && shut())
+            feed(from, (size_t)(point - from), how);
+        if (point > g_buf.fed)
+            set_fed(fp, point, end);
+        return;
+    }
+    long long kept = base && end >= base ? (long long)(end - base) : 0;
+    if (got > 0 && (v->partial || !base || (got > kept && !one_refill))) {
+        say(3, how, " read more than one buffer fill in one call", NULL);
+        open_gate(how, g_detect_bytes, 0);
+        return;
+    }
+    if (v->len && shut())
+        feed(v->copy, v->len, how);
+    const char *start = base;
+    if (got > kept)
+        feed_filler(got - kept, how);
+    else if (got > 0)
+        start = end - got;
+    if (start && point > start && shut())
+        feed(start, (size_t)(point - start), how);
+    set_fed(fp, point, end);
+}
+
+static void scan_before(struct refill_view *v, FILE *fp, const char *how)
+{
+    struct area a;
+    v->on = gated() && stdio_begin(&v->call, fp, 1, how);
+    if (!v->on)
+        return;
+    main_area(fp, &a);
+    refill_watch(v, fp, g_buf.fed > a.point ? g_buf.fed : a.point, a.end);
+    v->point = a.point;
+}
+
+static void scan_after(struct refill_view *v, FILE *fp, int r, const char *how)
+{
+    struct area a;
+    if (!v->on)
+        return;
+    long long got = refill_count(v, fp);
+    main_area(fp, &a);
+    if (shut())
+        refill_feed(v, fp, a.point, a.end, got, 0, how);
     if (r == EOF && shut() && feof_unlocked(fp))
         feed(NULL, 0, how);
+    stdio_done(&v->call);
 }
 
-static int scan(FILE *fp, const char *how, int c99, const char *fmt, va_list ap)
+typedef int vfscanf_fn(FILE *, const char *, va_list);
+
+static int scan(FILE *fp, const char *how, vfscanf_fn *real, const char *fmt, va_list ap)
 {
-    struct scan_view v;
-    scan_before(&v, fp);
-    int r = c99 ? REAL(__isoc99_vfscanf)(fp, fmt, ap) : REAL(vfscanf)(fp, fmt, ap);
+    struct refill_view v;
+    scan_before(&v, fp, how);
+    int r = real(fp, fmt, ap);
     scan_after(&v, fp, r, how);
     return r;
 }
@@ -1292,28 +1515,28 @@ EXPORT int hook_isoc99_fscanf(FILE *, const char *, ...) __asm__("__isoc99_fscan
 EXPORT int hook_scanf(const char *, ...) __asm__("scanf");
 EXPORT int hook_isoc99_scanf(const char *, ...) __asm__("__isoc99_scanf");
 
-int hook_vfscanf(FILE *fp, const char *fmt, va_list ap) { return scan(fp, "vfscanf", 0, fmt, ap); }
-int hook_isoc99_vfscanf(FILE *fp, const char *fmt, va_list ap) { return scan(fp, "vfscanf", 1, fmt, ap); }
-int hook_vscanf(const char *fmt, va_list ap) { return scan(stdin, "vscanf", 0, fmt, ap); }
-int hook_isoc99_vscanf(const char *fmt, va_list ap) { return scan(stdin, "vscanf", 1, fmt, ap); }
+int hook_vfscanf(FILE *fp, const char *fmt, va_list ap) { return scan(fp, "vfscanf", REAL(vfscanf), fmt, ap); }
+int hook_isoc99_vfscanf(FILE *fp, const char *fmt, va_list ap) { return scan(fp, "vfscanf", REAL(__isoc99_vfscanf), fmt, ap); }
+int hook_vscanf(const char *fmt, va_list ap) { return scan(stdin, "vscanf", REAL(vfscanf), fmt, ap); }
+int hook_isoc99_vscanf(const char *fmt, va_list ap) { return scan(stdin, "vscanf", REAL(__isoc99_vfscanf), fmt, ap); }
 
-#define SCANF(hook, fp, how, c99, ...)        \
+#define SCANF(hook, fp, how, real, ...)       \
     int hook(__VA_ARGS__, const char *fmt, ...) \
     {                                           \
         va_list ap;                             \
         va_start(ap, fmt);                      \
-        int r = scan(fp, how, c99, fmt, ap);    \
+        int r = scan(fp, how, real, fmt, ap);   \
         va_end(ap);                             \
         return r;                               \
     }
-SCANF(hook_fscanf, fp, "fscanf", 0, FILE *fp)
-SCANF(hook_isoc99_fscanf, fp, "fscanf", 1, FILE *fp)
+SCANF(hook_fscanf, fp, "fscanf", REAL(vfscanf), FILE *fp)
+SCANF(hook_isoc99_fscanf, fp, "fscanf", REAL(__isoc99_vfscanf), FILE *fp)
 
 int hook_scanf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = scan(stdin, "scanf", 0, fmt, ap);
+    int r = scan(stdin, "scanf", REAL(vfscanf), fmt, ap);
     va_end(ap);
     return r;
 }
@@ -1322,7 +1545,7 @@ int hook_isoc99_scanf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = scan(stdin, "scanf", 1, fmt, ap);
+    int r = scan(stdin, "scanf", REAL(__isoc99_vfscanf), fmt, ap);
     va_end(ap);
     return r;
 }
@@ -2164,3 +2387,260 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 {
     return spawn_with(1, pid, file, fa, attr, argv, envp);
 }
+
+/* ------------------------------------------------------------------ */
+/* Read paths on stdin: scanf under C23 (glibc 2.38 and later). */
+
+/* Every scanf call of a C23, _GNU_SOURCE or g++ build links to these on
+ * glibc 2.38 and later.  Before 2.38 nothing imports them; should one be
+ * called anyway, C99's conversions are the nearest. */
+static vfscanf_fn *real_c23_vfscanf(void)
+{
+    vfscanf_fn *f = REAL(__isoc23_vfscanf);
+    return f ? f : REAL(__isoc99_vfscanf);
+}
+
+EXPORT int hook_isoc23_vfscanf(FILE *, const char *, va_list) __asm__("__isoc23_vfscanf");
+EXPORT int hook_isoc23_vscanf(const char *, va_list) __asm__("__isoc23_vscanf");
+EXPORT int hook_isoc23_fscanf(FILE *, const char *, ...) __asm__("__isoc23_fscanf");
+EXPORT int hook_isoc23_scanf(const char *, ...) __asm__("__isoc23_scanf");
+
+int hook_isoc23_vfscanf(FILE *fp, const char *fmt, va_list ap)
+{
+    return scan(fp, "vfscanf", real_c23_vfscanf(), fmt, ap);
+}
+
+int hook_isoc23_vscanf(const char *fmt, va_list ap)
+{
+    return scan(stdin, "vscanf", real_c23_vfscanf(), fmt, ap);
+}
+
+SCANF(hook_isoc23_fscanf, fp, "fscanf", real_c23_vfscanf(), FILE *fp)
+
+int hook_isoc23_scanf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = scan(stdin, "scanf", real_c23_vfscanf(), fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Read paths on stdin: wide stdio. */
+
+/* A wide stream converts its byte buffer into wide characters, a fill at a
+ * time: the bytes before _IO_read_ptr are as good as read, whether or not
+ * the program has taken their wide characters yet; ungetwc works on the
+ * wide buffer alone (bminor/glibc:libio/wfileops.c, _IO_wfile_underflow).
+ * So a wide reader is counted in bytes, from the byte buffer's pointers,
+ * with the refills of refill_view: never in wide characters, which would
+ * undercount a Content-Length. */
+static void byte_area(FILE *fp, struct area *a)
+{
+    a->point = fp->_IO_read_ptr;
+    a->end = fp->_IO_read_end;
+    a->pushed = 0;
+}
+
+static void wide_begin(struct refill_view *v, FILE *fp, int lock, const char *how)
+{
+    struct area a;
+    v->on = is_stdin_file(fp) && !in_vfork_child();
+    if (!v->on)
+        return;
+    if (lock)
+        flockfile(fp);
+    v->call.fp = fp;
+    v->call.locked = lock;
+    byte_area(fp, &a);
+    catch_up_in(fp, &a, how);
+    refill_watch(v, fp, g_buf.fed > a.point ? g_buf.fed : a.point, a.end);
+    v->point = a.point;
+}
+
+static void wide_end(struct refill_view *v, FILE *fp, int none, int one_refill, const char *how)
+{
+    struct area a;
+    if (!v->on)
+        return;
+    long long got = refill_count(v, fp);
+    byte_area(fp, &a);
+    if (shut())
+        refill_feed(v, fp, a.point, a.end, got, one_refill, how);
+    if (none && shut() && feof_unlocked(fp))
+        feed(NULL, 0, how);
+    stdio_done(&v->call);
+}
+
+#define WIDE_CHAR_READER(name, params, args, fp, lock)  \
+    READER(wint_t, name, params, args, {                \
+        struct refill_view v_;                          \
+        wide_begin(&v_, fp, lock, #name);               \
+        wint_t c = REAL(name) args;                     \
+        wide_end(&v_, fp, c == WEOF, 1, #name);            \
+        return c;                                       \
+    })
+WIDE_CHAR_READER(fgetwc, (FILE *fp), (fp), fp, 1)
+WIDE_CHAR_READER(getwc, (FILE *fp), (fp), fp, 1)
+WIDE_CHAR_READER(fgetwc_unlocked, (FILE *fp), (fp), fp, 0)
+WIDE_CHAR_READER(getwc_unlocked, (FILE *fp), (fp), fp, 0)
+WIDE_CHAR_READER(getwchar, (void), (), stdin, 1)
+WIDE_CHAR_READER(getwchar_unlocked, (void), (), stdin, 0)
+WIDE_CHAR_READER(__wuflow, (FILE *fp), (fp), fp, 0)
+
+/* fgetws reads on through as many refills as its line needs, and only the
+ * last one would stay in sight.  While the gate is shut, stdin's line is
+ * read here one wide character at a time, as glibc's fgetws does it
+ * (bminor/glibc:libio/iofgetws.c and _IO_getwline: the same characters,
+ * the same result, error flag and errno), so that every refill is seen. */
+static wchar_t *wide_line(wchar_t *s, int n, FILE *fp, int lock, const char *how)
+{
+    int count = 0;
+    wchar_t *r = s;
+
+    if (lock)
+        flockfile(fp);
+    int old_error = fp->_flags & _IO_ERR_SEEN;
+    fp->_flags &= ~_IO_ERR_SEEN;
+    while (count < n - 1) {
+        struct refill_view v;
+        wide_begin(&v, fp, 0, how);
+        wint_t c = REAL(fgetwc_unlocked)(fp);
+        int saved = errno;
+        wide_end(&v, fp, c == WEOF, 1, how);
+        errno = saved;
+        if (c == WEOF)
+            break;
+        s[count++] = (wchar_t)c;
+        if (c == L'\n')
+            break;
+    }
+    if (count == 0 || ((fp->_flags & _IO_ERR_SEEN) && errno != EAGAIN))
+        r = NULL;
+    else
+        s[count] = L'\0';
+    fp->_flags |= old_error;
+    if (lock)
+        funlockfile(fp);
+    return r;
+}
+
+static int wide_line_watched(FILE *fp, int n)
+{
+    return n > 1 && is_stdin_file(fp) && !in_vfork_child();
+}
+
+READER(wchar_t *, fgetws, (wchar_t *s, int n, FILE *fp), (s, n, fp), {
+    if (wide_line_watched(fp, n))
+        return wide_line(s, n, fp, 1, "fgetws");
+    return REAL(fgetws)(s, n, fp);
+})
+
+READER(wchar_t *, fgetws_unlocked, (wchar_t *s, int n, FILE *fp), (s, n, fp), {
+    if (wide_line_watched(fp, n))
+        return wide_line(s, n, fp, 0, "fgetws_unlocked");
+    return REAL(fgetws_unlocked)(s, n, fp);
+})
+
+/* An overflowing call goes to the real function, which stops the program. */
+READER(wchar_t *, __fgetws_chk, (wchar_t *s, size_t size, int n, FILE *fp), (s, size, n, fp), {
+    if ((size_t)n <= size && wide_line_watched(fp, n))
+        return wide_line(s, n, fp, 1, "__fgetws_chk");
+    return REAL(__fgetws_chk)(s, size, n, fp);
+})
+
+READER(wchar_t *, __fgetws_unlocked_chk, (wchar_t *s, size_t size, int n, FILE *fp),
+       (s, size, n, fp), {
+    if ((size_t)n <= size && wide_line_watched(fp, n))
+        return wide_line(s, n, fp, 0, "__fgetws_unlocked_chk");
+    return REAL(__fgetws_unlocked_chk)(s, size, n, fp);
+})
+
+typedef int vfwscanf_fn(FILE *, const wchar_t *, va_list);
+
+static int wscan(FILE *fp, const char *how, vfwscanf_fn *real, const wchar_t *fmt, va_list ap)
+{
+    struct refill_view v;
+    wide_begin(&v, fp, 1, how);
+    int r = real(fp, fmt, ap);
+    wide_end(&v, fp, r == EOF, 0, how);
+    return r;
+}
+
+static vfwscanf_fn *real_c23_vfwscanf(void)
+{
+    vfwscanf_fn *f = REAL(__isoc23_vfwscanf);
+    return f ? f : REAL(__isoc99_vfwscanf);
+}
+
+/* wchar.h may rename these to their __isoc99_ or __isoc23_ forms: the
+ * symbols are named explicitly. */
+EXPORT int hook_vfwscanf(FILE *, const wchar_t *, va_list) __asm__("vfwscanf");
+EXPORT int hook_isoc99_vfwscanf(FILE *, const wchar_t *, va_list) __asm__("__isoc99_vfwscanf");
+EXPORT int hook_isoc23_vfwscanf(FILE *, const wchar_t *, va_list) __asm__("__isoc23_vfwscanf");
+EXPORT int hook_vwscanf(const wchar_t *, va_list) __asm__("vwscanf");
+EXPORT int hook_isoc99_vwscanf(const wchar_t *, va_list) __asm__("__isoc99_vwscanf");
+EXPORT int hook_isoc23_vwscanf(const wchar_t *, va_list) __asm__("__isoc23_vwscanf");
+EXPORT int hook_fwscanf(FILE *, const wchar_t *, ...) __asm__("fwscanf");
+EXPORT int hook_isoc99_fwscanf(FILE *, const wchar_t *, ...) __asm__("__isoc99_fwscanf");
+EXPORT int hook_isoc23_fwscanf(FILE *, const wchar_t *, ...) __asm__("__isoc23_fwscanf");
+EXPORT int hook_wscanf(const wchar_t *, ...) __asm__("wscanf");
+EXPORT int hook_isoc99_wscanf(const wchar_t *, ...) __asm__("__isoc99_wscanf");
+EXPORT int hook_isoc23_wscanf(const wchar_t *, ...) __asm__("__isoc23_wscanf");
+
+int hook_vfwscanf(FILE *fp, const wchar_t *fmt, va_list ap)
+{
+    return wscan(fp, "vfwscanf", REAL(vfwscanf), fmt, ap);
+}
+
+int hook_isoc99_vfwscanf(FILE *fp, const wchar_t *fmt, va_list ap)
+{
+    return wscan(fp, "vfwscanf", REAL(__isoc99_vfwscanf), fmt, ap);
+}
+
+int hook_isoc23_vfwscanf(FILE *fp, const wchar_t *fmt, va_list ap)
+{
+    return wscan(fp, "vfwscanf", real_c23_vfwscanf(), fmt, ap);
+}
+
+int hook_vwscanf(const wchar_t *fmt, va_list ap)
+{
+    return wscan(stdin, "vwscanf", REAL(vfwscanf), fmt, ap);
+}
+
+int hook_isoc99_vwscanf(const wchar_t *fmt, va_list ap)
+{
+    return wscan(stdin, "vwscanf", REAL(__isoc99_vfwscanf), fmt, ap);
+}
+
+int hook_isoc23_vwscanf(const wchar_t *fmt, va_list ap)
+{
+    return wscan(stdin, "vwscanf", real_c23_vfwscanf(), fmt, ap);
+}
+
+#define WSCANF(hook, fp, how, real, ...)                \
+    int hook(__VA_ARGS__, const wchar_t *fmt, ...)      \
+    {                                                   \
+        va_list ap;                                     \
+        va_start(ap, fmt);                              \
+        int r = wscan(fp, how, real, fmt, ap);          \
+        va_end(ap);                                     \
+        return r;                                       \
+    }
+WSCANF(hook_fwscanf, fp, "fwscanf", REAL(vfwscanf), FILE *fp)
+WSCANF(hook_isoc99_fwscanf, fp, "fwscanf", REAL(__isoc99_vfwscanf), FILE *fp)
+WSCANF(hook_isoc23_fwscanf, fp, "fwscanf", real_c23_vfwscanf(), FILE *fp)
+
+#define WSCANF_STDIN(hook, real)                        \
+    int hook(const wchar_t *fmt, ...)                   \
+    {                                                   \
+        va_list ap;                                     \
+        va_start(ap, fmt);                              \
+        int r = wscan(stdin, "wscanf", real, fmt, ap);  \
+        va_end(ap);                                     \
+        return r;                                       \
+    }
+WSCANF_STDIN(hook_wscanf, REAL(vfwscanf))
+WSCANF_STDIN(hook_isoc99_wscanf, REAL(__isoc99_vfwscanf))
+WSCANF_STDIN(hook_isoc23_wscanf, real_c23_vfwscanf())

@@ -101,7 +101,9 @@ assert_prefix_pid() {
     nm -D --defined-only "$libc" | awk '{ sub(/@.*/, "", $3); print $3 }' | sort -u >"$BATS_TEST_TMPDIR/libc"
     nm -D --defined-only "$STDIOGATE_LIB" | awk '{ print $2, $3 }' >"$BATS_TEST_TMPDIR/ours"
     [ -s "$BATS_TEST_TMPDIR/ours" ]
-    bad=$(awk '{ sub(/@.*/, "", $2); print $2 }' "$BATS_TEST_TMPDIR/ours" | sort -u | comm -23 - "$BATS_TEST_TMPDIR/libc")
+    # the scanf family's __isoc23_ names are libc functions from glibc 2.38 on
+    bad=$(awk '{ sub(/@.*/, "", $2); print $2 }' "$BATS_TEST_TMPDIR/ours" | sort -u | comm -23 - "$BATS_TEST_TMPDIR/libc" |
+          grep -Ev '^__isoc23_v?f?w?scanf$' || true)
     if [ -n "$bad" ]; then
         echo "exported but not libc functions:" >&2; echo "$bad" >&2; false
     fi

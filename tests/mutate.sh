@@ -42,9 +42,9 @@ open-late | the last byte of every read is not shown to the detector |         k
 eof-keeps-shut | end of input does not open the gate |     if (n == 0) {\n        done = 1; |     if (n == 0) {\n        done = 0;
 ignore-readv | readv/preadv are not watched |             saw_iov(iov, cnt, r, #name); |             (void)0;
 ignore-recv | recv/recvfrom are not watched |         int watched = gated() && !(flags & MSG_PEEK) && watch(fd);      \ |         int watched = 0 && gated() && !(flags & MSG_PEEK) && watch(fd); \
-ignore-fgets | fgets and friends are not watched |             saw_file(fp, r, r ? strlen(r) : 0, #name); |             (void)0;
-ignore-getline | getline/getdelim/__getdelim are not watched |             saw_file(fp, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name); |             (void)0;
-ignore-uflow | __uflow (inline getc_unlocked) is not watched |         saw_file(fp, fp->_IO_read_ptr - 1, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr) + 1,\n                 "__uflow"); |         (void)0;
+ignore-fgets | fgets and friends are not watched |         stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \ |         stdio_done(&c_);                                        \
+ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
+ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
 stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
 ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
 forget-marker | an exec'd program is not given the marker |         x->out[k++] = g_marker; |         (void)0;
@@ -88,6 +88,15 @@ failsafe-stdio-unhidden | the gate's own flush writes the answer in stdout's buf
 failsafe-no-exit | answers left in stdout's buffer at exit are not looked at |         answer_in_stdout("exit"); |         (void)0;
 failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
 bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && is_bun_program()) { |     if (0 && valid && is(1, &wire) && is_bun_program()) {
+peek-count | bytes read again after ungetc stepped back count as new input |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return a->pushed;
+peek-refill | a refill after inline reads is taken for more of the old fill |         if (!refill && g_buf.fed > from) |         if (((void)refill, g_buf.fed > from))
+peek-backup | ungetc's backup area is taken for the main buffer |     if (fp->_flags & SG_IO_IN_BACKUP) {\n        a->point = fp->_IO_save_base; |     if (0) {\n        a->point = fp->_IO_save_base;
+scanf-refill-uncounted | refills inside one scanf call are not counted |     v->counted = v->offset == SG_IO_POS_BAD; |     v->counted = 0;
+ignore-wide | wide stdio readers (fgetwc, fgetws, w-scanf...) are not watched |     v->on = is_stdin_file(fp) && !in_vfork_child(); |     v->on = 0;
+wide-fgetws-real | fgetws on stdin is the real one: refills inside a line go unseen |     if (wide_line_watched(fp, n))\n        return wide_line(s, n, fp, 1, "fgetws"); |     if (0)\n        return wide_line(s, n, fp, 1, "fgetws");
+wide-filler | bytes of a multi-byte character read in several pieces are not counted |         feed_filler(got - kept, how); |         (void)feed_filler;
+wide-refill-start | the bytes of a wide refill are counted from the wrong place |     else if (got > 0)\n        start = end - got; |     else if (got > 0)\n        start = point - 1;
+isoc23-null | before glibc 2.38 __isoc23_scanf calls a NULL real function |     return f ? f : REAL(__isoc99_vfscanf); |     return f;
 EOF
 )
 
@@ -153,7 +162,7 @@ trap cleanup EXIT
 TREE=$WORK/tree
 mkdir -p "$TREE"
 make -s -C "$ROOT" all fixtures >/dev/null || { echo "mutate: the pristine tree does not build" >&2; exit 2; }
-(cd "$ROOT" && tar --exclude=.git --exclude='./fuzz/corpus' -cf - .) | (cd "$TREE" && tar -xf -)
+(cd "$ROOT" && tar --exclude=.git --exclude='./fuzz/corpus' --exclude='./build' -cf - .) | (cd "$TREE" && tar -xf -)
 cp "$ROOT/shim.c" "$WORK/shim.c.orig"
 
 # apply NAME: write the mutant to $TREE/shim.c; status 3 if stale
