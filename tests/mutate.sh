@@ -67,7 +67,7 @@ nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the 
 vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
 close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if ((i == 0 ? a : b) < 0 || skip[i] < lo || skip[i] > last) |         if ((i == 0 ? a : b) < 0 || skip[i] < lo)
 identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
-empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     else if (!n && feof_unlocked(fp)) |     else if (!n)
+empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     if (!n && feof_unlocked(fp) && shut()) |     if (!n && shut())
 handoff-leaks-saved | the program exec'd with the wire also inherits a copy of the diversion |     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3); |     x->saved = REAL(fcntl)(1, F_DUPFD, 3);
 diversion-by-identity | the program's own /dev/null on fd 1 is taken for the diversion (no kcmp) |         r = same_open_file(fd, div); |         r = -1 + 0 * same_open_file(fd, div);
 copies-below-4096 | copies of fd 1 at 4096 and above are not tracked |     if (bits <= TRACKED_STATIC)\n        return; |     if (1)\n        return;
