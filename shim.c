@@ -1518,11 +1518,11 @@ EXPORT int daemon(int nochdir, int noclose)
  *
  * So the wire is opened first, with the caller's flags, and kept privately
  * (high, close-on-exec); if that fails, the call fails as it would have
- * unwrapped, errno included.  The program gets a new open file on the
- * diversion (its own, so that an O_NONBLOCK set on it does not reach
- * stderr; a copy of the diversion when that cannot be reopened), counted as
- * a copy of the diversion (a dup2 of it onto fd 1 before an exec hands the
- * wire on).  When the gate opens, the private one is put on the program's
+ * unwrapped, errno included.  The program gets a stand-in on the diversion:
+ * a new open file of a stderr pipe (its own, so that an O_NONBLOCK set on
+ * it does not reach stderr), else a copy (a log file is written at its end,
+ * never truncated).  The stand-in counts as a copy of the diversion (a dup2
+ * of it onto fd 1 before an exec hands the wire on).  When the gate opens, the private one is put on the program's
  * number (its FD_CLOEXEC and status flags kept) and let go; an epoll
  * registration the program made for that number is made again, since the
  * kernel drops it with the open file it was made for (tokio, which rmcp
@@ -1821,7 +1821,7 @@ static int open_by_name(int named, const char *path, int flags, mode_t mode)
         REAL(close)(standin);
     /* The gate opened meanwhile, or no room: the wire, at once. */
     if (shut())
-        say(1, "too many descriptors opened by name: ", path, " is the wire already", NULL);
+        say(1, "no room to keep the wire for ", path, ": it is the wire already", NULL);
     if (shared >= 0)
         REAL(fcntl)(prog, F_SETFL, shared);
     int fd = REAL(fcntl)(prog, F_GETFD);
