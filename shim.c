@@ -1630,16 +1630,24 @@ static void unmark_reopened(void)
 static void point_one_at_wire(struct reopened *e)
 {
     char numbuf[24];
-    int prog = e->prog;
-    if (!is(e->wire, &g_wire_id) || same_open_file(prog, e->standin) != 1)
-        return;   /* closed behind our back (a raw system call) */
+    int prog = e->prog, wire = e->wire;
+    /* The private copies are not shielded from close_range as g_wire and
+     * g_div are: one the program closed is made up for by the file's
+     * identity and by g_wire (still open: drop_privates comes after). */
+    int r = same_open_file(prog, e->standin);
+    if (r < 0)
+        r = is(prog, &g_div_id);
+    if (!is(wire, &g_wire_id))
+        wire = LOAD(g_wire);
+    if (r != 1 || wire < 0)
+        return;   /* closed behind our back (a raw system call) and reused */
     int fd = REAL(fcntl)(prog, F_GETFD), fl = REAL(fcntl)(prog, F_GETFL);
     int keep = O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME;
-    if (fl >= 0)
-        REAL(fcntl)(e->wire, F_SETFL, fl & keep);
+    if (fl >= 0 && wire == e->wire)
+        REAL(fcntl)(wire, F_SETFL, fl & keep);
     if (e->flags >= 0)   /* a copy of the diversion: stderr gets its mode back */
         REAL(fcntl)(prog, F_SETFL, e->flags);
-    if (REAL(dup3)(e->wire, prog, (fd > 0 && (fd & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
+    if (REAL(dup3)(wire, prog, (fd > 0 && (fd & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
         say(1, "cannot put descriptor ", NUM(prog), " on the wire: ", err_name(errno), NULL);
     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
         say(1, "cannot register descriptor ", NUM(prog), " with epoll again: ",
@@ -1673,7 +1681,8 @@ static void drop_reopened(void)
         e->epfd = -1;
         __atomic_fetch_sub(&g_nreopened, 1, __ATOMIC_ACQ_REL);
         close_if_wire(wire);
-        REAL(close)(standin);
+        if (is(standin, &g_div_id))   /* else the program's by now */
+            REAL(close)(standin);
     }
 }
 

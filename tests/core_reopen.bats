@@ -89,3 +89,9 @@ reopened() {
     grep -qxF reopen-banner-junk "$BATS_TEST_TMPDIR/own"
     grep -qxF reopen-fd-junk "$BATS_TEST_TMPDIR/own"
 }
+
+@test "reopen: a Python server, os.open('/dev/stdout'): the answers reach the wire" {
+    JUNK=(py-reopen-banner-junk py-reopen-fd-junk)
+    init_ping_diverted --timeout 10 -- "$PYTHON" "$FIX/core_py_reopen.py" /dev/stdout
+    assert_stderr_has "py-reopen: served on descriptor 3"
+}
