@@ -95,3 +95,25 @@ reopened() {
     init_ping_diverted --timeout 10 -- "$PYTHON" "$FIX/core_py_reopen.py" /dev/stdout
     assert_stderr_has "py-reopen: served on descriptor 3"
 }
+
+# A launcher that points the server's stdout at /dev/stdout (`exec SERVER >/dev/stdout`): the
+# stand-in becomes fd 1, and exec hands the wire on as it does for the diversion itself.
+@test "reopen: a launcher's 'exec SERVER >/dev/stdout' (bash): the server diverts, then answers on the wire" {
+    JUNK=(printf-junk)
+    init_ping_diverted --timeout 10 -- /bin/bash -c 'exec "$0" read printf >/dev/stdout' "$BIN/core_srv"
+}
+
+@test "reopen: a launcher's 'exec SERVER >/dev/stdout' (dash): the server diverts, then answers on the wire" {
+    JUNK=(printf-junk)
+    init_ping_diverted --timeout 10 -- /bin/sh -c 'exec "$0" read printf >/dev/stdout' "$BIN/core_srv"
+}
+
+@test "reopen: a launcher's 'SERVER >/dev/stdout' in a child (bash): the server diverts, then answers on the wire" {
+    JUNK=(printf-junk)
+    init_ping_diverted --timeout 10 -- /bin/bash -c '"$0" read printf >/dev/stdout; :' "$BIN/core_srv"
+}
+
+@test "reopen: a launcher's 'SERVER >/dev/stdout' in a child (dash): the server diverts, then answers on the wire" {
+    JUNK=(printf-junk)
+    init_ping_diverted --timeout 10 -- /bin/sh -c '"$0" read printf >/dev/stdout; :' "$BIN/core_srv"
+}
