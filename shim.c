@@ -1743,7 +1743,8 @@ static int open_wire(int flags, mode_t mode)
         errno = EBADF;
         return -1;
     }
-    strcat(path, NUM(copy));
+    const char *num = NUM(copy);
+    memcpy(path + 14, num, strlen(num) + 1);   /* after "/proc/self/fd/" */
     int fd = REAL(open)(path, flags | O_CLOEXEC, mode), err = errno, high = fd;
     if (fd >= 0) {
         high = high_dup(fd);
