@@ -97,6 +97,12 @@ wide-fgetws-real | fgetws on stdin is the real one: refills inside a line go uns
 wide-filler | bytes of a multi-byte character read in several pieces are not counted |         feed_filler(got - kept, how); |         (void)feed_filler;
 wide-refill-start | the bytes of a wide refill are counted from the wrong place |     else if (got > 0)\n        start = end - got; |     else if (got > 0)\n        start = point - 1;
 isoc23-null | before glibc 2.38 __isoc23_scanf calls a NULL real function |     return f ? f : REAL(__isoc99_vfscanf); |     return f;
+reopen-unseen | opening /dev/stdout or /proc/self/fd/1 while diverted gives the diversion (the client hangs) |     return n >= 0 && is_diversion(n) && on_diversion(n) == 1 ? n : -1; |     return n >= 0 && 0 ? n : -1;
+reopen-wire-at-once | opening stdout by name gives the wire at once (junk written through it reaches the wire) |     if (in_vfork_child())\n        return give_wire(wire, flags); |     if (1)\n        return give_wire(wire, flags);
+reopen-no-swap | a stand-in is not put on the wire when the gate opens |             point_one_at_wire(e); |             (void)point_one_at_wire;
+reopen-no-epoll | a stand-in's epoll registration is not made again for the wire (tokio waits forever) |     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0) |     else if (0 && e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
+reopen-copies-unknown | the program's copies of a stand-in are not the diversion (dup2 of it onto fd 1 stays on stderr) |     if (r == 0)\n        r = on_reopened(fd); |     if (0)\n        r = on_reopened(fd);
+reopen-file-reopened | a stand-in for a stderr that is a file is a new open file of it (written from offset 0, over the log) |     if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) { |     if (fstat(fd, &st) == 0) {
 EOF
 )
 

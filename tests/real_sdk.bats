@@ -136,3 +136,62 @@ setup() {
 @test "sdk: Java, raw client (pipes): unwrapped, wrapped, --strict" {
   sdk_case raw-pipe java
 }
+
+# rmcp's stdio_pipes() (the transport its documentation recommends when stdin and stdout are
+# pipes) reopens /proc/self/fd/0 and /proc/self/fd/1 and serves on the new descriptors when both
+# are FIFOs. Wrapped, fd 1 is the diversion at that moment; with the server's stderr a pipe too
+# (a Python host with stderr=PIPE, a supervisor that collects logs) the reopened fd 1 was the
+# stderr pipe, every answer went to stderr and the client waited forever (bounded here by the
+# client's timeout), in the default mode and under --strict. With stderr a file rmcp falls back
+# to stdio() (the reopened diversion is no FIFO): the cases above. The library now opens the
+# wire for such a name and swaps it in when the gate opens (shim.c, "Opening stdout by name").
+
+# piped_stderr_run NAME PREFIX...: the raw client over pipes on `noisy-rmcp --pipes`, the server's
+# stderr a pipe read into NAME.err. CLIENT=py: the Python SDK client instead (a Python host).
+# MESSAGE: the echo tool's argument (default "through the gate").
+piped_stderr_run() {
+  local name=$1 status=0 client=("$PY" "$INTEG/raw_client.py" --transport pipe)
+  local fifo=$BATS_TEST_TMPDIR/$name-stderr-pipe
+  shift
+  [ "${CLIENT:-}" = py ] && client=("$SDK_VENV_PY" "$TESTS/sdk/py_client.py")
+  mkfifo "$fifo"
+  cat "$fifo" >"$BATS_TEST_TMPDIR/$name.err" &
+  "${client[@]}" --timeout 20 --stderr "$fifo" --call echo \
+    --args "{\"message\":\"${MESSAGE:-through the gate}\"}" \
+    -- "$@" "$SDK_OUT/bin/noisy-rmcp" --pipes >"$BATS_TEST_TMPDIR/$name.json" || status=$?
+  wait
+  [ "$status" = 0 ] || { show "$name"; return 1; }
+}
+
+# piped_stderr_case: unwrapped (the banner on stdout), wrapped and --strict (the banner on the
+# server's stderr), the same result each time.
+piped_stderr_case() {
+  piped_stderr_run plain
+  completed plain
+  if grep -qF "noisy-rmcp: starting" "$BATS_TEST_TMPDIR/plain.err"; then
+    echo "unwrapped: the banner is not on stdout: the test could not fail"; return 1
+  fi
+  piped_stderr_run gated "$GATE"
+  completed gated
+  same_result plain gated
+  grep -qF "noisy-rmcp: starting" "$BATS_TEST_TMPDIR/gated.err"
+  [ "${CLIENT:-}" = py ] && return 0
+  piped_stderr_run strict "$GATE" --strict
+  completed strict
+  same_result plain strict
+  grep -qF "noisy-rmcp: starting" "$BATS_TEST_TMPDIR/strict.err"
+}
+
+@test "sdk: Rust rmcp stdio_pipes(), raw client (pipes), stderr a pipe: unwrapped, wrapped, --strict" {
+  piped_stderr_case
+}
+
+@test "sdk: Rust rmcp stdio_pipes(), Python SDK client (pipes), stderr a pipe: unwrapped, wrapped" {
+  CLIENT=py piped_stderr_case
+}
+
+@test "sdk: Rust rmcp stdio_pipes(), an answer larger than a pipe (tokio's epoll registration): unwrapped, wrapped, --strict" {
+  MESSAGE=$(head -c 100000 /dev/zero | tr '\0' m)
+  piped_stderr_case
+  [ "$(q gated '.call | tostring | length')" -gt 100000 ]
+}

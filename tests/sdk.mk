@@ -12,7 +12,6 @@
 #   sdk-java    io.modelcontextprotocol.sdk:mcp (pom.xml, exact versions, checksums enforced):
 #               the jars copied by the dependency plugin, the server compiled with javac
 #   test-sdk    the above, then bats tests/real_sdk.bats
-#   test-sdk-pending  tests/sdk/pending: known failures, not in `make test`
 #
 # Tool chains: go, cargo, javac (17+) and mvn come with the machine (the project's machines and CI
 # have them); Debian's go and cargo are too old for these SDKs (go 1.25, rust 1.88), so they are
@@ -82,10 +81,6 @@ $(SDK_OUT)/java/.stamp: $(SDK_SRC)/java/pom.xml $(wildcard $(SDK_SRC)/java/src/m
 test-sdk: test-tools all npm-deps sdk-deps
 	bats tests/real_sdk.bats
 
-# Known failures, kept out of `make test` (see the file's header).
-test-sdk-pending: test-tools all sdk-deps
-	bats tests/sdk/pending
-
 TEST_DEPS += sdk-deps
 
-.PHONY: sdk-deps sdk-python sdk-go sdk-rust sdk-java test-sdk test-sdk-pending
+.PHONY: sdk-deps sdk-python sdk-go sdk-rust sdk-java test-sdk
