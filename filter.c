@@ -46,7 +46,7 @@
 #include "detect.h"
 
 #define WIRE 1
-#define READ_SIZE (1024 * 1024)
+#define READ_SIZE (256 * 1024)
 #define IOV_MAX_BATCH 64
 #define JUNK_BACKLOG (1024 * 1024)
 
@@ -195,6 +195,26 @@ static void junk_out(const struct iovec *iov, int cnt)
         g_backlog.len += take;
         g_stats.dropped += n - take;
     }
+}
+
+/* The backlog is nearly full: stderr is read more slowly than the server writes
+ * junk.  Wait for it as the server's own writes to stderr would (the server
+ * waits in turn, on its stdout), unless stderr takes nothing for a second:
+ * then nobody reads it, and junk is dropped from then on rather than hold
+ * up the protocol. */
+static void backlog_wait(void)
+{
+    struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
+    int r;
+    while ((r = poll(&pfd, 1, 1000)) < 0 && errno == EINTR)
+        ;
+    if (r > 0) {
+        backlog_drain();
+        return;
+    }
+    say(2, "strict: stderr takes nothing: junk dropped from now on");
+    backlog_drop();
+    g_err.fd = -1;              /* (say() then stays silent too) */
 }
 
 /* At the end: the client gets its end of file now; stderr gets what is
@@ -368,6 +388,9 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
     say(2, "strict: filtering, protocol %s", protocol == SG_JSONL ? "jsonl" : protocol == SG_FRAMED ? "framed" : "auto");
 
     for (;;) {
+        /* room for all the junk one more read can make */
+        while (g_backlog.len > sizeof g_backlog.b - READ_SIZE - SG_HOLD_MAX)
+            backlog_wait();
         if (g_backlog.len) {    /* wait for the server and for stderr */
             struct pollfd fds[2] = { { .fd = in, .events = POLLIN }, { .fd = g_err.fd, .events = POLLOUT } };
             if (poll(fds, 2, -1) < 0)
@@ -454,7 +477,7 @@ static int start_filter(enum sg_protocol protocol, int discard)
     }
     /* Fewer, larger hops for large messages (at most what the system allows
      * an unprivileged pipe; the server's writes block later, never sooner). */
-    (void)fcntl(p[1], F_SETPIPE_SZ, READ_SIZE);
+    (void)fcntl(p[1], F_SETPIPE_SZ, 1024 * 1024);
     /* No signal handler of the caller's may run in the children before
      * the filter has set its own dispositions. */
     sigfillset(&all);
