@@ -108,6 +108,11 @@ static void open_stderr(int discard)
     } else if (S_ISFIFO(err.st_mode) || S_ISCHR(err.st_mode)) {
         /* a second open file description: O_NONBLOCK on it is ours alone */
         int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd >= 0 && fd < 4) {    /* not where stdin was: fd 0 is closed */
+            int moved = fcntl(fd, F_DUPFD_CLOEXEC, 4);
+            close(fd);
+            fd = moved;
+        }
         if (fd >= 0)
             g_err.fd = fd;
         else if (errno == ENXIO)
@@ -493,9 +498,10 @@ static int start_filter(enum sg_protocol protocol, int discard)
     }
     int status = 1;
     if (middle > 0) {
-        while (waitpid(middle, &status, 0) < 0 && errno == EINTR)
+        pid_t r;
+        while ((r = waitpid(middle, &status, 0)) < 0 && errno == EINTR)
             ;
-        if (errno == ECHILD)    /* SIGCHLD ignored: reaped by the kernel */
+        if (r < 0)              /* ECHILD: SIGCHLD ignored, reaped by the kernel */
             status = 0;
     }
     close(p[0]);
