@@ -49,6 +49,8 @@
 #define READ_SIZE (256 * 1024)
 #define IOV_MAX_BATCH 64
 #define JUNK_BACKLOG (1024 * 1024)
+/* A stderr that takes nothing for this long is taken as read by nobody. */
+#define STALL_MS 5000
 
 static int g_level = 1;
 
@@ -204,14 +206,14 @@ static void junk_out(const struct iovec *iov, int cnt)
 
 /* The backlog is nearly full: stderr is read more slowly than the server writes
  * junk.  Wait for it as the server's own writes to stderr would (the server
- * waits in turn, on its stdout), unless stderr takes nothing for a second:
+ * waits in turn, on its stdout), unless stderr takes nothing for STALL_MS:
  * then nobody reads it, and junk is dropped from then on rather than hold
- * up the protocol. */
+ * up the protocol (a one-time delay of STALL_MS). */
 static void backlog_wait(void)
 {
     struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
     int r;
-    while ((r = poll(&pfd, 1, 1000)) < 0 && errno == EINTR)
+    while ((r = poll(&pfd, 1, STALL_MS)) < 0 && errno == EINTR)
         ;
     if (r > 0) {
         backlog_drain();
@@ -223,7 +225,7 @@ static void backlog_wait(void)
 }
 
 /* At the end: the client gets its end of file now; stderr gets what is
- * still queued as long as it keeps taking some within a second. */
+ * still queued as long as it keeps taking some within STALL_MS. */
 static void backlog_finish(void)
 {
     if (g_backlog.len == 0)
@@ -231,7 +233,7 @@ static void backlog_finish(void)
     close(WIRE);
     while (g_backlog.len && g_err.fd >= 0) {
         struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
-        if (poll(&pfd, 1, 1000) <= 0) {
+        if (poll(&pfd, 1, STALL_MS) <= 0) {
             backlog_drop();
             break;
         }
