@@ -396,7 +396,7 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
 
     for (;;) {
         /* room for all the junk one more read can make */
-        while (g_backlog.len > sizeof g_backlog.b - READ_SIZE - SG_HOLD_MAX)
+        while (g_backlog.len > sizeof g_backlog.b - (size_t)READ_SIZE - SG_HOLD_MAX)
             backlog_wait();
         if (g_backlog.len) {    /* wait for the server and for stderr */
             struct pollfd fds[2] = { { .fd = in, .events = POLLIN }, { .fd = g_err.fd, .events = POLLOUT } };
