@@ -157,3 +157,26 @@ for i, m in ((0, "initialize"), ("p1", "ping")):
     # ... and the filter saw no junk
     assert_stderr_has "0 bytes of junk in 0 lines diverted to stderr"
 }
+
+@test "strict: socketpairs for stdin and stdout (as Node-based clients give them)" {
+    JUNK=("py-request-junk initialize" "py-request-junk ping")
+    both --sockets --line "$INIT" --line "$PING" -- "$PYTHON" "$SRV" print log
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "strict: stdin and stdout one socket (inetd style): closing stdin is not the client going away" {
+    JUNK=("py-request-junk initialize" "py-request-junk ping")
+    both --one-socket --line "$INIT" --line "$PING" -- "$PYTHON" "$SRV" print
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "strict: a server that moves stdout to a private copy (MCP Python SDK v2 style)" {
+    gated --line "$INIT" --line "$PING" -- "$PYTHON" "$FIX/core_py_server.py" sdk2
+    assert_status 0
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has py-post-junk py-import-junk
+}
