@@ -123,8 +123,9 @@ fault() {
     chmod +x "$BATS_TEST_TMPDIR/merged"
     # (what the server itself writes on fd 2 lands on the wire, as the user asked: this one writes none)
     STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/merged gated --line "$INIT" --line "$PING" \
-        -- "$PYTHON" "$SRV" print log tag=$TAG
+        -- "$PYTHON" "$SRV" banner print log tag=$TAG
     assert_status 0
+    # the startup banner too: the library's diversion goes to /dev/null, not to fd 2
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
     assert_no_filter "$TAG"
 }
