@@ -908,6 +908,12 @@ fail:
     return i;
 }
 
+/* Is the stream in a committed line (wire through its next newline)? */
+static inline int sg_stream_in_line(const struct sg_stream *s)
+{
+    return s->where == SW_LINE;
+}
+
 /* End of input: the held bytes, if any, are junk (a partial line at exit). */
 static inline enum sg_verdict sg_stream_end(struct sg_stream *s)
 {

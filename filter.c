@@ -93,6 +93,17 @@ static struct {
     int partial;        /* the last junk byte was not a newline */
 } g_stats;
 
+/* Move a descriptor to low or above (0 is closed in the filter, and 0, 1,
+ * 2 may be closed when the launcher starts). */
+static int above(int fd, int low)
+{
+    if (fd >= low)
+        return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, low);
+    close(fd);
+    return moved;
+}
+
 static void open_stderr(int discard)
 {
     struct stat err, wire;
@@ -110,11 +121,8 @@ static void open_stderr(int discard)
     } else if (S_ISFIFO(err.st_mode) || S_ISCHR(err.st_mode)) {
         /* a second open file description: O_NONBLOCK on it is ours alone */
         int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        if (fd >= 0 && fd < 4) {    /* not where stdin was: fd 0 is closed */
-            int moved = fcntl(fd, F_DUPFD_CLOEXEC, 4);
-            close(fd);
-            fd = moved;
-        }
+        if (fd >= 0)
+            fd = above(fd, 4);  /* not where stdin was: fd 0 is closed */
         if (fd >= 0)
             g_err.fd = fd;
         else if (errno == ENXIO)
@@ -349,6 +357,86 @@ static void *watch_wire(void *unused)
     return NULL;
 }
 
+/* A committed line of many megabytes: its bytes go from the pipe to the
+ * wire by splice(2), without a copy through the filter; a tee(2) into a
+ * private pipe and one read of that show where its newline is.  Returns 0
+ * where it does not apply (the caller reads as usual), 1 when it moved
+ * bytes, -1 at the end of the input. */
+static struct {
+    int off;            /* the wire or the kernel refused: read and write */
+    int peek[2];
+} g_splice = { 0, { -1, -1 } };
+
+static void wire_splice(int in, size_t len, unsigned char *buf)
+{
+    while (len > 0) {
+        ssize_t w = splice(in, NULL, WIRE, NULL, len, SPLICE_F_MOVE);
+        if (w > 0) {
+            len -= (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            struct pollfd pfd = { .fd = WIRE, .events = POLLOUT };
+            (void)poll(&pfd, 1, -1);
+            continue;
+        }
+        if (w < 0 && (errno == EPIPE || errno == ECONNRESET))
+            report_and_exit("the client closed the wire");
+        /* the wire takes no splice: the same bytes, read and written */
+        g_splice.off = 1;
+        while (len > 0) {
+            ssize_t n = read(in, buf, len);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                report_and_exit("cannot read the pipe");
+            struct iovec v = { buf, (size_t)n };
+            wire_out(&v, 1);
+            len -= (size_t)n;
+        }
+    }
+}
+
+static int splice_line(int in, struct sg_stream *s, unsigned char *buf, size_t size)
+{
+    if (g_splice.off || !sg_stream_in_line(s))
+        return 0;
+    if (g_splice.peek[0] < 0) {
+        if (pipe2(g_splice.peek, O_CLOEXEC) < 0 || (g_splice.peek[0] = above(g_splice.peek[0], 4)) < 0 ||
+            (g_splice.peek[1] = above(g_splice.peek[1], 4)) < 0) {
+            g_splice.off = 1;
+            return 0;
+        }
+        (void)fcntl(g_splice.peek[1], F_SETPIPE_SZ, (int)size);
+    }
+    ssize_t t;
+    while ((t = tee(in, g_splice.peek[1], size, 0)) < 0 && errno == EINTR)
+        ;
+    if (t < 0) {
+        g_splice.off = 1;
+        return 0;
+    }
+    if (t == 0)
+        return -1;
+    size_t got = 0;             /* the peek pipe holds exactly these t bytes */
+    while (got < (size_t)t) {
+        ssize_t n = read(g_splice.peek[0], buf + got, (size_t)t - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            report_and_exit("cannot read the peek pipe");
+        got += (size_t)n;
+    }
+    const unsigned char *nl = memchr(buf, '\n', got);
+    size_t line = nl ? (size_t)(nl - buf) + 1 : got;
+    enum sg_verdict v;
+    wire_splice(in, line, buf + got);
+    (void)sg_stream_scan(s, buf, line, &v);     /* the classifier follows: SG_WIRE */
+    return 1;
+}
+
 static void filter_ignore_signals(void)
 {
     /* Ctrl-C or a hangup to the process group is for the server, whose
@@ -407,6 +495,11 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
             if (!fds[0].revents)
                 continue;
         }
+        int spliced = splice_line(in, &s, buf, sizeof buf / 2);
+        if (spliced > 0)
+            continue;
+        if (spliced < 0)
+            break;
         ssize_t n = read(in, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
@@ -443,16 +536,6 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
 
 /* ---- The launcher ---- */
 
-/* Move a descriptor to 3 or above (0, 1 and 2 may be closed when we start). */
-static int above_stdio(int fd)
-{
-    if (fd > 2)
-        return fd;
-    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    close(fd);
-    return moved;
-}
-
 static _Noreturn void run(char **argv)
 {
     execvp(argv[0], argv);
@@ -478,7 +561,7 @@ static int start_filter(enum sg_protocol protocol, int discard)
      * is no longer what STDIOGATE_WIRE names. */
     if (fstat(2, &err) == 0 && err.st_dev == st.st_dev && err.st_ino == st.st_ino)
         setenv("STDIOGATE_DISCARD", "1", 1);
-    if (pipe2(p, O_CLOEXEC) < 0 || (p[0] = above_stdio(p[0])) < 0 || (p[1] = above_stdio(p[1])) < 0) {
+    if (pipe2(p, O_CLOEXEC) < 0 || (p[0] = above(p[0], 3)) < 0 || (p[1] = above(p[1], 3)) < 0) {
         say(1, "strict: cannot create a pipe (%s): running without the filter", strerror(errno));
         return 0;
     }

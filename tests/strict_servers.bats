@@ -106,9 +106,10 @@ err = open(sys.argv[1], "rb").read()
 sys.exit(0 if junk in err else 1)' "$ERR" || { echo "binary junk not on stderr" >&2; show_run; false; }
 }
 
-@test "strict: 8 MiB answers pass byte for byte, junk around them goes to stderr" {
+@test "strict: 8 MiB answers pass byte for byte, junk around them goes to stderr (pipes and sockets)" {
+  for how in --no-sockets --sockets; do
     JUNK=('"event": "handling request"' "py-request-junk ping")
-    gated --line "$INIT" --line "$PING" -- "$PYTHON" "$SRV" big=8388608 log print
+    gated ${how/--no-sockets/} --line "$INIT" --line "$PING" -- "$PYTHON" "$SRV" big=8388608 log print
     assert_status 0
     assert_junk_on_stderr
     want=$BATS_TEST_TMPDIR/want-big
@@ -118,6 +119,7 @@ t = "x" * 8388608
 for i, m in ((0, "initialize"), ("p1", "ping")):
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": i, "result": {"echo": m, "text": t}}, separators=(",", ":")) + "\n")' >"$want"
     assert_file_stdout "$want"
+  done
 }
 
 @test "strict: a clean server's stdout passes byte-identical (cmp against unwrapped)" {
@@ -179,4 +181,19 @@ for i, m in ((0, "initialize"), ("p1", "ping")):
     assert_status 0
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
     assert_stderr_has py-post-junk py-import-junk
+}
+
+@test "strict: a long committed line reaches a wire that takes no splice (a file opened O_APPEND) whole" {
+    cd "$BATS_TEST_TMPDIR"
+    "$PYTHON" -c '
+import json, sys
+t = "y" * 300000
+sys.stdout.write(json.dumps({"result": {"text": t}, "jsonrpc": "2.0", "id": 1}) + "\n")
+sys.stdout.write("junk after\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "result": {}}) + "\n")' >input
+    grep -v '^junk after$' input >want
+    echo "earlier content" >wire
+    echo "earlier content" | cat - want >want-appended
+    "$ROOT/stdiogate" --strict -- "$PYTHON" "$FIX/strict_emit.py" input </dev/null >>wire 2>err
+    cmp want-appended wire
+    [ "$(cat err)" = "junk after" ]
 }
