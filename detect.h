@@ -914,6 +914,21 @@ static inline int sg_stream_in_line(const struct sg_stream *s)
     return s->where == SW_LINE;
 }
 
+/* How many bytes to come are the rest of a frame's body: wire whatever
+ * they are (0 outside a body). */
+static inline unsigned long long sg_stream_body_left(const struct sg_stream *s)
+{
+    return s->where == SW_BODY ? s->body_left : 0;
+}
+
+/* k (at most sg_stream_body_left()) body bytes went to the wire unseen. */
+static inline void sg_stream_body_taken(struct sg_stream *s, unsigned long long k)
+{
+    s->body_left -= k;
+    if (s->body_left == 0)
+        s->where = SW_OUTSIDE;
+}
+
 /* End of input: the held bytes, if any, are junk (a partial line at exit). */
 static inline enum sg_verdict sg_stream_end(struct sg_stream *s)
 {

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -359,7 +360,8 @@ static void *watch_wire(void *unused)
 
 /* A committed line of many megabytes: its bytes go from the pipe to the
  * wire by splice(2), without a copy through the filter; a tee(2) into a
- * private pipe and one read of that show where its newline is.  Returns 0
+ * private pipe and one read of that show where its newline is.  A frame's
+ * body of 64 KiB or more is spliced as it is.  Returns 0
  * where it does not apply (the caller reads as usual), 1 when it moved
  * bytes, -1 at the end of the input. */
 static struct {
@@ -401,8 +403,23 @@ static void wire_splice(int in, size_t len, unsigned char *buf)
 
 static int splice_line(int in, struct sg_stream *s, unsigned char *buf, size_t size)
 {
-    if (g_splice.off || !sg_stream_in_line(s))
+    unsigned long long body = sg_stream_body_left(s);
+    if (g_splice.off || (!sg_stream_in_line(s) && body < SG_HOLD_MAX))
         return 0;
+    if (body) {                 /* a frame's body needs no look at all */
+        struct pollfd pfd = { .fd = in, .events = POLLIN };
+        size_t len = body < size ? (size_t)body : size;
+        while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+            ;
+        int avail = 0;
+        if (ioctl(in, FIONREAD, &avail) < 0 || avail <= 0)
+            return 0;           /* end of input: the caller's read sees it */
+        if ((size_t)avail < len)
+            len = (size_t)avail;
+        wire_splice(in, len, buf);
+        sg_stream_body_taken(s, len);
+        return 1;
+    }
     if (g_splice.peek[0] < 0) {
         if (pipe2(g_splice.peek, O_CLOEXEC) < 0 || (g_splice.peek[0] = above(g_splice.peek[0], 4)) < 0 ||
             (g_splice.peek[1] = above(g_splice.peek[1], 4)) < 0) {

@@ -193,7 +193,26 @@ sys.stdout.write("junk after\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "result
     grep -v '^junk after$' input >want
     echo "earlier content" >wire
     echo "earlier content" | cat - want >want-appended
-    "$ROOT/stdiogate" --strict -- "$PYTHON" "$FIX/strict_emit.py" input </dev/null >>wire 2>err
+    tag=t$$-$BATS_TEST_NUMBER
+    "$ROOT/stdiogate" --strict -- "$PYTHON" "$FIX/strict_emit.py" input "tag=$tag" </dev/null >>wire 2>err
+    # a file gives no end of file to wait for: wait for the filter (README, Limits of strict mode)
+    assert_no_filter "$tag"
     cmp want-appended wire
     [ "$(cat err)" = "junk after" ]
+}
+
+@test "strict: 3 MiB LSP frames (bodies spliced) pass byte for byte, junk between them goes to stderr (pipes and sockets)" {
+  for how in --no-sockets --sockets; do
+    gated ${how/--no-sockets/} --framing lsp --lsp "$LSP_INIT" --lsp "$SHUTDOWN" -- "$PYTHON" "$SRV" framed big=3145728
+    assert_status 0
+    [ "$(grep -c lsp-junk-between "$ERR")" -eq 2 ]
+    want=$BATS_TEST_TMPDIR/want-lsp
+    "$PYTHON" -c '
+import json, sys
+t = "x" * 3145728
+for i, m in ((1, "initialize"), (2, "shutdown")):
+    b = json.dumps({"jsonrpc": "2.0", "id": i, "result": {"echo": m, "text": t}}, separators=(",", ":")).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(b) + b)' >"$want"
+    assert_file_stdout "$want"
+  done
 }
