@@ -14,7 +14,8 @@
  *
  * The filter is forked twice (the middle process is reaped at once) so that
  * it is nobody's child: a server's wait(-1) or SIGCHLD never sees it.  It
- * holds the wire, stderr and the pipe's read end, nothing else, and exits
+ * holds the wire, stderr and the pipe's read end (and descriptors of its own:
+ * a non-blocking handle on stderr, a pipe to peek through), and exits
  * when the last writer of the pipe has closed it, or when the client has
  * closed the wire.  COMMAND gets the signal dispositions and mask this
  * program was started with.  libc only; built statically, so that the
