@@ -761,6 +761,27 @@ static inline size_t sg_plain_string_bytes(const unsigned char *p, size_t n, uns
     return k;
 }
 
+/* How many of p[0..n) cannot start a candidate: junk outright.  Eight at
+ * a time, the whole words without '{', '[' (JSON) or 'C', 'c' (frames). */
+static inline size_t sg_plain_junk_bytes(const unsigned char *p, size_t n, unsigned char protocol)
+{
+    const unsigned long long ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    unsigned long long a = ones * '{', b = ones * '[', c = ones * 'C', d = ones * 'c';
+    size_t k = 0;
+    if (protocol == SG_JSONL)
+        c = a, d = b;
+    else if (protocol == SG_FRAMED)
+        a = c, b = d;
+    for (; k + 8 <= n; k += 8) {
+        unsigned long long w, x, y, z, t;
+        __builtin_memcpy(&w, p + k, sizeof w);
+        x = w ^ a, y = w ^ b, z = w ^ c, t = w ^ d;
+        if ((((x - ones) & ~x) | ((y - ones) & ~y) | ((z - ones) & ~z) | ((t - ones) & ~t)) & highs)
+            break;
+    }
+    return k;
+}
+
 /* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if
  * SG_WIRE or SG_JUNK, every byte fed so far through p[k-1] is decided so
  * (held bytes of earlier calls included); if SG_UNDECIDED, k == n and
@@ -775,6 +796,12 @@ static inline size_t sg_stream_scan(struct sg_stream *s, const unsigned char *p,
         unsigned char c = p[i];
         switch (s->where) {
         case SW_OUTSIDE: {
+            size_t k = sg_plain_junk_bytes(p + i, n - i, s->protocol);
+            if (k) {
+                i += k;
+                *verdict = SG_JUNK;
+                continue;
+            }
             int json = s->protocol != SG_FRAMED && (c == '{' || c == '[');
             int frame = s->protocol != SG_JSONL && (c == 'C' || c == 'c');
             if (!json && !frame) {
@@ -880,6 +907,27 @@ fail:
     s->held = 0;
     *verdict = SG_JUNK;
     return i;
+}
+
+/* Is the stream in a committed line (wire through its next newline)? */
+static inline int sg_stream_in_line(const struct sg_stream *s)
+{
+    return s->where == SW_LINE;
+}
+
+/* How many bytes to come are the rest of a frame's body: wire whatever
+ * they are (0 outside a body). */
+static inline unsigned long long sg_stream_body_left(const struct sg_stream *s)
+{
+    return s->where == SW_BODY ? s->body_left : 0;
+}
+
+/* k (at most sg_stream_body_left()) body bytes went to the wire unseen. */
+static inline void sg_stream_body_taken(struct sg_stream *s, unsigned long long k)
+{
+    s->body_left -= k;
+    if (s->body_left == 0)
+        s->where = SW_OUTSIDE;
 }
 
 /* End of input: the held bytes, if any, are junk (a partial line at exit). */

@@ -14,7 +14,8 @@
  *
  * The filter is forked twice (the middle process is reaped at once) so that
  * it is nobody's child: a server's wait(-1) or SIGCHLD never sees it.  It
- * holds the wire, stderr and the pipe's read end, nothing else, and exits
+ * holds the wire, stderr and the pipe's read end (and descriptors of its own:
+ * a non-blocking handle on stderr, a pipe to peek through), and exits
  * when the last writer of the pipe has closed it, or when the client has
  * closed the wire.  COMMAND gets the signal dispositions and mask this
  * program was started with.  libc only; built statically, so that the
@@ -36,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -46,9 +48,11 @@
 #include "detect.h"
 
 #define WIRE 1
-#define READ_SIZE (1024 * 1024)
+#define READ_SIZE (256 * 1024)
 #define IOV_MAX_BATCH 64
 #define JUNK_BACKLOG (1024 * 1024)
+/* A stderr that takes nothing for this long is taken as read by nobody. */
+#define STALL_MS 5000
 
 static int g_level = 1;
 
@@ -91,6 +95,17 @@ static struct {
     int partial;        /* the last junk byte was not a newline */
 } g_stats;
 
+/* Move a descriptor to low or above (0 is closed in the filter, and 0, 1,
+ * 2 may be closed when the launcher starts). */
+static int above(int fd, int low)
+{
+    if (fd >= low)
+        return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, low);
+    close(fd);
+    return moved;
+}
+
 static void open_stderr(int discard)
 {
     struct stat err, wire;
@@ -108,6 +123,8 @@ static void open_stderr(int discard)
     } else if (S_ISFIFO(err.st_mode) || S_ISCHR(err.st_mode)) {
         /* a second open file description: O_NONBLOCK on it is ours alone */
         int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd >= 0)
+            fd = above(fd, 4);  /* not where stdin was: fd 0 is closed */
         if (fd >= 0)
             g_err.fd = fd;
         else if (errno == ENXIO)
@@ -197,8 +214,28 @@ static void junk_out(const struct iovec *iov, int cnt)
     }
 }
 
+/* The backlog is nearly full: stderr is read more slowly than the server writes
+ * junk.  Wait for it as the server's own writes to stderr would (the server
+ * waits in turn, on its stdout), unless stderr takes nothing for STALL_MS:
+ * then nobody reads it, and junk is dropped from then on rather than hold
+ * up the protocol (a one-time delay of STALL_MS). */
+static void backlog_wait(void)
+{
+    struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
+    int r;
+    while ((r = poll(&pfd, 1, STALL_MS)) < 0 && errno == EINTR)
+        ;
+    if (r > 0) {
+        backlog_drain();
+        return;
+    }
+    say(2, "strict: stderr takes nothing: junk dropped from now on");
+    backlog_drop();
+    g_err.fd = -1;              /* (say() then stays silent too) */
+}
+
 /* At the end: the client gets its end of file now; stderr gets what is
- * still queued as long as it keeps taking some within a second. */
+ * still queued as long as it keeps taking some within STALL_MS. */
 static void backlog_finish(void)
 {
     if (g_backlog.len == 0)
@@ -206,7 +243,7 @@ static void backlog_finish(void)
     close(WIRE);
     while (g_backlog.len && g_err.fd >= 0) {
         struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
-        if (poll(&pfd, 1, 1000) <= 0) {
+        if (poll(&pfd, 1, STALL_MS) <= 0) {
             backlog_drop();
             break;
         }
@@ -322,6 +359,102 @@ static void *watch_wire(void *unused)
     return NULL;
 }
 
+/* A committed line of many megabytes: its bytes go from the pipe to the
+ * wire by splice(2), without a copy through the filter; a tee(2) into a
+ * private pipe and one read of that show where its newline is.  A frame's
+ * body of 64 KiB or more is spliced as it is.  Returns 0
+ * where it does not apply (the caller reads as usual), 1 when it moved
+ * bytes, -1 at the end of the input. */
+static struct {
+    int off;            /* the wire or the kernel refused: read and write */
+    int peek[2];
+} g_splice = { 0, { -1, -1 } };
+
+static void wire_splice(int in, size_t len, unsigned char *buf)
+{
+    while (len > 0) {
+        ssize_t w = splice(in, NULL, WIRE, NULL, len, SPLICE_F_MOVE);
+        if (w > 0) {
+            len -= (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            struct pollfd pfd = { .fd = WIRE, .events = POLLOUT };
+            (void)poll(&pfd, 1, -1);
+            continue;
+        }
+        if (w < 0 && (errno == EPIPE || errno == ECONNRESET))
+            report_and_exit("the client closed the wire");
+        /* the wire takes no splice: the same bytes, read and written */
+        g_splice.off = 1;
+        while (len > 0) {
+            ssize_t n = read(in, buf, len);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                report_and_exit("cannot read the pipe");
+            struct iovec v = { buf, (size_t)n };
+            wire_out(&v, 1);
+            len -= (size_t)n;
+        }
+    }
+}
+
+static int splice_line(int in, struct sg_stream *s, unsigned char *buf, size_t size)
+{
+    unsigned long long body = sg_stream_body_left(s);
+    if (g_splice.off || (!sg_stream_in_line(s) && body < SG_HOLD_MAX))
+        return 0;
+    if (body) {                 /* a frame's body needs no look at all */
+        struct pollfd pfd = { .fd = in, .events = POLLIN };
+        size_t len = body < size ? (size_t)body : size;
+        while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+            ;
+        int avail = 0;
+        if (ioctl(in, FIONREAD, &avail) < 0 || avail <= 0)
+            return 0;           /* end of input: the caller's read sees it */
+        if ((size_t)avail < len)
+            len = (size_t)avail;
+        wire_splice(in, len, buf);
+        sg_stream_body_taken(s, len);
+        return 1;
+    }
+    if (g_splice.peek[0] < 0) {
+        if (pipe2(g_splice.peek, O_CLOEXEC) < 0 || (g_splice.peek[0] = above(g_splice.peek[0], 4)) < 0 ||
+            (g_splice.peek[1] = above(g_splice.peek[1], 4)) < 0) {
+            g_splice.off = 1;
+            return 0;
+        }
+        (void)fcntl(g_splice.peek[1], F_SETPIPE_SZ, (int)size);
+    }
+    ssize_t t;
+    while ((t = tee(in, g_splice.peek[1], size, 0)) < 0 && errno == EINTR)
+        ;
+    if (t < 0) {
+        g_splice.off = 1;
+        return 0;
+    }
+    if (t == 0)
+        return -1;
+    size_t got = 0;             /* the peek pipe holds exactly these t bytes */
+    while (got < (size_t)t) {
+        ssize_t n = read(g_splice.peek[0], buf + got, (size_t)t - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            report_and_exit("cannot read the peek pipe");
+        got += (size_t)n;
+    }
+    const unsigned char *nl = memchr(buf, '\n', got);
+    size_t line = nl ? (size_t)(nl - buf) + 1 : got;
+    enum sg_verdict v;
+    wire_splice(in, line, buf + got);
+    (void)sg_stream_scan(s, buf, line, &v);     /* the classifier follows: SG_WIRE */
+    return 1;
+}
+
 static void filter_ignore_signals(void)
 {
     /* Ctrl-C or a hangup to the process group is for the server, whose
@@ -368,6 +501,9 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
     say(2, "strict: filtering, protocol %s", protocol == SG_JSONL ? "jsonl" : protocol == SG_FRAMED ? "framed" : "auto");
 
     for (;;) {
+        /* room for all the junk one more read can make */
+        while (g_backlog.len > sizeof g_backlog.b - (size_t)READ_SIZE - SG_HOLD_MAX)
+            backlog_wait();
         if (g_backlog.len) {    /* wait for the server and for stderr */
             struct pollfd fds[2] = { { .fd = in, .events = POLLIN }, { .fd = g_err.fd, .events = POLLOUT } };
             if (poll(fds, 2, -1) < 0)
@@ -377,6 +513,11 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
             if (!fds[0].revents)
                 continue;
         }
+        int spliced = splice_line(in, &s, buf, sizeof buf / 2);
+        if (spliced > 0)
+            continue;
+        if (spliced < 0)
+            break;
         ssize_t n = read(in, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
@@ -413,16 +554,6 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
 
 /* ---- The launcher ---- */
 
-/* Move a descriptor to 3 or above (0, 1 and 2 may be closed when we start). */
-static int above_stdio(int fd)
-{
-    if (fd > 2)
-        return fd;
-    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    close(fd);
-    return moved;
-}
-
 static _Noreturn void run(char **argv)
 {
     execvp(argv[0], argv);
@@ -448,13 +579,13 @@ static int start_filter(enum sg_protocol protocol, int discard)
      * is no longer what STDIOGATE_WIRE names. */
     if (fstat(2, &err) == 0 && err.st_dev == st.st_dev && err.st_ino == st.st_ino)
         setenv("STDIOGATE_DISCARD", "1", 1);
-    if (pipe2(p, O_CLOEXEC) < 0 || (p[0] = above_stdio(p[0])) < 0 || (p[1] = above_stdio(p[1])) < 0) {
+    if (pipe2(p, O_CLOEXEC) < 0 || (p[0] = above(p[0], 3)) < 0 || (p[1] = above(p[1], 3)) < 0) {
         say(1, "strict: cannot create a pipe (%s): running without the filter", strerror(errno));
         return 0;
     }
     /* Fewer, larger hops for large messages (at most what the system allows
      * an unprivileged pipe; the server's writes block later, never sooner). */
-    (void)fcntl(p[1], F_SETPIPE_SZ, READ_SIZE);
+    (void)fcntl(p[1], F_SETPIPE_SZ, 1024 * 1024);
     /* No signal handler of the caller's may run in the children before
      * the filter has set its own dispositions. */
     sigfillset(&all);
@@ -470,9 +601,10 @@ static int start_filter(enum sg_protocol protocol, int discard)
     }
     int status = 1;
     if (middle > 0) {
-        while (waitpid(middle, &status, 0) < 0 && errno == EINTR)
+        pid_t r;
+        while ((r = waitpid(middle, &status, 0)) < 0 && errno == EINTR)
             ;
-        if (errno == ECHILD)    /* SIGCHLD ignored: reaped by the kernel */
+        if (r < 0)              /* ECHILD: SIGCHLD ignored, reaped by the kernel */
             status = 0;
     }
     close(p[0]);

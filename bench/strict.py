@@ -224,7 +224,7 @@ class Strict:
         self.out += ["## Memory: the filter's peak RSS (getrusage, its level-2 exit line)", "",
                      "| input | peak RSS | junk bytes counted |", "| --- | ---: | ---: |"]
         self.out += [f"| {a} | {b:,} KiB | {c:,} |" for a, b, c in rows] + [""]
-        bound = ("bound: 1 MiB read buffer + 64 KiB held candidate + 1 MiB junk backlog + libc; "
+        bound = ("bound: 256 KiB read buffer + 64 KiB held candidate + 1 MiB junk backlog + libc; "
                  "independent of the input")
         for a, b, _ in rows:
             self.summary.append((f"memory: filter peak RSS, {a}", f"{b:,} KiB", bound,

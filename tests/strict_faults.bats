@@ -117,3 +117,15 @@ fault() {
         assert_no_filter "$TAG"
     done
 }
+
+@test "strict fault: stderr is the wire (2>&1): junk dropped, only protocol on stdout" {
+    printf '#!/bin/sh\nexec 2>&1\nexec "%s" --strict "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/merged"
+    chmod +x "$BATS_TEST_TMPDIR/merged"
+    # (what the server itself writes on fd 2 lands on the wire, as the user asked: this one writes none)
+    STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/merged gated --line "$INIT" --line "$PING" \
+        -- "$PYTHON" "$SRV" banner print log tag=$TAG
+    assert_status 0
+    # the startup banner too: the library's diversion goes to /dev/null, not to fd 2
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_no_filter "$TAG"
+}

@@ -106,9 +106,10 @@ err = open(sys.argv[1], "rb").read()
 sys.exit(0 if junk in err else 1)' "$ERR" || { echo "binary junk not on stderr" >&2; show_run; false; }
 }
 
-@test "strict: 8 MiB answers pass byte for byte, junk around them goes to stderr" {
+@test "strict: 8 MiB answers pass byte for byte, junk around them goes to stderr (pipes and sockets)" {
+  for how in --no-sockets --sockets; do
     JUNK=('"event": "handling request"' "py-request-junk ping")
-    gated --line "$INIT" --line "$PING" -- "$PYTHON" "$SRV" big=8388608 log print
+    gated ${how/--no-sockets/} --line "$INIT" --line "$PING" -- "$PYTHON" "$SRV" big=8388608 log print
     assert_status 0
     assert_junk_on_stderr
     want=$BATS_TEST_TMPDIR/want-big
@@ -118,6 +119,7 @@ t = "x" * 8388608
 for i, m in ((0, "initialize"), ("p1", "ping")):
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": i, "result": {"echo": m, "text": t}}, separators=(",", ":")) + "\n")' >"$want"
     assert_file_stdout "$want"
+  done
 }
 
 @test "strict: a clean server's stdout passes byte-identical (cmp against unwrapped)" {
@@ -156,4 +158,61 @@ for i, m in ((0, "initialize"), ("p1", "ping")):
     assert_stderr_has "diverting stdout to stderr" "gate opened by"
     # ... and the filter saw no junk
     assert_stderr_has "0 bytes of junk in 0 lines diverted to stderr"
+}
+
+@test "strict: socketpairs for stdin and stdout (as Node-based clients give them)" {
+    JUNK=("py-request-junk initialize" "py-request-junk ping")
+    both --sockets --line "$INIT" --line "$PING" -- "$PYTHON" "$SRV" print log
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "strict: stdin and stdout one socket (inetd style): closing stdin is not the client going away" {
+    JUNK=("py-request-junk initialize" "py-request-junk ping")
+    both --one-socket --line "$INIT" --line "$PING" -- "$PYTHON" "$SRV" print
+    assert_status 0
+    assert_junk_on_stderr
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+}
+
+@test "strict: a server that moves stdout to a private copy (MCP Python SDK v2 style)" {
+    gated --line "$INIT" --line "$PING" -- "$PYTHON" "$FIX/core_py_server.py" sdk2
+    assert_status 0
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_has py-post-junk py-import-junk
+}
+
+@test "strict: a long committed line reaches a wire that takes no splice (a file opened O_APPEND) whole" {
+    cd "$BATS_TEST_TMPDIR"
+    "$PYTHON" -c '
+import json, sys
+t = "y" * 300000
+sys.stdout.write(json.dumps({"result": {"text": t}, "jsonrpc": "2.0", "id": 1}) + "\n")
+sys.stdout.write("junk after\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "result": {}}) + "\n")' >input
+    grep -v '^junk after$' input >want
+    echo "earlier content" >wire
+    echo "earlier content" | cat - want >want-appended
+    tag=t$$-$BATS_TEST_NUMBER
+    "$ROOT/stdiogate" --strict -- "$PYTHON" "$FIX/strict_emit.py" input "tag=$tag" </dev/null >>wire 2>err
+    # a file gives no end of file to wait for: wait for the filter (README, Limits of strict mode)
+    assert_no_filter "$tag"
+    cmp want-appended wire
+    [ "$(cat err)" = "junk after" ]
+}
+
+@test "strict: 3 MiB LSP frames (bodies spliced) pass byte for byte, junk between them goes to stderr (pipes and sockets)" {
+  for how in --no-sockets --sockets; do
+    gated ${how/--no-sockets/} --framing lsp --lsp "$LSP_INIT" --lsp "$SHUTDOWN" -- "$PYTHON" "$SRV" framed big=3145728
+    assert_status 0
+    [ "$(grep -c lsp-junk-between "$ERR")" -eq 2 ]
+    want=$BATS_TEST_TMPDIR/want-lsp
+    "$PYTHON" -c '
+import json, sys
+t = "x" * 3145728
+for i, m in ((1, "initialize"), (2, "shutdown")):
+    b = json.dumps({"jsonrpc": "2.0", "id": i, "result": {"echo": m, "text": t}}, separators=(",", ":")).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(b) + b)' >"$want"
+    assert_file_stdout "$want"
+  done
 }
