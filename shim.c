@@ -688,6 +688,16 @@ struct drain_state {
 
 static struct drain_state *g_drain;
 
+/* n bytes at the head of the buffer are written or dropped. */
+static void drain_settle(struct drain_state *d, size_t *head, size_t *len, size_t n)
+{
+    *head += n;
+    *len -= n;
+    if (!*len)
+        *head = 0;
+    __atomic_add_fetch(&d->settled, (unsigned long long)n, __ATOMIC_RELEASE);
+}
+
 static void drain_out(struct drain_state *d, const char *buf, size_t *head, size_t *len,
                       int kind, int *alive)
 {
@@ -703,11 +713,7 @@ static void drain_out(struct drain_state *d, const char *buf, size_t *head, size
         w = (ssize_t)*len;
         __atomic_add_fetch(&d->dropped, (unsigned long long)w, __ATOMIC_RELAXED);
     }
-    *head += (size_t)w;
-    *len -= (size_t)w;
-    if (!*len)
-        *head = 0;
-    __atomic_add_fetch(&d->settled, (unsigned long long)w, __ATOMIC_RELEASE);
+    drain_settle(d, head, len, (size_t)w);
 }
 
 static void drain_in(struct drain_state *d, char *buf, size_t *head, size_t *len, int alive,
@@ -762,10 +768,13 @@ __attribute__((noreturn)) static void drain(struct drain_state *d)
             continue;
         if (r <= 0)
             break;  /* stderr has not moved for 5 s after the end: give up */
-        if (p[1].revents & POLLOUT)
+        if (p[1].revents & POLLOUT) {
             drain_out(d, buf, &head, &len, kind, &alive);
-        else if (p[1].revents)
+        } else if (p[1].revents) {   /* stderr hung up or failed */
             alive = 0;
+            __atomic_add_fetch(&d->dropped, (unsigned long long)len, __ATOMIC_RELAXED);
+            drain_settle(d, &head, &len, len);
+        }
         STORE(d->stuck, len && !(p[1].revents & POLLOUT));
         if (p[0].revents)
             drain_in(d, buf, &head, &len, alive, &open_in, p[0].revents);
