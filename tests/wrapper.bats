@@ -76,6 +76,15 @@ env_of() {
     [[ "$stderr" == "stdiogate: cannot find libstdiogate.so"* ]]
 }
 
+@test "stdiogate-check missing beside the library: status 125, one line naming it" {
+    mkdir nocheck
+    cp "$STUB/stdiogate" "$STUB/libstdiogate.so" nocheck/
+    run --separate-stderr nocheck/stdiogate true
+    [ "$status" -eq 125 ]
+    [ -z "$output" ]
+    [ "$stderr" = "stdiogate: cannot run $PWD/nocheck/stdiogate-check" ]
+}
+
 @test "library path with a space or a colon: status 125" {
     for dir in "with space" "with:colon"; do
         mkdir "$dir"
