@@ -86,10 +86,9 @@ setup() {
             { show_run; false; }
         # what reached stderr and what was dropped add up to what was written
         dropped=$(sed -n 's/^stdiogate\[[0-9]*\]: \([0-9]*\) bytes of startup output were dropped.*/\1/p' "$ERR")
-        kept=$(grep -c '^setups-junk' "$ERR")
+        kept=$(grep -v '^stdiogate\[' "$ERR" | wc -c)
         [ "$dropped" -gt 0 ]
-        [ $((kept * 64)) -le 1048576 ]
-        [ $((kept * 64 + dropped)) -eq 1048576 ] || { echo "kept $kept lines, dropped $dropped"; show_run; false; }
+        [ $((kept + dropped)) -eq 1048576 ] || { echo "kept $kept bytes, dropped $dropped"; show_run; false; }
     done
 }
 
