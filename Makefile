@@ -13,25 +13,32 @@ WARN     = -Wall -Wextra -Werror
 LIB      = libstdiogate.so
 VERSION_DEF = -DSTDIOGATE_VERSION='"$(VERSION)"'
 LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden $(VERSION_DEF)
+# The inspector the wrapper runs (and --check), installed beside the library.
+CHECK    = stdiogate-check
+CHECK_SRC = check.c inspect.c
 FILTER   = stdiogate-filter
 # Static: the LD_PRELOAD the wrapper sets must not load the library into it.
 FILTER_FLAGS = -D_GNU_SOURCE -static
 EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
 
-all: $(LIB) $(FILTER)
+all: $(LIB) $(CHECK) $(FILTER)
 
-$(LIB): shim.c detect.h stdiogate
+$(LIB): shim.c detect.h inspect.h stdiogate
 	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) -o $@ shim.c -ldl
+
+$(CHECK): $(CHECK_SRC) inspect.h detect.h stdiogate
+	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o $@ $(CHECK_SRC)
 
 $(FILTER): filter.c detect.h
 	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o $@ filter.c
 
-# The same library built by clang, warnings as errors (the result is thrown away).
-check-clang: shim.c filter.c detect.h
+# The same programs built by clang, warnings as errors (the results are thrown away).
+check-clang: shim.c detect.h $(CHECK_SRC) inspect.h filter.c
 	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) shim.c -ldl
+	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
 	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter.c
-	rm -f clang-$(LIB) clang-$(FILTER)
+	rm -f clang-$(LIB) clang-$(CHECK) clang-$(FILTER)
 
 examples: $(EXAMPLES)
 
@@ -50,19 +57,38 @@ demo: all examples
 	@examples/bin/demo-client examples/bin/noisy-server || true
 	@examples/bin/demo-client ./stdiogate examples/bin/noisy-server
 
-install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/stdiogate
+# LD_PRELOAD splits on spaces and colons, with no escaping: the library must
+# live where the path has neither.  BINDIR and DESTDIR may have spaces (the
+# wrapper is told where the library is); LIBDIR may hold only the characters
+# below, or nothing is installed.
+LIBDIR_SAFE = A-Za-z0-9/._+@%,=~-
+RUNTIME = runtime/perl/Stdiogate/Unbuffered.pm runtime/ruby/stdiogate_unbuffered.rb
+
+# Refused before anything is written (install-docs waits for it too).
+install-check:
+	@case '$(LIBDIR)' in *[!$(LIBDIR_SAFE)]*|'') \
+		echo "make install: LIBDIR '$(LIBDIR)' has a space, a colon or another character that LD_PRELOAD or the wrapper cannot carry; nothing was installed." >&2; \
+		echo "make install: give the library a directory without one, e.g. make install PREFIX='$(PREFIX)' LIBDIR=/opt/stdiogate-lib (the wrapper finds it there)." >&2; \
+		exit 1 ;; esac
+
+install: install-check all
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)/stdiogate/runtime/perl/Stdiogate" \
+		"$(DESTDIR)$(LIBDIR)/stdiogate/runtime/ruby"
 	sed 's|^configured_libdir=.*|configured_libdir=$(LIBDIR)/stdiogate|' stdiogate \
-		>$(DESTDIR)$(BINDIR)/stdiogate.tmp
-	chmod 755 $(DESTDIR)$(BINDIR)/stdiogate.tmp
-	mv -f $(DESTDIR)$(BINDIR)/stdiogate.tmp $(DESTDIR)$(BINDIR)/stdiogate
-	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
-	install -m 755 $(FILTER) $(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)
+		>"$(DESTDIR)$(BINDIR)/stdiogate.tmp"
+	chmod 755 "$(DESTDIR)$(BINDIR)/stdiogate.tmp"
+	mv -f "$(DESTDIR)$(BINDIR)/stdiogate.tmp" "$(DESTDIR)$(BINDIR)/stdiogate"
+	install -m 644 $(LIB) "$(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)"
+	install -m 755 $(CHECK) "$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)"
+	install -m 755 $(FILTER) "$(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)"
+	for f in $(RUNTIME); do install -m 644 "$$f" "$(DESTDIR)$(LIBDIR)/stdiogate/$$f" || exit 1; done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/stdiogate $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
-	rm -f $(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)
-	rmdir $(DESTDIR)$(LIBDIR)/stdiogate 2>/dev/null || true
+	rm -f "$(DESTDIR)$(BINDIR)/stdiogate" "$(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)" \
+		"$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)" "$(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)"
+	for f in $(RUNTIME); do rm -f "$(DESTDIR)$(LIBDIR)/stdiogate/$$f"; done
+	for d in runtime/perl/Stdiogate runtime/perl runtime/ruby runtime ''; do \
+		rmdir "$(DESTDIR)$(LIBDIR)/stdiogate/$$d" 2>/dev/null || true; done
 
 # Tools the tests run, as COMMAND:DEBIAN-PACKAGE; each missing one is installed
 # with apt-get (the package lists are fetched only if the first attempt fails).
@@ -86,6 +112,6 @@ test: $(TEST_DEPS)
 	bats tests
 
 clean:
-	rm -rf $(LIB) clang-$(LIB) $(FILTER) clang-$(FILTER) tests/bin examples/bin
+	rm -rf $(LIB) clang-$(LIB) $(CHECK) clang-$(CHECK) $(FILTER) clang-$(FILTER) tests/bin examples/bin
 
-.PHONY: all check-clang examples demo install uninstall test-tools test clean
+.PHONY: all check-clang examples demo install-check install uninstall test-tools test clean

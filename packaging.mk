@@ -23,14 +23,14 @@ stdiogate.1: stdiogate.1.in stdiogate CHANGELOG.md
 	sed -e 's/@VERSION@/$(VERSION)/g' -e 's/@DATE@/$(RELEASE_DATE)/g' stdiogate.1.in >$@
 
 install: install-docs
-install-docs: stdiogate.1
-	install -d $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR)
-	install -m 644 stdiogate.1 $(DESTDIR)$(MANDIR)/stdiogate.1
-	install -m 644 completion/stdiogate $(DESTDIR)$(BASHCOMPDIR)/stdiogate
+install-docs: install-check stdiogate.1
+	install -d "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(BASHCOMPDIR)"
+	install -m 644 stdiogate.1 "$(DESTDIR)$(MANDIR)/stdiogate.1"
+	install -m 644 completion/stdiogate "$(DESTDIR)$(BASHCOMPDIR)/stdiogate"
 
 uninstall: uninstall-docs
 uninstall-docs:
-	rm -f $(DESTDIR)$(MANDIR)/stdiogate.1 $(DESTDIR)$(BASHCOMPDIR)/stdiogate
+	rm -f "$(DESTDIR)$(MANDIR)/stdiogate.1" "$(DESTDIR)$(BASHCOMPDIR)/stdiogate"
 
 # The tracked files, owned by root, dated by the last commit, in name order:
 # the same tree gives the same tarball.

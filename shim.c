@@ -39,6 +39,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/auxv.h>
 #include <sys/epoll.h>
@@ -47,11 +51,14 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
 #include <wchar.h>
 
 #include "detect.h"
+#include "inspect.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -242,6 +249,8 @@ static char *fmt_num(char *end, unsigned long long v)
     return end;
 }
 
+static pid_t g_say_as;        /* the drain process speaks for its server */
+
 static void say(int level, const char *first, ...)
 {
     char line[512], num[24];
@@ -254,7 +263,7 @@ static void say(int level, const char *first, ...)
         return;
     for (s = "stdiogate["; *s && n < sizeof line - 1; s++)
         line[n++] = *s;
-    for (s = fmt_num(num + sizeof num, (unsigned long long)getpid()); *s; s++)
+    for (s = fmt_num(num + sizeof num, (unsigned long long)(g_say_as ? g_say_as : getpid())); *s; s++)
         line[n++] = *s;
     line[n++] = ']';
     line[n++] = ':';
@@ -272,11 +281,24 @@ static void say(int level, const char *first, ...)
 
 #define NUM(v) fmt_num(numbuf + sizeof numbuf, (unsigned long long)(v))
 
-/* strerror may translate and allocate; the name comes from a static table. */
+/* strerror may translate and allocate, and strerrorname_np is glibc's
+ * alone (musl's loader could not resolve it): our own table of the errors
+ * the calls we report can return. */
 static const char *err_name(int e)
 {
-    const char *name = strerrorname_np(e);
-    return name ? name : "unknown error";
+#define ERR(x) [x] = #x,
+    static const char *const names[] = {
+        ERR(EPERM) ERR(ENOENT) ERR(EINTR) ERR(EIO) ERR(ENXIO) ERR(EBADF) ERR(EAGAIN)
+        ERR(ENOMEM) ERR(EACCES) ERR(EFAULT) ERR(EBUSY) ERR(EEXIST) ERR(ENODEV)
+        ERR(ENOTDIR) ERR(EISDIR) ERR(EINVAL) ERR(ENFILE) ERR(EMFILE) ERR(ENOTTY)
+        ERR(ETXTBSY) ERR(ENOSPC) ERR(ESPIPE) ERR(EROFS) ERR(EPIPE) ERR(ERANGE)
+        ERR(ENAMETOOLONG) ERR(ENOSYS) ERR(ELOOP) ERR(EOVERFLOW) ERR(ENOTSOCK)
+        ERR(EOPNOTSUPP) ERR(ECONNRESET) ERR(ENOTCONN)
+    };
+#undef ERR
+    if (e > 0 && (size_t)e < sizeof names / sizeof names[0] && names[e])
+        return names[e];
+    return "unknown error";
 }
 
 /* ------------------------------------------------------------------ */
@@ -645,6 +667,8 @@ static void point_copies_at_wire(int wire)
     each_copy(0, ~0U, point_copy_at_wire, wire);
 }
 
+static void wait_drained(void);
+
 /* eof: 1 at end of input; GATE_BY_ANSWER when the fail-safe saw an answer. */
 #define GATE_BY_ANSWER 2
 
@@ -671,6 +695,7 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
     flush_stdout();
+    wait_drained();
     int held = lock_wire();
     int wire = LOAD(g_wire);
     if (LOAD(g_fd1_ours) && on_diversion(1)) {
@@ -1106,11 +1131,209 @@ static void map_copies(void)
     g_tracked = bits;
 }
 
+/* ------------------------------------------------------------------ */
+/* The drain.  A diverted fd 1 must be something a program accepts as its
+ * stdout (asyncio's pipe transport refuses a regular file), and writing to
+ * it must never block (a stderr pipe that nobody reads fills at 64 KiB,
+ * where unwrapped the bytes went to a client that skips bad lines).  Unless
+ * stderr is a character device, fd 1 becomes a pipe that a small drain
+ * process copies to stderr: it keeps up to DRAIN_SIZE bytes while stderr is
+ * full, drops what does not fit and reports the count; a dead stderr makes
+ * it drop everything (no SIGPIPE for the server).  It is forked twice, so
+ * that the server's wait() never sees it, and ends when the last copy of
+ * the pipe's write end is closed: when the gate opens, at exec (the wire is
+ * handed on), or at exit.  Those three wait, bounded, until what was written
+ * so far has reached stderr, so that a log file is complete when the
+ * server is gone. */
+
+#define DRAIN_SIZE 65536
+#define DRAIN_WAIT_MS 2000
+
+/* Shared with the drain process (a MAP_SHARED page). */
+struct drain_state {
+    unsigned long long taken;    /* bytes the drain took from the pipe */
+    unsigned long long settled;  /* ... and wrote to stderr or dropped */
+    unsigned long long dropped;
+    int stuck;                   /* holding bytes that stderr will not take */
+};
+
+static struct drain_state *g_drain;
+
+/* n bytes at the head of the buffer are written or dropped. */
+static void drain_settle(struct drain_state *d, size_t *head, size_t *len, size_t n)
+{
+    *head += n;
+    *len -= n;
+    if (!*len)
+        *head = 0;
+    __atomic_add_fetch(&d->settled, (unsigned long long)n, __ATOMIC_RELEASE);
+}
+
+static void drain_out(struct drain_state *d, const char *buf, size_t *head, size_t *len,
+                      int kind, int *alive)
+{
+    size_t chunk = *len;
+    if (kind != S_IFREG && chunk > 4096)
+        chunk = 4096;   /* a pipe or socket said POLLOUT: this much fits */
+    ssize_t w = kind == S_IFSOCK ? send(2, buf + *head, chunk, MSG_DONTWAIT)
+                                 : write(2, buf + *head, chunk);
+    if (w < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (w <= 0) {   /* stderr is gone: drop everything from now on */
+        *alive = 0;
+        w = (ssize_t)*len;
+        __atomic_add_fetch(&d->dropped, (unsigned long long)w, __ATOMIC_RELAXED);
+    }
+    drain_settle(d, head, len, (size_t)w);
+}
+
+static void drain_in(struct drain_state *d, char *buf, size_t *head, size_t *len, int alive,
+                     int *open_in, short revents)
+{
+    static char scratch[4096];
+    int avail = 0;
+    if (ioctl(0, FIONREAD, &avail) != 0 || avail <= 0) {
+        if (!(revents & POLLIN))
+            *open_in = 0;   /* hung up, nothing left */
+        return;
+    }
+    if (*head && *head + *len > DRAIN_SIZE / 2) {
+        memmove(buf, buf + *head, *len);
+        *head = 0;
+    }
+    size_t space = alive ? DRAIN_SIZE - *head - *len : 0;
+    char *to = space ? buf + *head + *len : scratch;
+    size_t take = (size_t)avail < (space ? space : sizeof scratch) ? (size_t)avail
+                                                                   : (space ? space : sizeof scratch);
+    /* Counted before the read: the gate-opener must never see the pipe
+     * empty and these bytes not yet counted. */
+    __atomic_add_fetch(&d->taken, take, __ATOMIC_RELEASE);
+    ssize_t n = read(0, to, take);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n < take)
+        __atomic_sub_fetch(&d->taken, take - (size_t)n, __ATOMIC_RELEASE);
+    if (space) {
+        *len += (size_t)n;
+    } else {
+        __atomic_add_fetch(&d->dropped, (unsigned long long)n, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&d->settled, (unsigned long long)n, __ATOMIC_RELEASE);
+    }
+}
+
+/* The drain process: pipe on fd 0, stderr on fd 2, nothing else. */
+__attribute__((noreturn)) static void drain(struct drain_state *d)
+{
+    static char buf[DRAIN_SIZE];
+    char numbuf[24];
+    size_t head = 0, len = 0;
+    int open_in = 1, alive = 1;
+    struct stat st;
+    int kind = fstat(2, &st) == 0 ? (int)(st.st_mode & S_IFMT) : 0;
+
+    (void)signal(SIGPIPE, SIG_IGN);
+    while (open_in || (len && alive)) {
+        struct pollfd p[2] = { { open_in ? 0 : -1, POLLIN, 0 }, { len && alive ? 2 : -1, POLLOUT, 0 } };
+        int r = poll(p, 2, open_in ? -1 : 5000);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;  /* stderr has not moved for 5 s after the end: give up */
+        if (p[1].revents & POLLOUT) {
+            drain_out(d, buf, &head, &len, kind, &alive);
+        } else if (p[1].revents) {   /* stderr hung up or failed */
+            alive = 0;
+            __atomic_add_fetch(&d->dropped, (unsigned long long)len, __ATOMIC_RELAXED);
+            drain_settle(d, &head, &len, len);
+        }
+        STORE(d->stuck, len && !(p[1].revents & POLLOUT));
+        if (p[0].revents)
+            drain_in(d, buf, &head, &len, alive, &open_in, p[0].revents);
+    }
+    unsigned long long lost = LOAD(d->dropped) + (alive ? len : 0);
+    struct pollfd e = { 2, POLLOUT, 0 };
+    if (lost && alive && poll(&e, 1, 5000) == 1 && (e.revents & POLLOUT))
+        say(1, NUM(lost), " bytes of startup output were dropped: stderr was full (nobody read it)",
+            NULL);
+    _exit(0);
+}
+
+static void close_all_but_drain(void)
+{
+    if (REAL(close_range)(3, ~0U, 0) != 0)
+        for (int fd = 3; fd < 4096; fd++)
+            REAL(close)(fd);
+    REAL(close)(1);
+}
+
+/* Starts the drain; returns the pipe's write end, or -1. */
+static int start_drain(void)
+{
+    int p[2];
+    struct drain_state *d = mmap(NULL, sizeof *d, PROT_READ | PROT_WRITE,
+                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (d == MAP_FAILED)
+        return -1;
+    if (pipe2(p, O_CLOEXEC) != 0) {
+        munmap(d, sizeof *d);
+        return -1;
+    }
+    int from = p[0], into = p[1];
+    pid_t server = getpid(), middle = fork();
+    if (middle == 0) {
+        if (fork() == 0) {
+            g_say_as = server;
+            (void)prctl(PR_SET_NAME, "stdiogate-drain");
+            if (REAL(dup2)(from, 0) == 0) {
+                close_all_but_drain();
+                drain(d);
+            }
+        }
+        _exit(0);
+    }
+    REAL(close)(from);
+    if (middle < 0) {
+        REAL(close)(into);
+        munmap(d, sizeof *d);
+        return -1;
+    }
+    while (waitpid(middle, NULL, 0) < 0 && errno == EINTR)
+        ;
+    g_drain = d;
+    return into;
+}
+
+/* What was written to the diversion so far has reached stderr (or is held
+ * by a drain that stderr will not take): bounded, never a hang. */
+static void wait_drained(void)
+{
+    struct drain_state *d = g_drain;
+    struct timespec ms = { 0, 1000000 };
+    if (!d || !is(1, &g_div_id))
+        return;
+    for (int i = 0; i < DRAIN_WAIT_MS; i++) {
+        int queued = 0;
+        if (ioctl(1, FIONREAD, &queued) != 0)
+            return;
+        if (queued == 0 && (LOAD(d->taken) == LOAD(d->settled) || LOAD(d->stuck)))
+            return;
+        nanosleep(&ms, NULL);
+    }
+}
+
+/* Does stderr need the drain (anything but a character device)? */
+static int stderr_needs_drain(void)
+{
+    struct stat st;
+    return fstat(2, &st) == 0 && !S_ISCHR(st.st_mode);
+}
+
 static void divert(void)
 {
     char numbuf[24];
     int to_stderr = stderr_takes_diversion();
     int wire = high_dup(1);
+    int drained = 0;
 
     if (wire < 0) {
         say(1, "cannot keep the wire (", err_name(errno), "): stdout left as it is", NULL);
@@ -1118,7 +1341,23 @@ static void divert(void)
     }
     /* /dev/null may land on a closed fd 0 or 2 for a moment: it is closed
      * again right after, so they stay closed. */
-    int target = to_stderr ? 2 : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int target = 2;
+    if (to_stderr && stderr_needs_drain()) {
+        target = start_drain();
+        drained = target >= 0;
+        if (!drained) {
+            struct stat st;
+            if (fstat(2, &st) == 0 && S_ISREG(st.st_mode)) {
+                say(1, "cannot start the drain process (", err_name(errno),
+                    "): startup output goes to /dev/null", NULL);
+                to_stderr = 0;
+            }
+            target = 2;
+        }
+    }
+    if (!to_stderr)
+        target = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int ours = !to_stderr || drained;   /* a descriptor to close after the dup2 */
     if (target < 0) {
         say(1, "cannot open /dev/null (", err_name(errno), "): stdout left as it is", NULL);
         REAL(close)(wire);
@@ -1126,7 +1365,7 @@ static void divert(void)
     }
     int r = REAL(dup2)(target, 1);
     int err = errno;
-    if (!to_stderr)
+    if (ours)
         REAL(close)(target);
     if (r < 0) {
         say(1, "cannot divert stdout (", err_name(err), "): stdout left as it is", NULL);
@@ -1147,14 +1386,48 @@ static void divert(void)
     pthread_atfork(NULL, NULL, atfork_child);
     STORE(g_state, GATE_SHUT);
     say(2, "diverting stdout to ", to_stderr ? "stderr" : "/dev/null", NULL);
+    if (drained)
+        say(3, "through a drain process", NULL);
     say(3, "the wire is kept at descriptor ", NUM(wire), NULL);
 }
 
+/* A process that exits while diverted: its startup output is in the log
+ * before it is gone.  (exit() flushes stdio after the destructors.) */
+__attribute__((destructor)) static void stdiogate_fini(void)
+{
+    if (g_drain && shut() && !in_vfork_child() && LOAD(g_fd1_ours)) {
+        flush_stdout();
+        wait_drained();
+    }
+}
+
+static void check_spawn_layout(void);
+
+/* STDIOGATE_DEBUG is one digit from 0 to 4.  Anything else is warned
+ * about and replaced by the nearest level, in this process's environment
+ * too, so that the programs it starts do not warn again.  (The wrapper
+ * checks it first; this is for a marker set by hand.) */
 static void set_level(void)
 {
     const char *d = getenv("STDIOGATE_DEBUG");
-    if (d && d[0] >= '0' && d[0] <= '9' && !d[1])
+    static char fixed[] = "STDIOGATE_DEBUG=1";
+    if (!d || !*d)
+        return;
+    if (d[0] >= '0' && d[0] <= '4' && !d[1]) {
         g_level = d[0] - '0';
+        return;
+    }
+    int negative = d[0] == '-', digits = d[negative] != '\0', value = 0;
+    for (const char *p = d + negative; *p; p++) {
+        digits &= *p >= '0' && *p <= '9';
+        value = value * 10 + (*p - '0');
+        value = value > 4 ? 4 : value;
+    }
+    g_level = !digits ? 1 : negative ? 0 : value;
+    fixed[sizeof fixed - 2] = (char)('0' + g_level);
+    say(1, "STDIOGATE_DEBUG=", d, " is not a level from 0 to 4: using ",
+        fixed + sizeof fixed - 2, NULL);
+    putenv(fixed);
 }
 
 __attribute__((constructor)) static void stdiogate_init(void)
@@ -2511,14 +2784,157 @@ static int is_marker(const char *e)
     return strncmp(e, MARKER "=", sizeof MARKER) == 0;
 }
 
-static size_t env_count(char *const *env, int *has_marker)
+/* A marker that is not the program's own business: the one this process
+ * was started with, come round again through a copy of its environment.
+ * A marker the program set itself after it started is its own: a stdiogate
+ * wrapper run by a shell that already has the library preloaded exports
+ * one for the server it is about to exec, and that server's gate must act. */
+static int stale_marker(const char *e)
+{
+    return is_marker(e) && g_marker[0] && strcmp(e, g_marker) == 0;
+}
+
+static size_t env_count(char *const *env, int *has_stale, const char **preload)
 {
     size_t n = 0;
-    *has_marker = 0;
-    for (; env && env[n]; n++)
-        if (is_marker(env[n]))
-            *has_marker = 1;
+    *has_stale = 0;
+    *preload = NULL;
+    for (; env && env[n]; n++) {
+        if (stale_marker(env[n]))
+            *has_stale = 1;
+        else if (strncmp(env[n], "LD_PRELOAD=", 11) == 0)
+            *preload = env[n];
+    }
     return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Programs whose loader cannot resolve this library (musl's, linked
+ * dynamically, exits 127 with "Error relocating libstdiogate.so"): they
+ * are started without it, as if it were a static one.  The check reads the
+ * file (a #! interpreter one level down, "#!/usr/bin/env NAME" included)
+ * with pread into small buffers: it runs in vfork children too. */
+
+#define LIB_NAME "libstdiogate.so"
+#define EXEC_PATH_SIZE 512
+
+/* Is name one of our LD_PRELOAD entries?  (Entries split on spaces and
+ * colons, as ld.so splits them.) */
+static int preload_entry_is_ours(const char *p, size_t len)
+{
+    size_t base = len;
+    while (base > 0 && p[base - 1] != '/')
+        base--;
+    return len - base == sizeof LIB_NAME - 1 && memcmp(p + base, LIB_NAME, len - base) == 0;
+}
+
+static int preload_has_us(const char *value)
+{
+    for (const char *p = value; *p;) {
+        size_t len = strcspn(p, " :");
+        if (len && preload_entry_is_ours(p, len))
+            return 1;
+        p += len;
+        if (*p)
+            p++;
+    }
+    return 0;
+}
+
+/* The file execvp would run for name, into out ("" if none). */
+static void exec_search(const char *name, int search, char *out)
+{
+    out[0] = '\0';
+    if (!search || strchr(name, '/')) {
+        if (strlen(name) < EXEC_PATH_SIZE)
+            memcpy(out, name, strlen(name) + 1);
+        return;
+    }
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/bin:/usr/bin";; p++) {
+        size_t len = strcspn(p, ":"), nlen = strlen(name);
+        if (len + 1 + nlen < EXEC_PATH_SIZE) {
+            memcpy(out, len ? p : ".", len ? len : 1);
+            size_t k = len ? len : 1;
+            out[k] = '/';
+            memcpy(out + k + 1, name, nlen + 1);
+            if (faccessat(AT_FDCWD, out, X_OK, AT_EACCESS) == 0)
+                return;
+        }
+        out[0] = '\0';
+        p += len;
+        if (!*p)
+            return;
+    }
+}
+
+/* The next word of a #! line at *p (NUL-terminated), or NULL. */
+static char *shebang_word(char **p)
+{
+    char *w = *p + strspn(*p, " \t");
+    size_t len = strcspn(w, " \t");
+    if (!len)
+        return NULL;
+    *p = w + len + (w[len] != '\0');
+    w[len] = '\0';
+    return w;
+}
+
+/* The program the "#!" line in line runs, into path: the interpreter, or
+ * for "#!/usr/bin/env [-S] NAME", NAME searched in PATH.  0 if none. */
+static int script_program(char *line, char *path)
+{
+    char *end = strchr(line, '\n'), *p = line + 2, *w;
+    if (!end)
+        return 0;   /* longer than we read */
+    *end = '\0';
+    char *interp = shebang_word(&p);
+    if (!interp || strlen(interp) >= EXEC_PATH_SIZE)
+        return 0;
+    const char *base = strrchr(interp, '/');
+    if (strcmp(base ? base + 1 : interp, "env") != 0) {
+        memcpy(path, interp, strlen(interp) + 1);
+        return 1;
+    }
+    while ((w = shebang_word(&p)) && (w[0] == '-' || strchr(w, '=')))
+        ;
+    if (!w)
+        return 0;
+    exec_search(w, 1, path);
+    return path[0] != '\0';
+}
+
+/* Does the ELF file at path have an interpreter that is not glibc's?  A
+ * "#!" script is judged by its interpreter, one level down.  (path is
+ * overwritten.) */
+static int runs_foreign_loader(char *path)
+{
+    char buf[256];
+    int saved = errno, r = 0;
+    for (int depth = 0; depth < 2; depth++) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            break;
+        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+        int script = n >= 2 && buf[0] == '#' && buf[1] == '!';
+        if (!script)
+            r = sg_elf_interp(fd, buf, sizeof buf) == 1 && !sg_interp_is_glibc(buf);
+        REAL(close)(fd);
+        if (!script)
+            break;
+        buf[n] = '\0';
+        if (depth > 0 || !script_program(buf, path))
+            break;
+    }
+    errno = saved;
+    return r;
+}
+
+static int foreign_program(const char *file, int search)
+{
+    char path[EXEC_PATH_SIZE];
+    exec_search(file, search, path);
+    return path[0] && runs_foreign_loader(path);
 }
 
 /* Environment arrays this large are not edited (and the program still
@@ -2530,51 +2946,110 @@ static size_t env_count(char *const *env, int *has_marker)
  * environment is left as it is. */
 #define ENV_ON_STACK 256
 
+/* LD_PRELOAD values up to this long are rewritten on the stack; longer
+ * ones are mapped (not in a vfork child, which then leaves it as it is). */
+#define PRELOAD_ON_STACK 512
+
 struct exec_plan {
     int hand;           /* give the new program the wire as fd 1 */
     int edit_env;       /* build a new environment */
+    int foreign;        /* the program's loader cannot resolve us: leave it out */
     int saved;          /* our fd 1 while the exec is tried */
+    const char *preload; /* the LD_PRELOAD entry of env */
     size_t n;           /* entries in the caller's environment */
     size_t marker_at;   /* where out[] holds our marker, or 0 */
     char **out;         /* the new environment */
     size_t mapped;      /* bytes of out[] that are mapped, or 0 */
+    char *pre;          /* our LD_PRELOAD entry rewritten, for a foreign program */
+    size_t pre_mapped;  /* bytes of pre that are mapped, or 0 */
     char *small[ENV_ON_STACK];
+    char pre_small[PRELOAD_ON_STACK];
 };
 
-static void plan_exec(struct exec_plan *x, char *const *env)
+/* Stack copies of size bytes, or a mapping (never in a vfork child: its
+ * mapping would outlive its exec, in the parent).  NULL if none. */
+static void *exec_buffer(void *small, size_t small_size, size_t size, size_t *mapped)
 {
-    int has_marker;
+    *mapped = 0;
+    if (size <= small_size)
+        return small;
+    if (in_vfork_child())
+        return NULL;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    *mapped = size;
+    return p;
+}
+
+/* check: 0 do not look at the program, 1 what is its path, 2 its name,
+ * searched in PATH. */
+static void plan_exec(struct exec_plan *x, char *const *env, const char *what, int check)
+{
+    int has_stale;
     x->hand = gated() && should_hand_wire();
     x->saved = -1;
     x->marker_at = 0;
     x->mapped = 0;
-    x->out = x->small;
-    x->n = env_count(env, &has_marker);
-    x->edit_env = (x->hand || has_marker) && x->n < MAX_ENV;
-    if (!x->edit_env || x->n + 2 <= ENV_ON_STACK)
+    x->pre_mapped = 0;
+    x->pre = NULL;
+    x->n = env_count(env, &has_stale, &x->preload);
+    x->foreign = check && x->preload && preload_has_us(x->preload + 11) &&
+                 foreign_program(what, check == 2);
+    x->edit_env = (x->hand || has_stale || x->foreign) && x->n < MAX_ENV;
+    if (x->foreign)
+        say(x->hand ? 1 : 2, "exec: ", what, " has a loader that cannot load " LIB_NAME
+            ": it runs without it", x->hand ? ", unguarded" : "", NULL);
+    if (!x->edit_env)
         return;
-    size_t bytes = (x->n + 2) * sizeof *x->out;
-    void *p = in_vfork_child() ? MAP_FAILED
-                               : mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
+    x->out = exec_buffer(x->small, sizeof x->small, (x->n + 2) * sizeof *x->out, &x->mapped);
+    if (x->foreign)
+        x->pre = exec_buffer(x->pre_small, sizeof x->pre_small, strlen(x->preload) + 1,
+                             &x->pre_mapped);
+    if (!x->out || (x->foreign && !x->pre))
         x->edit_env = 0;
-        return;
-    }
-    x->out = p;
-    x->mapped = bytes;
 }
 
-/* Copy env without any marker, and with ours when handing the wire. */
+/* "LD_PRELOAD=..." without our entries into out; NULL if none is left. */
+static char *preload_without_us(const char *entry, char *out)
+{
+    size_t k = 11;
+    memcpy(out, entry, 11);
+    for (const char *p = entry + 11; *p;) {
+        size_t len = strcspn(p, " :");
+        if (len && !preload_entry_is_ours(p, len)) {
+            if (k > 11)
+                out[k++] = ' ';
+            memcpy(out + k, p, len);
+            k += len;
+        }
+        p += len;
+        if (*p)
+            p++;
+    }
+    out[k] = '\0';
+    return k > 11 ? out : NULL;
+}
+
+/* Copy env without a stale marker (without any when handing the wire,
+ * which takes ours); a program left without us gets neither marker nor our
+ * LD_PRELOAD entry. */
 static char *const *exec_env(struct exec_plan *x, char *const *env)
 {
     size_t k = 0;
     if (!x->edit_env)
         return env;
-    for (size_t i = 0; i < x->n; i++)
-        if (!is_marker(env[i]))
-            x->out[k++] = env[i];
-    if (x->hand && g_marker[0]) {
+    for (size_t i = 0; i < x->n; i++) {
+        if (is_marker(env[i]) && (x->hand || x->foreign || stale_marker(env[i])))
+            continue;
+        if (x->foreign && env[i] == x->preload) {
+            if ((x->out[k] = preload_without_us(env[i], x->pre)))
+                k++;
+            continue;
+        }
+        x->out[k++] = env[i];
+    }
+    if (x->hand && !x->foreign && g_marker[0]) {
         x->marker_at = k;
         x->out[k++] = g_marker;
     }
@@ -2592,11 +3067,13 @@ static void exec_unhand(struct exec_plan *x)
 
 /* Point fd 1 at the wire for the new program; keep ours to come back to.
  * Under the wire lock: open_gate cannot run between the test and the
- * dup2, nor close the wire under it. */
+ * dup2, nor close the wire under it.  What the drain holds reaches stderr
+ * first (bounded), so that the new program's output comes after it. */
 static void exec_begin(struct exec_plan *x, const char *what)
 {
     if (!x->hand)
         return;
+    wait_drained();
     int held = lock_wire();
     if (!should_hand_wire()) {
         unlock_wire(held);
@@ -2631,6 +3108,8 @@ static void exec_failed(struct exec_plan *x)
     }
     if (x->mapped)
         munmap(x->out, x->mapped);
+    if (x->pre_mapped)
+        munmap(x->pre, x->pre_mapped);
     errno = saved;
 }
 
@@ -2643,10 +3122,10 @@ static int runnable(const char *path)
     return r;
 }
 
-#define EXEC_WITH(env, what, exact, call)                   \
+#define EXEC_WITH(env, what, exact, check, call)            \
     do {                                                    \
         struct exec_plan x_;                                \
-        plan_exec(&x_, (env));                              \
+        plan_exec(&x_, (env), (what), (check));             \
         if (x_.hand && (exact) && !runnable(what))          \
             x_.hand = 0;                                    \
         char *const *envp_ = exec_env(&x_, (env));          \
@@ -2658,32 +3137,32 @@ static int runnable(const char *path)
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, path, 1, REAL(execve)(path, argv, envp_));
+    EXEC_WITH(envp, path, 1, 1, REAL(execve)(path, argv, envp_));
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
-    EXEC_WITH(environ, path, 1, REAL(execve)(path, argv, envp_));
+    EXEC_WITH(environ, path, 1, 1, REAL(execve)(path, argv, envp_));
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, file, 0, REAL(execvpe)(file, argv, envp_));
+    EXEC_WITH(envp, file, 0, 2, REAL(execvpe)(file, argv, envp_));
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
-    EXEC_WITH(environ, file, 0, REAL(execvpe)(file, argv, envp_));
+    EXEC_WITH(environ, file, 0, 2, REAL(execvpe)(file, argv, envp_));
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, "a descriptor", 0, REAL(fexecve)(fd, argv, envp_));
+    EXEC_WITH(envp, "a descriptor", 0, 0, REAL(fexecve)(fd, argv, envp_));
 }
 
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
-    EXEC_WITH(envp, path, 0, REAL(execveat)(dirfd, path, argv, envp_, flags));
+    EXEC_WITH(envp, path, 0, 0, REAL(execveat)(dirfd, path, argv, envp_, flags));
 }
 
 /* The execl family: gather the arguments on the stack. */
@@ -2819,7 +3298,7 @@ static int spawn_with(int search, pid_t *pid, const char *file,
     const posix_spawn_file_actions_t *mine = NULL;
     int r;
 
-    plan_exec(&x, envp);
+    plan_exec(&x, envp, file, search ? 2 : 1);
     char *const *env = exec_env(&x, envp);
     if (x.hand)
         mine = spawn_actions(&c, &x, fa);
