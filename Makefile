@@ -11,16 +11,21 @@ LIB      = libstdiogate.so
 LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden
 EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
 
-all: $(LIB)
+all: $(LIB) stdiogate-check
 
 $(LIB): shim.c detect.h
 	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) -o $@ shim.c -ldl
 
+# `stdiogate --check` runs it from beside the library.
+stdiogate-check: check.c detect.h
+	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -DSTDIOGATE_VERSION='"$(VERSION)"' -o $@ check.c
+
 # The same library built by clang, warnings as errors (the result is thrown away).
-check-clang: shim.c detect.h
+check-clang: shim.c detect.h check.c
 	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) shim.c -ldl
-	rm -f clang-$(LIB)
+	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -o clang-stdiogate-check check.c
+	rm -f clang-$(LIB) clang-stdiogate-check
 
 examples: $(EXAMPLES)
 
@@ -46,9 +51,11 @@ install: all
 	chmod 755 $(DESTDIR)$(BINDIR)/stdiogate.tmp
 	mv -f $(DESTDIR)$(BINDIR)/stdiogate.tmp $(DESTDIR)$(BINDIR)/stdiogate
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
+	install -m 755 stdiogate-check $(DESTDIR)$(LIBDIR)/stdiogate/stdiogate-check
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stdiogate $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
+	rm -f $(DESTDIR)$(LIBDIR)/stdiogate/stdiogate-check
 	rmdir $(DESTDIR)$(LIBDIR)/stdiogate 2>/dev/null || true
 
 # Tools the tests run, as COMMAND:DEBIAN-PACKAGE; each missing one is installed
@@ -72,6 +79,6 @@ test: $(TEST_DEPS)
 	bats tests
 
 clean:
-	rm -rf $(LIB) clang-$(LIB) tests/bin examples/bin
+	rm -rf $(LIB) clang-$(LIB) stdiogate-check tests/bin examples/bin
 
 .PHONY: all check-clang examples demo install uninstall test-tools test clean
