@@ -719,6 +719,8 @@ struct run {
     int answer_timeout;      /* a request got no answer within --timeout */
     int exit_timeout;        /* no exit within --timeout after stdin closed */
     int leftovers;
+    int exited_early;        /* exited before its stdin was closed */
+    int closed_alive;        /* closed stdout before answering, still running */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -913,6 +915,13 @@ static void plan_after_initialize(struct run *r, struct span answer)
     }
 }
 
+/* MCP: after the answer to initialize, whatever it was, the session goes on. */
+static void plan_rest(struct run *r, struct span answer)
+{
+    if (r->opt->protocol == PROTO_MCP && !r->planned && r->waiting == 0)
+        plan_after_initialize(r, answer);
+}
+
 /* Sends items up to and including the next request, which then waits. */
 static void send_next(struct run *r)
 {
@@ -987,7 +996,7 @@ static void answered(struct run *r, enum outcome outcome)
     struct request *q = &r->req[r->waiting];
     q->outcome = outcome;
     q->answered = now() - r->t0;
-    if ((outcome == OUT_RESULT || outcome == OUT_ERROR) && r->first_answer < 0)
+    if (r->first_answer < 0)
         r->first_answer = q->answered;
 }
 
@@ -1029,9 +1038,8 @@ static void take_answer(struct run *r, struct span obj, struct span id, int is_e
         if (is_error && json_kind(message, '"'))
             json_string_copy(message, q->error, sizeof q->error);
         answered(r, is_error ? OUT_ERROR : OUT_RESULT);
-        if (r->opt->protocol == PROTO_MCP && !r->planned && strcmp(q->method, "initialize") == 0)
-            plan_after_initialize(r, obj);
     }
+    plan_rest(r, obj);
     send_next(r);
 }
 
@@ -1101,6 +1109,7 @@ static void check_malformed_answer(struct run *r, struct span obj)
     copy_token(id, text, sizeof text);
     if (strcmp(text, r->req[r->waiting].id) == 0) {
         answered(r, OUT_MALFORMED);
+        plan_rest(r, obj);
         send_next(r);
     }
 }
@@ -1157,6 +1166,24 @@ static const char *frame_body(const char *p, const char *e, unsigned long long *
     }
 }
 
+/* Where the clean frame that ends the segment [p, e) starts, or NULL.
+ * detect.h reads a junk line with a colon ("Note: ...") as one more header
+ * of the frame after it, as a client's header parser would: the frame
+ * itself starts at a later line. */
+static const char *find_frame(const char *p, const char *e)
+{
+    for (const char *line = p; line && line < e;) {
+        unsigned long long length = 0;
+        const char *body = frame_body(line, e, &length);
+        if (body && (unsigned long long)(e - body) == length)
+            return line;
+        line = memchr(line, '\n', (size_t)(e - line));
+        if (line)
+            line++;
+    }
+    return NULL;
+}
+
 /* A segment of stdout ended (or stdout did, with eof set). */
 static void segment_end(struct run *r, int eof)
 {
@@ -1173,15 +1200,19 @@ static void segment_end(struct run *r, int eof)
         } else {
             /* white space before a frame is junk of its own: a client's
              * header parser chokes on it, but the frame is sound */
-            const char *start = json_ws(p, e), *body;
-            unsigned long long length = 0;
+            const char *start = json_ws(p, e);
+            const char *frame = find_frame(start, e);
             add_junk(r, s->seg_phase, s->seg_start, (unsigned long long)(start - p), s->head, s->head_len);
-            body = frame_body(start, e, &length);
-            if (body && (unsigned long long)(e - body) == length && take_message(r, body, e))
-                return;
+            if (!frame)
+                frame = e;
             add_junk(r, s->seg_phase, s->seg_start + (unsigned long long)(start - p),
-                     seg_len - (unsigned long long)(start - p), (const unsigned char *)start,
-                     (size_t)(e - start) < HEAD_MAX ? (size_t)(e - start) : HEAD_MAX);
+                     (unsigned long long)(frame - start), (const unsigned char *)start,
+                     (size_t)(frame - start) < HEAD_MAX ? (size_t)(frame - start) : HEAD_MAX);
+            if (frame < e && take_message(r, frame_body(frame, e, &(unsigned long long){ 0 }), e))
+                return;
+            add_junk(r, s->seg_phase, s->seg_start + (unsigned long long)(frame - p),
+                     (unsigned long long)(e - frame), (const unsigned char *)frame,
+                     (size_t)(e - frame) < HEAD_MAX ? (size_t)(e - frame) : HEAD_MAX);
             return;
         }
     }
@@ -1348,6 +1379,7 @@ static void reap(struct run *r)
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         if (pid == r->pid && !r->exited) {
             r->exited = 1;
+            r->exited_early = !r->stdin_closed;
             r->status = status;
             r->exit_time = now() - r->t0;
         }
@@ -1432,6 +1464,22 @@ static void begin_closing(struct run *r)
     r->deadline = now() + r->opt->timeout;
 }
 
+/* A server that closed its stdout is often exiting: tell which, waiting at
+ * most this long. */
+static void await_exit(struct run *r, double seconds)
+{
+    double end = now() + seconds;
+    unsigned char sig[64];
+    reap(r);
+    while (!r->exited && now() < end) {
+        struct pollfd p = { .fd = signal_pipe[0], .events = POLLIN };
+        poll(&p, 1, (int)((end - now()) * 1000) + 1);
+        while (read(signal_pipe[0], sig, sizeof sig) > 0)
+            ;
+        reap(r);
+    }
+}
+
 /* Moves the run on; returns 1 if its state changed. */
 static int advance(struct run *r)
 {
@@ -1445,9 +1493,12 @@ static int advance(struct run *r)
         }
         if (r->out.eof || t >= r->deadline) {
             struct request *q = &r->req[r->waiting];
+            if (r->out.eof)
+                await_exit(r, 0.5);
             q->outcome = OUT_NONE;
             if (r->out.eof) {
                 snprintf(q->seen_id, sizeof q->seen_id, "stdout closed");
+                r->closed_alive = !r->exited && r->first_answer < 0;
             } else {
                 snprintf(q->seen_id, sizeof q->seen_id, "timeout");
                 r->answer_timeout = 1;
@@ -1628,10 +1679,10 @@ static void judge(const struct run *runs, int nruns, int found, const char *not_
         v->status = 4;
         if (!u->started)
             snprintf(v->summary, sizeof v->summary, "the server could not be started: %s", strerror(u->exec_errno));
-        else if (u->exited)
-            snprintf(v->summary, sizeof v->summary, "the server exited before it answered");
-        else
+        else if (u->closed_alive)
             snprintf(v->summary, sizeof v->summary, "the server closed its stdout before it answered");
+        else
+            snprintf(v->summary, sizeof v->summary, "the server exited before it answered");
         snprintf(v->advice, sizeof v->advice, "look at its stderr and its arguments; no stdiogate mode can help");
     } else {
         for (int i = 0; i < nruns; i++)
@@ -1675,7 +1726,7 @@ static void describe_exit(const struct run *r, char *out, size_t cap)
         snprintf(out, cap, "killed by the check");
     else if (WIFEXITED(r->status))
         snprintf(out, cap, "exited with status %d%s", WEXITSTATUS(r->status),
-                 r->exit_time >= 0 && !r->stdin_closed ? " before its stdin was closed" : "");
+                 r->exited_early ? " before its stdin was closed" : "");
     else if (WIFSIGNALED(r->status))
         snprintf(out, cap, "killed by signal %d (%s)", WTERMSIG(r->status), strsignal(WTERMSIG(r->status)));
     else
@@ -1752,11 +1803,11 @@ static void text_run(const struct run *r, int index)
         return;
     }
     if (junk_bytes(r) == 0) {
-        printf("  stdout: protocol only, %llu messages\n", r->messages);
+        printf("  stdout: protocol only, %llu message%s\n", r->messages, r->messages == 1 ? "" : "s");
     } else {
         int stretches = r->nst + (int)r->more_stretches;
-        printf("  stdout: %llu bytes of non-protocol output in %d stretch%s, %llu protocol messages\n",
-               junk_bytes(r), stretches, stretches == 1 ? "" : "es", r->messages);
+        printf("  stdout: %llu bytes of non-protocol output in %d stretch%s, %llu protocol message%s\n",
+               junk_bytes(r), stretches, stretches == 1 ? "" : "es", r->messages, r->messages == 1 ? "" : "s");
         for (int i = 0; i < r->nst; i++) {
             const struct stretch *s = &r->st[i];
             escape_bytes(s->head, s->head_len, buf, sizeof buf);
@@ -1902,7 +1953,7 @@ static void json_run(const struct run *r)
     printf(", \"killed_by_check\": %s, \"answer_timeout\": %s, \"exit_timeout\": %s, "
            "\"before_stdin_closed\": %s, \"leftover_processes\": %d, \"text\": ",
            r->killed_by_check ? "true" : "false", r->answer_timeout ? "true" : "false",
-           r->exit_timeout ? "true" : "false", r->exited && !r->stdin_closed ? "true" : "false", r->leftovers);
+           r->exit_timeout ? "true" : "false", r->exited_early ? "true" : "false", r->leftovers);
     put_json_string(exit_text);
     printf("}}");
 }
