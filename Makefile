@@ -9,23 +9,25 @@ CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Werror
 LIB      = libstdiogate.so
 LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden
+# The inspector the wrapper runs (and --check), installed beside the library.
+CHECK    = stdiogate-check
+CHECK_SRC = check.c inspect.c
 EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
 
-all: $(LIB) stdiogate-check
+all: $(LIB) $(CHECK)
 
-$(LIB): shim.c detect.h
+$(LIB): shim.c detect.h inspect.h
 	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) -o $@ shim.c -ldl
 
-# `stdiogate --check` runs it from beside the library.
-stdiogate-check: check.c detect.h
-	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -DSTDIOGATE_VERSION='"$(VERSION)"' -o $@ check.c
+$(CHECK): $(CHECK_SRC) inspect.h detect.h
+	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -DSTDIOGATE_VERSION='"$(VERSION)"' -o $@ $(CHECK_SRC)
 
 # The same library built by clang, warnings as errors (the result is thrown away).
-check-clang: shim.c detect.h check.c
+check-clang: shim.c detect.h $(CHECK_SRC) inspect.h
 	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) shim.c -ldl
-	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -o clang-stdiogate-check check.c
-	rm -f clang-$(LIB) clang-stdiogate-check
+	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -o clang-$(CHECK) $(CHECK_SRC)
+	rm -f clang-$(LIB) clang-$(CHECK)
 
 examples: $(EXAMPLES)
 
@@ -51,11 +53,11 @@ install: all
 	chmod 755 $(DESTDIR)$(BINDIR)/stdiogate.tmp
 	mv -f $(DESTDIR)$(BINDIR)/stdiogate.tmp $(DESTDIR)$(BINDIR)/stdiogate
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
-	install -m 755 stdiogate-check $(DESTDIR)$(LIBDIR)/stdiogate/stdiogate-check
+	install -m 755 $(CHECK) $(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/stdiogate $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
-	rm -f $(DESTDIR)$(LIBDIR)/stdiogate/stdiogate-check
+	rm -f $(DESTDIR)$(BINDIR)/stdiogate $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB) \
+		$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)
 	rmdir $(DESTDIR)$(LIBDIR)/stdiogate 2>/dev/null || true
 
 # Tools the tests run, as COMMAND:DEBIAN-PACKAGE; each missing one is installed
@@ -79,6 +81,6 @@ test: $(TEST_DEPS)
 	bats tests
 
 clean:
-	rm -rf $(LIB) clang-$(LIB) stdiogate-check tests/bin examples/bin
+	rm -rf $(LIB) clang-$(LIB) $(CHECK) clang-$(CHECK) tests/bin examples/bin
 
 .PHONY: all check-clang examples demo install uninstall test-tools test clean

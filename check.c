@@ -1,23 +1,48 @@
-/* check.c - stdiogate-check: the program behind `stdiogate --check`.
+/* check.c - stdiogate-check, installed beside libstdiogate.so.
  *
- * It plays the client to a stdio server and tells whether the server's stdout
- * carries anything but protocol, when, and which configuration keeps it off
- * the wire.  The server runs up to three times: unwrapped, under the default
- * gate (the stdiogate wrapper), and under `stdiogate --strict` when
+ *   stdiogate-check --inspect PATH
+ *   stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH
+ *   stdiogate-check --check [--wrapper-path WRAPPER] [OPTION]... [--] COMMAND [ARG]...
+ *
+ * --inspect looks at PATH, the file a COMMAND resolved to.  It prints at
+ * most one line on stderr, "stdiogate: warning: PATH ...", saying why the
+ * library cannot guard that program, and says by its exit status what to do:
+ *
+ *   0  nothing found: preload the library
+ *   1  warned: preload the library anyway (it steps aside, or is dropped by
+ *      the dynamic linker, and still serves the programs PATH starts)
+ *   2  warned: do not preload the library (the program's loader cannot
+ *      resolve it, so it would not start)
+ *   125 bad usage
+ *
+ * --wrapper is what the wrapper (process PID, given -v VERBOSITY times) runs
+ * once, in $(...), before it execs COMMAND: the same inspection and warning,
+ * then, on stdout, the shell commands that set COMMAND's environment, for
+ * the wrapper to eval: every variable the wrapper's shell set, exported or
+ * dropped is put back as the caller gave it (read from /proc/PID/environ:
+ * dash exports PWD, and a caller's exported variable named like one of the
+ * wrapper's would carry the wrapper's value), then LD_PRELOAD,
+ * PYTHONUNBUFFERED, STDIOGATE_WIRE and STDIOGATE_DEBUG are set, unless the
+ * library must stay out.  It never writes anything else to stdout.
+ *
+ * --check is `stdiogate --check` (the wrapper passes its own path): it plays
+ * the client to the stdio server COMMAND and tells whether the server's
+ * stdout carries anything but protocol, when, and which configuration keeps
+ * it off the wire.  The server runs up to three times: unwrapped, under the
+ * default gate (WRAPPER COMMAND), and under WRAPPER --strict when
  * stdiogate-filter is installed beside this program.  Each run drives a real
- * session, then lingers for output on timers, closes stdin and waits for the
- * exit; the server runs in its own process group, and whatever it leaves
- * behind is killed.
- *
- * Where a message ends in a Content-Length stream is decided by detect.h, the
- * library's own detector.  MCP output is judged line by line, as MCP clients
- * read it: a line is protocol if it is one JSON object with "jsonrpc":"2.0".
- *
- * The report (text, or JSON with --json: docs/check-json.md) goes to stdout;
- * diagnostics to stderr.  Exit status: 0 clean unwrapped, 1 fixed by the
- * default gate, 2 junk while serving or at exit, 3 protocol errors, 4 the
- * server could not start or died before answering, 125 bad usage.
+ * session, then lingers for output on timers, closes stdin and waits for
+ * the exit; the server runs in its own process group, and whatever it
+ * leaves behind is killed.  What is protocol on stdout is decided by the
+ * strict filter's own stream classifier (detect.h); the messages it passes
+ * are then read for their ids.  The report (text, or JSON with --json:
+ * docs/check-json.md) goes to stdout, diagnostics to stderr.  Exit status:
+ * 0 clean unwrapped, 1 fixed by the default gate, 2 junk while serving or
+ * at exit, 3 protocol errors, 4 the server could not start or died before
+ * answering, 125 bad usage.
  */
+#include "inspect.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +62,206 @@
 #include <unistd.h>
 
 #include "detect.h"
+
+
+extern char **environ;
+
+/* The finding that decides the warning, most important first. */
+static unsigned main_finding(unsigned findings)
+{
+    static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,
+                                      SG_FOREIGN_LOADER, SG_STATIC, SG_GO, SG_BUN };
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (findings & order[i])
+            return order[i];
+    return 0;
+}
+
+static int inspect(const char *path)
+{
+    static struct sg_inspection r;
+    char line[3 * SG_PATH_SIZE];
+    if (sg_inspect(path, &r) != 0)
+        return 0;
+    unsigned finding = main_finding(r.findings);
+    if (!finding)
+        return 0;
+    sg_warning(&r, finding, line, sizeof line);
+    fprintf(stderr, "stdiogate: warning: %s\n", line);
+    return sg_drop_library(&r) ? 2 : 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The wrapper's environment. */
+
+/* The environment process pid was started with, as one block of
+ * NUL-terminated entries (a final NUL added), or NULL. */
+static char *initial_environment(const char *pid, size_t *len)
+{
+    char path[64], *buf = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    snprintf(path, sizeof path, "/proc/%s/environ", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    *len = 0;
+    do {
+        if (*len + 4096 + 1 > cap) {
+            char *bigger = realloc(buf, cap = 2 * cap + 8192);
+            if (!bigger) {
+                free(buf);
+                close(fd);
+                return NULL;
+            }
+            buf = bigger;
+        }
+        n = read(fd, buf + *len, 4096);
+        if (n > 0)
+            *len += (size_t)n;
+    } while (n > 0);
+    close(fd);
+    if (n < 0) {
+        free(buf);
+        return NULL;
+    }
+    buf[(*len)++] = '\0';
+    return buf;
+}
+
+/* The value of NAME in an environment block, or NULL. */
+static const char *block_get(const char *block, size_t len, const char *name, size_t namelen)
+{
+    for (const char *e = block; e < block + len; e += strlen(e) + 1)
+        if (strncmp(e, name, namelen) == 0 && e[namelen] == '=')
+            return e + namelen + 1;
+    return NULL;
+}
+
+/* A name the shell can set: the only kind it carries. */
+static int shell_name(const char *e, size_t len)
+{
+    if (len == 0 || (e[0] >= '0' && e[0] <= '9'))
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!(e[i] == '_' || (e[i] >= 'a' && e[i] <= 'z') || (e[i] >= 'A' && e[i] <= 'Z') ||
+              (e[i] >= '0' && e[i] <= '9')))
+            return 0;
+    return 1;
+}
+
+static int ours(const char *e)
+{
+    return strncmp(e, "STDIOGATE_", 10) == 0;
+}
+
+static void put_export(const char *name, size_t namelen, const char *value)
+{
+    printf("export %.*s='", (int)namelen, name);
+    for (; *value; value++)
+        if (*value == '\'')
+            fputs("'\\''", stdout);
+        else
+            putchar(*value);
+    puts("'");
+}
+
+/* Each variable the shell exports now (the environment this process got)
+ * that differs from the caller's is put back; then the caller's own that
+ * the shell lost. */
+static void restore_environment(const char *block, size_t len)
+{
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
+        const char *was = block_get(block, len, *e, n);
+        if (ours(*e) || !eq || (was && strcmp(was, eq + 1) == 0))
+            continue;
+        if (was)
+            put_export(*e, n, was);
+        else
+            printf("unset %.*s\n", (int)n, *e);
+    }
+    for (const char *e = block; e < block + len; e += strlen(e) + 1) {
+        const char *eq = strchr(e, '=');
+        size_t n = eq ? (size_t)(eq - e) : 0;
+        if (eq && !ours(e) && shell_name(e, n)) {
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)n, e);
+            if (n < sizeof name && !getenv(name))
+                put_export(e, n, eq + 1);
+        }
+    }
+}
+
+/* STDIOGATE_DEBUG as the library will read it: the caller's level (an
+ * invalid one warned about and replaced by the nearest valid level), raised
+ * by -v; -1 if it stays unset. */
+static int debug_level(const char *given, int verbosity)
+{
+    int level = -1;
+    if (given && *given) {
+        char *end;
+        long v = strtol(given, &end, 10);
+        level = *end || end == given ? 1 : v < 0 ? 0 : v > 4 ? 4 : (int)v;
+        if (*end || end == given || v < 0 || v > 4 || given[1])
+            fprintf(stderr, "stdiogate: warning: STDIOGATE_DEBUG=%s is not a level from 0 to 4: "
+                    "using %d\n", given, level);
+    }
+    if (verbosity > 0) {
+        int wanted = verbosity + 1 > 4 ? 4 : verbosity + 1;
+        level = level > wanted ? level : wanted;
+    }
+    return level;
+}
+
+static int wrapper(const char *pid, const char *verbosity, const char *library, const char *path)
+{
+    size_t len = 0;
+    char *block = initial_environment(pid, &len), wire[64] = "";
+    struct stat st;
+    int status = inspect(path);
+    int level = debug_level(getenv("STDIOGATE_DEBUG"), atoi(verbosity));
+    if (block)
+        restore_environment(block, len);
+    if (level >= 0)
+        printf("export STDIOGATE_DEBUG=%d\n", level);
+    if (status == 2) {
+        free(block);
+        puts(":");
+        return status;
+    }
+    const char *preload = block ? block_get(block, len, "LD_PRELOAD", 10) : getenv("LD_PRELOAD");
+    char *value = malloc(strlen(library) + (preload ? strlen(preload) : 0) + 2);
+    if (!value)
+        return 125;
+    sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : "");
+    put_export("LD_PRELOAD", 10, value);
+    free(value);
+    if (!(block ? block_get(block, len, "PYTHONUNBUFFERED", 16) : getenv("PYTHONUNBUFFERED")))
+        puts("export PYTHONUNBUFFERED=1");
+    /* The wrapper's stdout is the wire; if it was closed, the pipe of the
+     * $(...) that runs this took its number for a moment. */
+    char fd1[64];
+    struct stat mine;
+    snprintf(fd1, sizeof fd1, "/proc/%s/fd/1", pid);
+    if (stat(fd1, &st) == 0 &&
+        !(fstat(1, &mine) == 0 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) {
+        snprintf(wire, sizeof wire, "%llu:%llu", (unsigned long long)st.st_dev,
+                 (unsigned long long)st.st_ino);
+        printf("export STDIOGATE_WIRE=%s\n", wire);
+    } else {
+        puts("unset STDIOGATE_WIRE");
+    }
+    if (level >= 2)
+        fprintf(stderr, "stdiogate[%s]: preloading %s, wire %s, running %s\n", pid, library,
+                wire[0] ? wire : "closed", path);
+    free(block);
+    return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* --check */
 
 #ifndef STDIOGATE_VERSION
 #define STDIOGATE_VERSION "0.1.0"
@@ -404,19 +629,62 @@ static void escape_bytes(const unsigned char *p, size_t n, char *out, size_t cap
 }
 
 /* ------------------------------------------------------------------ */
-/* What stdiogate knows about the program.
- * (Stub until inspect.c from branch setups is merged: sg_inspect.) */
+/* What stdiogate knows about the program: sg_inspect's findings, the
+ * wrapper's warnings, and whether COMMAND is a launcher. */
 
 struct program_facts {
-    int known;
-    char note[512];
+    int known;                 /* sg_inspect could read it */
+    struct sg_inspection in;
+    const char *launcher;      /* what kind, or NULL */
+    char note[1024];           /* one line for people */
 };
 
-static void inspect_program(const char *path, struct program_facts *facts)
+static const char *launcher_kind(const char *command)
 {
-    (void)path;
-    facts->known = 0;
-    snprintf(facts->note, sizeof facts->note, "not inspected (no inspector in this build)");
+    static const char *const names[][2] = {
+        { "npx", "npm exec" }, { "npm", "npm" }, { "pnpm", "pnpm" }, { "pnpx", "pnpm" },
+        { "yarn", "yarn" }, { "bunx", "bun x" }, { "uvx", "uv tool run" }, { "uv", "uv" },
+        { "pipx", "pipx" }, { "poetry", "poetry" }, { "env", "env" }, { "sh", "a shell" },
+        { "bash", "a shell" }, { "dash", "a shell" }, { "zsh", "a shell" }, { "timeout", "timeout" },
+        { "docker", "a container" }, { "podman", "a container" }, { "nix", "nix" },
+    };
+    const char *base = strrchr(command, '/');
+    base = base ? base + 1 : command;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(base, names[i][0]) == 0)
+            return names[i][1];
+    return NULL;
+}
+
+static const unsigned finding_bits[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,
+                                         SG_FOREIGN_LOADER, SG_STATIC, SG_GO, SG_BUN };
+static const char *const finding_keys[] = { "setuid", "setgid", "capabilities", "container",
+                                            "foreign_loader", "static", "go", "bun" };
+#define NFINDINGS (sizeof finding_bits / sizeof finding_bits[0])
+
+static void inspect_program(const char *command, const char *path, struct program_facts *f)
+{
+    size_t k = 0;
+    memset(f, 0, sizeof *f);
+    f->launcher = launcher_kind(command);
+    f->known = sg_inspect(path, &f->in) == 0;
+    if (!f->known) {
+        snprintf(f->note, sizeof f->note, "cannot be read");
+        return;
+    }
+    if (f->in.script[0])
+        k += (size_t)snprintf(f->note + k, sizeof f->note - k, "a #! script run by %s; ", f->in.program);
+    if (f->in.findings & SG_STATIC)
+        k += (size_t)snprintf(f->note + k, sizeof f->note - k, "statically linked");
+    else if (f->in.interp[0])
+        k += (size_t)snprintf(f->note + k, sizeof f->note - k, "dynamically linked (%s)", f->in.interp);
+    else
+        k += (size_t)snprintf(f->note + k, sizeof f->note - k, "not an ELF program");
+    for (size_t i = 0; i < NFINDINGS && k < sizeof f->note; i++)
+        if (finding_bits[i] != SG_STATIC && (f->in.findings & finding_bits[i]))
+            k += (size_t)snprintf(f->note + k, sizeof f->note - k, ", %s", finding_keys[i]);
+    if (f->launcher && k < sizeof f->note)
+        snprintf(f->note + k, sizeof f->note - k, "; a launcher (%s): the server is its child", f->launcher);
 }
 
 /* ------------------------------------------------------------------ */
@@ -513,8 +781,8 @@ static void parse_check_options(int argc, char **argv, struct options *o)
             exit(0);
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
-        } else if (is_option(a, "--wrapper")) {
-            o->wrapper = option_value(argv, &i, "--wrapper");
+        } else if (is_option(a, "--wrapper-path")) {
+            o->wrapper = option_value(argv, &i, "--wrapper-path");
         } else if (is_option(a, "--protocol")) {
             const char *p = option_value(argv, &i, "--protocol");
             if (strcmp(p, "mcp") == 0)
@@ -1861,6 +2129,13 @@ static void text_report(const struct options *o, const char *program, const stru
     put_argv_text(o->command);
     putchar('\n');
     printf("program: %s: %s\n", program, facts->note);
+    for (size_t i = 0; facts->known && i < NFINDINGS; i++) {
+        char line[3 * SG_PATH_SIZE];
+        if (!(facts->in.findings & finding_bits[i]))
+            continue;
+        sg_warning(&facts->in, finding_bits[i], line, sizeof line);
+        printf("  stdiogate: warning: %s\n", line);
+    }
     for (int i = 0; i < nruns; i++)
         text_run(&runs[i], i);
     printf("\nverdict (exit status %d): %s.\n", v->status, v->summary);
@@ -1974,7 +2249,24 @@ static void json_report(const struct options *o, const char *program, const stru
     put_json_string(program);
     printf(", \"inspected\": %s, \"text\": ", facts->known ? "true" : "false");
     put_json_string(facts->note);
-    printf("},\n \"strict_available\": %s,\n \"runs\": [", strict_available ? "true" : "false");
+    for (size_t i = 0; i < NFINDINGS; i++)
+        printf(", \"%s\": %s", finding_keys[i], facts->in.findings & finding_bits[i] ? "true" : "false");
+    printf(",\n   \"script_interpreter\": ");
+    put_json_string(facts->in.script[0] ? facts->in.program : NULL);
+    printf(", \"elf_interpreter\": ");
+    put_json_string(facts->in.interp[0] ? facts->in.interp : NULL);
+    printf(", \"launcher\": ");
+    put_json_string(facts->launcher);
+    printf(", \"warnings\": [");
+    for (size_t i = 0, n = 0; facts->known && i < NFINDINGS; i++) {
+        char line[3 * SG_PATH_SIZE];
+        if (!(facts->in.findings & finding_bits[i]))
+            continue;
+        sg_warning(&facts->in, finding_bits[i], line, sizeof line);
+        printf("%s", n++ ? ", " : "");
+        put_json_string(line);
+    }
+    printf("]},\n \"strict_available\": %s,\n \"runs\": [", strict_available ? "true" : "false");
     for (int i = 0; i < nruns; i++) {
         printf("%s\n    ", i ? "," : "");
         json_run(&runs[i]);
@@ -2019,13 +2311,13 @@ static char **make_argv(const char *first, const char *const *extra, char **comm
     return argv;
 }
 
-static int check_main(int argc, char **argv, const char *wrapper_given)
+static int check_main(int argc, char **argv)
 {
     struct options o;
     struct run runs[3];
     struct program_facts facts;
     struct verdict v;
-    char program[PATH_MAX], dir[PATH_MAX], filter[PATH_MAX + 32], wrapper[PATH_MAX + 32];
+    char program[PATH_MAX], dir[PATH_MAX], filter[PATH_MAX + 32], wrapper_path[PATH_MAX + 32];
     const char *not_found = NULL;
     int nruns = 0, found, strict_available;
     const char *plain_extra[] = { "--", NULL };
@@ -2033,11 +2325,9 @@ static int check_main(int argc, char **argv, const char *wrapper_given)
 
     parse_check_options(argc, argv, &o);
     own_directory(dir, sizeof dir);
-    if (!o.wrapper)
-        o.wrapper = wrapper_given;
     if (!o.wrapper) {
-        snprintf(wrapper, sizeof wrapper, "%s/stdiogate", dir);
-        o.wrapper = wrapper;
+        snprintf(wrapper_path, sizeof wrapper_path, "%s/stdiogate", dir);
+        o.wrapper = wrapper_path;
     }
     if (access(o.wrapper, X_OK) != 0)
         die(EXIT_USAGE, "cannot find the stdiogate wrapper (%s): run this as 'stdiogate --check'", o.wrapper);
@@ -2056,10 +2346,12 @@ static int check_main(int argc, char **argv, const char *wrapper_given)
         break;
     }
     found = not_found == NULL;
-    if (found)
-        inspect_program(program, &facts);
-    else
-        snprintf(facts.note, sizeof facts.note, "%s", not_found), facts.known = 0;
+    if (found) {
+        inspect_program(o.command[0], program, &facts);
+    } else {
+        memset(&facts, 0, sizeof facts);
+        snprintf(facts.note, sizeof facts.note, "%s", not_found);
+    }
     if (!found)
         snprintf(program, sizeof program, "%s", o.command[0]);
 
@@ -2107,16 +2399,14 @@ static int check_main(int argc, char **argv, const char *wrapper_given)
 
 int main(int argc, char **argv)
 {
-    int i = 1;
-    const char *wrapper = NULL;
-    /* the wrapper passes itself first: --wrapper PATH --check ... */
-    if (argc > 2 && strcmp(argv[1], "--wrapper") == 0) {
-        wrapper = argv[2];
-        i = 3;
-    }
-    if (argc > i && strcmp(argv[i], "--check") == 0)
-        return check_main(argc - i - 1, argv + i + 1, wrapper);
-    fputs("Usage: stdiogate-check --check [OPTION]... [--] COMMAND [ARG]...\n"
-          "(normally run as 'stdiogate --check')\n", stderr);
-    return EXIT_USAGE;
+    if (argc == 3 && strcmp(argv[1], "--inspect") == 0)
+        return inspect(argv[2]);
+    if (argc == 6 && strcmp(argv[1], "--wrapper") == 0)
+        return wrapper(argv[2], argv[3], argv[4], argv[5]);
+    if (argc >= 2 && strcmp(argv[1], "--check") == 0)
+        return check_main(argc - 2, argv + 2);
+    fprintf(stderr, "Usage: stdiogate-check --inspect PATH\n"
+                    "       stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH\n"
+                    "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\n");
+    return 125;
 }

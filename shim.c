@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "detect.h"
+#include "inspect.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -205,11 +206,24 @@ static void say(int level, const char *first, ...)
 
 #define NUM(v) fmt_num(numbuf + sizeof numbuf, (unsigned long long)(v))
 
-/* strerror may translate and allocate; the name comes from a static table. */
+/* strerror may translate and allocate, and strerrorname_np is glibc's
+ * alone (musl's loader could not resolve it): our own table of the errors
+ * the calls we report can return. */
 static const char *err_name(int e)
 {
-    const char *name = strerrorname_np(e);
-    return name ? name : "unknown error";
+#define ERR(x) [x] = #x,
+    static const char *const names[] = {
+        ERR(EPERM) ERR(ENOENT) ERR(EINTR) ERR(EIO) ERR(ENXIO) ERR(EBADF) ERR(EAGAIN)
+        ERR(ENOMEM) ERR(EACCES) ERR(EFAULT) ERR(EBUSY) ERR(EEXIST) ERR(ENODEV)
+        ERR(ENOTDIR) ERR(EISDIR) ERR(EINVAL) ERR(ENFILE) ERR(EMFILE) ERR(ENOTTY)
+        ERR(ETXTBSY) ERR(ENOSPC) ERR(ESPIPE) ERR(EROFS) ERR(EPIPE) ERR(ERANGE)
+        ERR(ENAMETOOLONG) ERR(ENOSYS) ERR(ELOOP) ERR(EOVERFLOW) ERR(ENOTSOCK)
+        ERR(EOPNOTSUPP) ERR(ECONNRESET) ERR(ENOTCONN)
+    };
+#undef ERR
+    if (e > 0 && (size_t)e < sizeof names / sizeof names[0] && names[e])
+        return names[e];
+    return "unknown error";
 }
 
 /* ------------------------------------------------------------------ */
@@ -676,11 +690,31 @@ static void divert(void)
 
 static void check_spawn_layout(void);
 
+/* STDIOGATE_DEBUG is one digit from 0 to 4.  Anything else is warned
+ * about and replaced by the nearest level, in this process's environment
+ * too, so that the programs it starts do not warn again.  (The wrapper
+ * checks it first; this is for a marker set by hand.) */
 static void set_level(void)
 {
     const char *d = getenv("STDIOGATE_DEBUG");
-    if (d && d[0] >= '0' && d[0] <= '9' && !d[1])
+    static char fixed[] = "STDIOGATE_DEBUG=1";
+    if (!d || !*d)
+        return;
+    if (d[0] >= '0' && d[0] <= '4' && !d[1]) {
         g_level = d[0] - '0';
+        return;
+    }
+    int negative = d[0] == '-', digits = d[negative] != '\0', value = 0;
+    for (const char *p = d + negative; *p; p++) {
+        digits &= *p >= '0' && *p <= '9';
+        value = value * 10 + (*p - '0');
+        value = value > 4 ? 4 : value;
+    }
+    g_level = !digits ? 1 : negative ? 0 : value;
+    fixed[sizeof fixed - 2] = (char)('0' + g_level);
+    say(1, "STDIOGATE_DEBUG=", d, " is not a level from 0 to 4: using ",
+        fixed + sizeof fixed - 2, NULL);
+    putenv(fixed);
 }
 
 __attribute__((constructor)) static void stdiogate_init(void)
@@ -1194,14 +1228,154 @@ static int is_marker(const char *e)
     return strncmp(e, MARKER "=", sizeof MARKER) == 0;
 }
 
-static size_t env_count(char *const *env, int *has_marker)
+/* A marker that is not the program's own business: the one this process
+ * was started with, come round again through a copy of its environment.
+ * A marker the program set itself after it started is its own: a stdiogate
+ * wrapper run by a shell that already has the library preloaded exports
+ * one for the server it is about to exec, and that server's gate must act. */
+static int stale_marker(const char *e)
+{
+    return is_marker(e) && g_marker[0] && strcmp(e, g_marker) == 0;
+}
+
+static size_t env_count(char *const *env, int *has_stale, const char **preload)
 {
     size_t n = 0;
-    *has_marker = 0;
-    for (; env && env[n]; n++)
-        if (is_marker(env[n]))
-            *has_marker = 1;
+    *has_stale = 0;
+    *preload = NULL;
+    for (; env && env[n]; n++) {
+        if (stale_marker(env[n]))
+            *has_stale = 1;
+        else if (strncmp(env[n], "LD_PRELOAD=", 11) == 0)
+            *preload = env[n];
+    }
     return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Programs whose loader cannot resolve this library (musl's, linked
+ * dynamically, exits 127 with "Error relocating libstdiogate.so"): they
+ * are started without it, as if it were a static one.  The check reads the
+ * file (a #! interpreter one level down, "#!/usr/bin/env NAME" included)
+ * with pread into small buffers: it runs in vfork children too. */
+
+#define LIB_NAME "libstdiogate.so"
+#define EXEC_PATH_SIZE 512
+
+/* Is name one of our LD_PRELOAD entries?  (Entries split on spaces and
+ * colons, as ld.so splits them.) */
+static int preload_entry_is_ours(const char *p, size_t len)
+{
+    size_t base = len;
+    while (base > 0 && p[base - 1] != '/')
+        base--;
+    return len - base == sizeof LIB_NAME - 1 && memcmp(p + base, LIB_NAME, len - base) == 0;
+}
+
+static int preload_has_us(const char *value)
+{
+    for (const char *p = value; *p;) {
+        size_t len = strcspn(p, " :");
+        if (len && preload_entry_is_ours(p, len))
+            return 1;
+        p += len;
+        if (*p)
+            p++;
+    }
+    return 0;
+}
+
+/* The file execvp would run for name, into out ("" if none). */
+static void exec_search(const char *name, int search, char *out)
+{
+    out[0] = '\0';
+    if (!search || strchr(name, '/')) {
+        if (strlen(name) < EXEC_PATH_SIZE)
+            memcpy(out, name, strlen(name) + 1);
+        return;
+    }
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/bin:/usr/bin";; p++) {
+        size_t len = strcspn(p, ":"), nlen = strlen(name);
+        if (len + 1 + nlen < EXEC_PATH_SIZE) {
+            memcpy(out, len ? p : ".", len ? len : 1);
+            size_t k = len ? len : 1;
+            out[k] = '/';
+            memcpy(out + k + 1, name, nlen + 1);
+            if (faccessat(AT_FDCWD, out, X_OK, AT_EACCESS) == 0)
+                return;
+        }
+        out[0] = '\0';
+        p += len;
+        if (!*p)
+            return;
+    }
+}
+
+/* The next word of a #! line at *p (NUL-terminated), or NULL. */
+static char *shebang_word(char **p)
+{
+    char *w = *p + strspn(*p, " \t");
+    size_t len = strcspn(w, " \t");
+    if (!len)
+        return NULL;
+    *p = w + len + (w[len] != '\0');
+    w[len] = '\0';
+    return w;
+}
+
+/* The program the "#!" line in line runs, into path: the interpreter, or
+ * for "#!/usr/bin/env [-S] NAME", NAME searched in PATH.  0 if none. */
+static int script_program(char *line, char *path)
+{
+    char *end = strchr(line, '\n'), *p = line + 2, *w;
+    if (!end)
+        return 0;   /* longer than we read */
+    *end = '\0';
+    char *interp = shebang_word(&p);
+    if (!interp || strlen(interp) >= EXEC_PATH_SIZE)
+        return 0;
+    const char *base = strrchr(interp, '/');
+    if (strcmp(base ? base + 1 : interp, "env") != 0) {
+        memcpy(path, interp, strlen(interp) + 1);
+        return 1;
+    }
+    while ((w = shebang_word(&p)) && (w[0] == '-' || strchr(w, '=')))
+        ;
+    if (!w)
+        return 0;
+    exec_search(w, 1, path);
+    return path[0] != '\0';
+}
+
+/* Does the ELF file at path have an interpreter that is not glibc's?  A
+ * "#!" script is judged by its interpreter, one level down.  (path is
+ * overwritten.) */
+static int runs_foreign_loader(char *path, int depth)
+{
+    char buf[256];
+    int saved = errno, fd = open(path, O_RDONLY | O_CLOEXEC), r = 0;
+    if (fd < 0)
+        return errno = saved, 0;
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
+        buf[n] = '\0';
+        r = depth == 0 && script_program(buf, path);
+    } else {
+        r = sg_elf_interp(fd, buf, sizeof buf) == 1 && !sg_interp_is_glibc(buf);
+    }
+    REAL(close)(fd);
+    if (r == 1 && buf[0] == '#')
+        r = runs_foreign_loader(path, depth + 1);
+    errno = saved;
+    return r;
+}
+
+static int foreign_program(const char *file, int search)
+{
+    char path[EXEC_PATH_SIZE];
+    exec_search(file, search, path);
+    return path[0] && runs_foreign_loader(path, 0);
 }
 
 /* Environment arrays this large are not edited (and the program still
@@ -1211,30 +1385,75 @@ static size_t env_count(char *const *env, int *has_marker)
 struct exec_plan {
     int hand;           /* give the new program the wire as fd 1 */
     int edit_env;       /* build a new environment */
+    int foreign;        /* the program's loader cannot resolve us: leave it out */
     int saved;          /* our fd 1 while the exec is tried */
+    const char *preload; /* the LD_PRELOAD entry of env */
     size_t n;
 };
 
-static size_t plan_exec(struct exec_plan *x, char *const *env)
+/* check: 0 do not look at the program, 1 what is its path, 2 its name,
+ * searched in PATH.  Returns the size of the environment array to build. */
+static size_t plan_exec(struct exec_plan *x, char *const *env, const char *what, int check)
 {
-    int has_marker;
+    int has_stale;
     x->hand = gated() && should_hand_wire();
     x->saved = -1;
-    x->n = env_count(env, &has_marker);
-    x->edit_env = (x->hand || has_marker) && x->n < MAX_ENV;
+    x->n = env_count(env, &has_stale, &x->preload);
+    x->foreign = check && x->preload && preload_has_us(x->preload + 11) &&
+                 foreign_program(what, check == 2);
+    x->edit_env = (x->hand || has_stale || x->foreign) && x->n < MAX_ENV;
+    if (x->foreign)
+        say(x->hand ? 1 : 2, "exec: ", what, " has a loader that cannot load " LIB_NAME
+            ": it runs without it", x->hand ? ", unguarded" : "", NULL);
     return x->edit_env ? x->n + 2 : 1;
 }
 
-/* Copy env without any marker, and with ours when handing the wire. */
-static char *const *exec_env(struct exec_plan *x, char *const *env, char **out)
+/* The size of the buffer our LD_PRELOAD entry is rewritten into. */
+static size_t plan_preload(const struct exec_plan *x)
+{
+    return x->foreign && x->edit_env ? strlen(x->preload) + 1 : 1;
+}
+
+/* "LD_PRELOAD=..." without our entries into out; NULL if none is left. */
+static char *preload_without_us(const char *entry, char *out)
+{
+    size_t k = 11;
+    memcpy(out, entry, 11);
+    for (const char *p = entry + 11; *p;) {
+        size_t len = strcspn(p, " :");
+        if (len && !preload_entry_is_ours(p, len)) {
+            if (k > 11)
+                out[k++] = ' ';
+            memcpy(out + k, p, len);
+            k += len;
+        }
+        p += len;
+        if (*p)
+            p++;
+    }
+    out[k] = '\0';
+    return k > 11 ? out : NULL;
+}
+
+/* Copy env without a stale marker (without any when handing the wire,
+ * which takes ours); a program left without us gets neither marker nor our
+ * LD_PRELOAD entry. */
+static char *const *exec_env(struct exec_plan *x, char *const *env, char **out, char *preload)
 {
     size_t k = 0;
     if (!x->edit_env)
         return env;
-    for (size_t i = 0; i < x->n; i++)
-        if (!is_marker(env[i]))
-            out[k++] = env[i];
-    if (x->hand && g_marker[0])
+    for (size_t i = 0; i < x->n; i++) {
+        if (is_marker(env[i]) && (x->hand || x->foreign || stale_marker(env[i])))
+            continue;
+        if (x->foreign && env[i] == x->preload) {
+            if ((out[k] = preload_without_us(env[i], preload)))
+                k++;
+            continue;
+        }
+        out[k++] = env[i];
+    }
+    if (x->hand && !x->foreign && g_marker[0])
         out[k++] = g_marker;
     out[k] = NULL;
     return out;
@@ -1276,13 +1495,14 @@ static int runnable(const char *path)
     return r;
 }
 
-#define EXEC_WITH(env, what, exact, call)                   \
+#define EXEC_WITH(env, what, exact, check, call)            \
     do {                                                    \
         struct exec_plan x_;                                \
-        char *out_[plan_exec(&x_, (env))];                  \
+        char *out_[plan_exec(&x_, (env), (what), (check))]; \
+        char pre_[plan_preload(&x_)];                       \
         if (x_.hand && (exact) && !runnable(what))          \
             x_.hand = 0;                                    \
-        char *const *envp_ = exec_env(&x_, (env), out_);    \
+        char *const *envp_ = exec_env(&x_, (env), out_, pre_); \
         exec_begin(&x_, (what));                            \
         int r_ = (call);                                    \
         exec_failed(&x_);                                   \
@@ -1291,32 +1511,32 @@ static int runnable(const char *path)
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, path, 1, REAL(execve)(path, argv, envp_));
+    EXEC_WITH(envp, path, 1, 1, REAL(execve)(path, argv, envp_));
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
-    EXEC_WITH(environ, path, 1, REAL(execve)(path, argv, envp_));
+    EXEC_WITH(environ, path, 1, 1, REAL(execve)(path, argv, envp_));
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, file, 0, REAL(execvpe)(file, argv, envp_));
+    EXEC_WITH(envp, file, 0, 2, REAL(execvpe)(file, argv, envp_));
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
-    EXEC_WITH(environ, file, 0, REAL(execvpe)(file, argv, envp_));
+    EXEC_WITH(environ, file, 0, 2, REAL(execvpe)(file, argv, envp_));
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, "a descriptor", 0, REAL(fexecve)(fd, argv, envp_));
+    EXEC_WITH(envp, "a descriptor", 0, 0, REAL(fexecve)(fd, argv, envp_));
 }
 
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
-    EXEC_WITH(envp, path, 0, REAL(execveat)(dirfd, path, argv, envp_, flags));
+    EXEC_WITH(envp, path, 0, 0, REAL(execveat)(dirfd, path, argv, envp_, flags));
 }
 
 /* The execl family: gather the arguments on the stack. */
@@ -1419,8 +1639,9 @@ static int spawn_with(int search, pid_t *pid, const char *file,
                       char *const argv[], char *const envp[])
 {
     struct exec_plan x;
-    char *out[plan_exec(&x, envp)];
-    char *const *env = exec_env(&x, envp, out);
+    char *out[plan_exec(&x, envp, file, search ? 2 : 1)];
+    char pre[plan_preload(&x)];
+    char *const *env = exec_env(&x, envp, out, pre);
     int used = fa ? fa->__used : 0;
     int prepend = x.hand && used >= 0 && used < MAX_SPAWN_ACTIONS &&
                   LOAD(g_spawn_layout) == 1;

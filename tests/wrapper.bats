@@ -13,7 +13,7 @@ setup_file() {
     export REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
     export STUB="$BATS_FILE_TMPDIR/stub"
     mkdir -p "$STUB"
-    cp "$REPO/stdiogate" "$STUB/stdiogate"
+    cp "$REPO/stdiogate" "$REPO/stdiogate-check" "$STUB/"
     cc -shared -fPIC -o "$STUB/libstdiogate.so" -x c /dev/null
     cc -shared -fPIC -o "$STUB/other1.so" -x c /dev/null
     cc -shared -fPIC -o "$STUB/other2.so" -x c /dev/null
@@ -79,7 +79,7 @@ env_of() {
 @test "library path with a space or a colon: status 125" {
     for dir in "with space" "with:colon"; do
         mkdir "$dir"
-        cp "$STUB/stdiogate" "$STUB/libstdiogate.so" "$dir/"
+        cp "$STUB/stdiogate" "$STUB/stdiogate-check" "$STUB/libstdiogate.so" "$dir/"
         run --separate-stderr "$dir/stdiogate" true
         [ "$status" -eq 125 ]
         [ -z "$output" ]
@@ -235,7 +235,7 @@ env_of() {
     run --separate-stderr "$STUB/stdiogate" "$STUB/static"
     [ "$status" -eq 7 ]
     [ -z "$output" ]
-    [ "$stderr" = "stdiogate: warning: $STUB/static is statically linked, so its own stdout is not guarded (programs it starts are)" ]
+    [ "$stderr" = "stdiogate: warning: $STUB/static is statically linked, so its own stdout is not guarded (programs it starts are; use stdiogate --strict)" ]
 }
 
 @test "dynamically linked COMMAND: no warning" {
@@ -250,7 +250,7 @@ env_of() {
 @test "Go program (.note.go.buildid): a warning" {
     run --separate-stderr "$STUB/stdiogate" "$STUB/gobuild"
     [ "$status" -eq 7 ]
-    [ "$stderr" = "stdiogate: warning: $STUB/gobuild is a Go program (raw system calls), so its own stdout is not guarded (programs it starts are)" ]
+    [ "$stderr" = "stdiogate: warning: $STUB/gobuild is a Go program (raw system calls), so its own stdout is not guarded (programs it starts are; use stdiogate --strict)" ]
 }
 
 @test "program headers and notes past the first KiB the wrapper reads at once" {
@@ -290,11 +290,11 @@ env_of() {
     for f in far-headers far-note near; do
         run --separate-stderr "$STUB/stdiogate" "./run-$f"
         [ "$status" -eq 7 ]
-        [ "$stderr" = "stdiogate: warning: ./run-$f runs $PWD/$f, which is a Go program (raw system calls), so its own stdout is not guarded (programs it starts are)" ]
+        [ "$stderr" = "stdiogate: warning: ./run-$f runs $PWD/$f, which is a Go program (raw system calls), so its own stdout is not guarded (programs it starts are; use stdiogate --strict)" ]
     done
     run --separate-stderr "$STUB/stdiogate" ./run-far-static
     [ "$status" -eq 7 ]
-    [ "$stderr" = "stdiogate: warning: ./run-far-static runs $PWD/far-static, which is statically linked, so its own stdout is not guarded (programs it starts are)" ]
+    [ "$stderr" = "stdiogate: warning: ./run-far-static runs $PWD/far-static, which is statically linked, so its own stdout is not guarded (programs it starts are; use stdiogate --strict)" ]
 }
 
 @test "found through PATH, and through a #! interpreter, also #!/usr/bin/env NAME" {
@@ -308,7 +308,7 @@ env_of() {
     export PATH="$BATS_TEST_TMPDIR/bin:$PATH"
     run --separate-stderr "$STUB/stdiogate" static-tool
     [ "$status" -eq 7 ]
-    [ "$stderr" = "stdiogate: warning: $BATS_TEST_TMPDIR/bin/static-tool is statically linked, so its own stdout is not guarded (programs it starts are)" ]
+    [ "$stderr" = "stdiogate: warning: $BATS_TEST_TMPDIR/bin/static-tool is statically linked, so its own stdout is not guarded (programs it starts are; use stdiogate --strict)" ]
     run --separate-stderr "$STUB/stdiogate" script
     [ "$status" -eq 7 ]
     [[ "$stderr" == "stdiogate: warning: $BATS_TEST_TMPDIR/bin/script runs $STUB/static, which is statically linked,"* ]]

@@ -1,0 +1,295 @@
+/* inspect.c - why the preloaded library cannot guard a program, read from
+ * its file: setuid or file capabilities (the dynamic linker drops
+ * LD_PRELOAD), a container CLI, a loader that is not glibc's (musl), no
+ * loader at all (static), or a runtime that does its stdio with raw system
+ * calls (Go, Bun).  A #! script is judged by its interpreter, one level
+ * down, "#!/usr/bin/env [-S] NAME" included.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "inspect.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+/* ------------------------------------------------------------------ */
+/* #! scripts. */
+
+/* Sets out to the file execvp would run for NAME (PATH searched), or "". */
+static void search_path(const char *name, char *out, size_t size)
+{
+    const char *path = getenv("PATH");
+    out[0] = '\0';
+    if (strchr(name, '/')) {
+        snprintf(out, size, "%s", name);
+        return;
+    }
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *p = path;; p++) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        struct stat st;
+        char candidate[SG_PATH_SIZE];
+        if (snprintf(candidate, sizeof candidate, "%.*s/%s", (int)(len ? len : 1),
+                     len ? p : ".", name) < (int)sizeof candidate &&
+            stat(candidate, &st) == 0 && S_ISREG(st.st_mode) && access(candidate, X_OK) == 0) {
+            snprintf(out, size, "%s", candidate);
+            return;
+        }
+        if (!end)
+            return;
+        p = end;
+    }
+}
+
+static const char *next_word(char **s)
+{
+    char *p = *s, *w;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p)
+        return NULL;
+    w = p;
+    while (*p && *p != ' ' && *p != '\t')
+        p++;
+    if (*p)
+        *p++ = '\0';
+    *s = p;
+    return w;
+}
+
+/* The program a "#!" line runs, as the kernel reads it (interpreter, then
+ * one optional argument), env's own options and assignments skipped.
+ * Returns 1 with out set, 0 if the line names nothing to inspect. */
+static int script_interpreter(char *line, char *out, size_t size)
+{
+    char *rest = line + 2, *nl = strchr(rest, '\n');
+    if (!nl)
+        return 0;   /* longer than the kernel reads: it would fail to run */
+    *nl = '\0';
+    const char *interp = next_word(&rest), *word;
+    if (!interp)
+        return 0;
+    const char *base = strrchr(interp, '/');
+    if (strcmp(base ? base + 1 : interp, "env") != 0) {
+        snprintf(out, size, "%s", interp);
+        return 1;
+    }
+    /* "#!/usr/bin/env -S VAR=x NAME ARG": the first word that is neither an
+     * option nor an assignment (an option taking a value skips it). */
+    while ((word = next_word(&rest))) {
+        if (strcmp(word, "-u") == 0 || strcmp(word, "-C") == 0 || strcmp(word, "-P") == 0) {
+            (void)next_word(&rest);
+            continue;
+        }
+        if (word[0] == '-' || strchr(word, '='))
+            continue;
+        search_path(word, out, size);
+        return out[0] != '\0';
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The ELF file. */
+
+/* A note named "Go" of type 4: the build ID the Go linker writes. */
+static int has_go_note(const unsigned char *p, size_t len, int big)
+{
+    while (len >= 12) {
+        uint64_t namesz = sg_elf_word(p, 4, big), descsz = sg_elf_word(p + 4, 4, big);
+        uint64_t type = sg_elf_word(p + 8, 4, big);
+        uint64_t size = 12 + ((namesz + 3) & ~3ULL) + ((descsz + 3) & ~3ULL);
+        if (size > len)
+            return 0;
+        if (type == 4 && (namesz == 3 || namesz == 4) && memcmp(p + 12, "Go", 3) == 0)
+            return 1;
+        p += size;
+        len -= (size_t)size;
+    }
+    return 0;
+}
+
+static void *read_at(int fd, uint64_t offset, uint64_t size)
+{
+    if (size == 0 || size > (16u << 20) || offset > (1ULL << 40))
+        return NULL;
+    void *p = malloc((size_t)size);
+    if (p && pread(fd, p, (size_t)size, (off_t)offset) != (ssize_t)size) {
+        free(p);
+        p = NULL;
+    }
+    return p;
+}
+
+static int go_notes(int fd, const struct sg_elf *e)
+{
+    uint32_t type;
+    uint64_t off, len;
+    int found = 0;
+    for (unsigned i = 0; i < e->phnum && !found; i++) {
+        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || len > 65536)
+            continue;
+        unsigned char *notes = read_at(fd, off, len);
+        if (notes)
+            found = has_go_note(notes, (size_t)len, e->big);
+        free(notes);
+    }
+    return found;
+}
+
+/* Findings from section names: .go.buildinfo (Go, also without the note),
+ * .bun and .bun_builtins (Bun, and `bun build --compile` executables). */
+static unsigned section_findings(int fd, const struct sg_elf *e)
+{
+    unsigned want = e->wide ? 64 : 40, found = 0;
+    if (e->shnum == 0 || e->shnum > 65535 || e->shentsize < want || e->shstrndx >= e->shnum)
+        return 0;
+    unsigned char *table = read_at(fd, e->shoff, (uint64_t)e->shnum * e->shentsize);
+    if (!table)
+        return 0;
+    const unsigned char *str = table + (size_t)e->shstrndx * e->shentsize;
+    uint64_t str_off = sg_elf_word(str + (e->wide ? 24 : 16), e->wide ? 8 : 4, e->big);
+    uint64_t str_size = sg_elf_word(str + (e->wide ? 32 : 20), e->wide ? 8 : 4, e->big);
+    char *names = read_at(fd, str_off, str_size);
+    for (unsigned i = 0; names && i < e->shnum; i++) {
+        uint64_t name = sg_elf_word(table + (size_t)i * e->shentsize, 4, e->big);
+        if (name >= str_size || !memchr(names + name, '\0', (size_t)(str_size - name)))
+            continue;
+        const char *s = names + name;
+        if (strcmp(s, ".go.buildinfo") == 0)
+            found |= SG_GO;
+        else if (strcmp(s, ".bun") == 0 || strcmp(s, ".bun_builtins") == 0)
+            found |= SG_BUN;
+    }
+    free(names);
+    free(table);
+    return found;
+}
+
+static unsigned elf_findings(int fd, struct sg_inspection *r)
+{
+    struct sg_elf e;
+    unsigned found = 0;
+    int interp = sg_elf_interp(fd, r->interp, sizeof r->interp);
+    if (interp < 0 || !sg_elf_header(fd, &e))
+        return 0;
+    if (interp == 0)
+        found |= SG_STATIC;
+    else if (!sg_interp_is_glibc(r->interp))
+        found |= SG_FOREIGN_LOADER;
+    if (go_notes(fd, &e))
+        found |= SG_GO;
+    return found | section_findings(fd, &e);
+}
+
+/* ------------------------------------------------------------------ */
+/* The file as a whole. */
+
+static int is_container_cli(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strcmp(base, "docker") == 0 || strcmp(base, "podman") == 0 ||
+           strcmp(base, "nerdctl") == 0;
+}
+
+/* Secure execution: set-user-ID to someone else, set-group-ID to another
+ * group, or file capabilities for anyone but root. */
+static unsigned secure_findings(int fd, const char *path)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return 0;
+    if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+        return SG_SETUID;
+    if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid())
+        return SG_SETGID;
+    if (getuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+        return SG_CAPABILITIES;
+    return 0;
+}
+
+static unsigned file_findings(const char *path, struct sg_inspection *r)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    unsigned found = secure_findings(fd, path) | elf_findings(fd, r);
+    close(fd);
+    if (is_container_cli(path))
+        found |= SG_DOCKER;
+    return found;
+}
+
+int sg_inspect(const char *path, struct sg_inspection *r)
+{
+    char line[258];
+    memset(r, 0, sizeof *r);
+    snprintf(r->program, sizeof r->program, "%s", path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = pread(fd, line, sizeof line - 1, 0);
+    close(fd);
+    line[n > 0 ? n : 0] = '\0';
+    if (n >= 2 && line[0] == '#' && line[1] == '!') {
+        char interp[SG_PATH_SIZE];
+        if (!script_interpreter(line, interp, sizeof interp))
+            return 0;
+        snprintf(r->script, sizeof r->script, "%s", path);
+        snprintf(r->program, sizeof r->program, "%s", interp);
+    }
+    r->findings = file_findings(r->program, r);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The warning: the one finding that matters most. */
+
+void sg_warning(const struct sg_inspection *r, unsigned finding, char *buf, size_t size)
+{
+    const char *why = "";
+    char loader[512];
+    switch (finding) {
+    case SG_SETUID:
+    case SG_SETGID:
+        why = finding == SG_SETUID ? "is setuid, so the dynamic linker drops LD_PRELOAD: its stdout is not guarded"
+                                   : "is setgid, so the dynamic linker drops LD_PRELOAD: its stdout is not guarded";
+        break;
+    case SG_CAPABILITIES:
+        why = "has file capabilities, so the dynamic linker drops LD_PRELOAD: its stdout is not guarded";
+        break;
+    case SG_DOCKER:
+        why = "is a container CLI: the server runs in a container, which the library does not enter, "
+              "so its stdout is not guarded (use stdiogate --strict, or stdiogate inside the image)";
+        break;
+    case SG_FOREIGN_LOADER:
+        snprintf(loader, sizeof loader, "uses the loader %s, which cannot load libstdiogate.so: "
+                 "it runs without the library, and its stdout is not guarded (use stdiogate --strict)",
+                 r->interp);
+        why = loader;
+        break;
+    case SG_STATIC:
+        why = "is statically linked, so its own stdout is not guarded (programs it starts are; "
+              "use stdiogate --strict)";
+        break;
+    case SG_GO:
+        why = "is a Go program (raw system calls), so its own stdout is not guarded (programs it "
+              "starts are; use stdiogate --strict)";
+        break;
+    case SG_BUN:
+        why = "is a Bun program (raw system calls), so its own stdout is not guarded (programs it "
+              "starts are; use stdiogate --strict)";
+        break;
+    }
+    if (r->script[0])
+        snprintf(buf, size, "%s runs %s, which %s", r->script, r->program, why);
+    else
+        snprintf(buf, size, "%s %s", r->program, why);
+}

@@ -1,0 +1,160 @@
+/* inspect.h - what stdiogate can tell about a program before it runs it.
+ *
+ * sg_inspect() looks at the file a command name runs (following a #!
+ * interpreter one level) and reports each reason the preloaded library
+ * cannot guard it, or must not be loaded into it.  The wrapper asks through
+ * stdiogate-check --inspect; --check reports the same findings.
+ *
+ * sg_elf_interp() is also used by the library's exec path, in vfork children
+ * and signal handlers: it is header-only, uses pread on a descriptor the
+ * caller opened, and keeps nothing but small buffers on the stack.
+ */
+#ifndef STDIOGATE_INSPECT_H
+#define STDIOGATE_INSPECT_H
+
+#include <elf.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Findings, one bit each. */
+enum sg_finding {
+    SG_STATIC = 1u << 0,        /* no PT_INTERP: the library never loads */
+    SG_GO = 1u << 1,            /* Go: raw system calls, the library steps aside */
+    SG_BUN = 1u << 2,           /* Bun: raw system calls on stdio */
+    SG_FOREIGN_LOADER = 1u << 3, /* an ELF interpreter that is not glibc's (musl...) */
+    SG_SETUID = 1u << 4,        /* secure execution: ld.so drops LD_PRELOAD */
+    SG_SETGID = 1u << 5,
+    SG_CAPABILITIES = 1u << 6,  /* file capabilities: secure execution too */
+    SG_DOCKER = 1u << 7,        /* a container CLI: the server runs elsewhere */
+};
+
+#define SG_PATH_SIZE 4096
+
+struct sg_inspection {
+    unsigned findings;
+    char program[SG_PATH_SIZE]; /* the file inspected: COMMAND or its #! interpreter */
+    char script[SG_PATH_SIZE];  /* COMMAND when it is a #! script, else "" */
+    char interp[256];           /* the program's ELF interpreter, "" if none */
+};
+
+/* Inspects the file PATH would run (PATH already resolved, as execvp
+ * would).  Returns 0, or -1 if PATH cannot be read (no findings then). */
+int sg_inspect(const char *path, struct sg_inspection *r);
+
+/* The warning for one finding of r, without a prefix, into buf. */
+void sg_warning(const struct sg_inspection *r, unsigned finding, char *buf, size_t size);
+
+/* Must the library stay out of this program (its loader cannot resolve it)? */
+static inline int sg_drop_library(const struct sg_inspection *r)
+{
+    return (r->findings & SG_FOREIGN_LOADER) != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The ELF interpreter, shared with the library. */
+
+/* Is INTERP a loader that can take a glibc-built preload?  glibc's loaders
+ * are ld-linux*.so.N, ld64.so.N and ld.so.1 (ppc, s390, mips); musl's
+ * ld-musl-ARCH.so.1, uClibc's, bionic's linker are not. */
+static inline int sg_interp_is_glibc(const char *interp)
+{
+    if (!interp[0])
+        return 1;   /* unknown: assume the usual */
+    const char *base = strrchr(interp, '/');
+    base = base ? base + 1 : interp;
+    return strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld64.so.", 8) == 0 ||
+           strcmp(base, "ld.so.1") == 0;
+}
+
+static inline uint64_t sg_elf_word(const unsigned char *p, int size, int big)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < size; i++)
+        v = (v << 8) | p[big ? i : size - 1 - i];
+    return v;
+}
+
+/* Reads the ELF header of fd.  Returns 1 for an ELF file (with its class
+ * and byte order), 0 otherwise. */
+struct sg_elf {
+    int wide, big;              /* ELFCLASS64, ELFDATA2MSB */
+    uint64_t phoff, shoff;
+    unsigned phentsize, phnum, shentsize, shnum, shstrndx;
+};
+
+static inline int sg_elf_header(int fd, struct sg_elf *e)
+{
+    unsigned char h[64];
+    ssize_t n = pread(fd, h, sizeof h, 0);
+    if (n < 52 || memcmp(h, ELFMAG, SELFMAG) != 0)
+        return 0;
+    if ((h[EI_CLASS] != ELFCLASS32 && h[EI_CLASS] != ELFCLASS64) ||
+        (h[EI_DATA] != ELFDATA2LSB && h[EI_DATA] != ELFDATA2MSB))
+        return 0;
+    e->wide = h[EI_CLASS] == ELFCLASS64;
+    e->big = h[EI_DATA] == ELFDATA2MSB;
+    if (e->wide && n < 64)
+        return 0;
+    int b = e->big;
+    if (e->wide) {
+        e->phoff = sg_elf_word(h + 32, 8, b);
+        e->shoff = sg_elf_word(h + 40, 8, b);
+        e->phentsize = (unsigned)sg_elf_word(h + 54, 2, b);
+        e->phnum = (unsigned)sg_elf_word(h + 56, 2, b);
+        e->shentsize = (unsigned)sg_elf_word(h + 58, 2, b);
+        e->shnum = (unsigned)sg_elf_word(h + 60, 2, b);
+        e->shstrndx = (unsigned)sg_elf_word(h + 62, 2, b);
+    } else {
+        e->phoff = sg_elf_word(h + 28, 4, b);
+        e->shoff = sg_elf_word(h + 32, 4, b);
+        e->phentsize = (unsigned)sg_elf_word(h + 42, 2, b);
+        e->phnum = (unsigned)sg_elf_word(h + 44, 2, b);
+        e->shentsize = (unsigned)sg_elf_word(h + 46, 2, b);
+        e->shnum = (unsigned)sg_elf_word(h + 48, 2, b);
+        e->shstrndx = (unsigned)sg_elf_word(h + 50, 2, b);
+    }
+    return 1;
+}
+
+/* Program header i: type, file offset, file size.  0 if unreadable. */
+static inline int sg_elf_phdr(int fd, const struct sg_elf *e, unsigned i, uint32_t *type,
+                              uint64_t *offset, uint64_t *size)
+{
+    unsigned char ph[56];
+    unsigned want = e->wide ? 56 : 32;
+    if (e->phentsize < want || e->phoff > (1ULL << 40))
+        return 0;
+    if (pread(fd, ph, want, (off_t)(e->phoff + (uint64_t)i * e->phentsize)) != (ssize_t)want)
+        return 0;
+    *type = (uint32_t)sg_elf_word(ph, 4, e->big);
+    *offset = sg_elf_word(ph + (e->wide ? 8 : 4), e->wide ? 8 : 4, e->big);
+    *size = sg_elf_word(ph + (e->wide ? 32 : 16), e->wide ? 8 : 4, e->big);
+    return 1;
+}
+
+/* The ELF interpreter of fd into out: -1 not ELF or unreadable headers,
+ * 0 no PT_INTERP (static), 1 found (out is "" if its name is unreadable). */
+static inline int sg_elf_interp(int fd, char *out, size_t size)
+{
+    struct sg_elf e;
+    uint32_t type;
+    uint64_t off, len;
+    out[0] = '\0';
+    if (!sg_elf_header(fd, &e) || e.phnum == 0 || e.phnum > 4096)
+        return -1;
+    for (unsigned i = 0; i < e.phnum; i++) {
+        if (!sg_elf_phdr(fd, &e, i, &type, &off, &len))
+            return -1;
+        if (type != PT_INTERP)
+            continue;
+        if (len == 0 || len > size || off > (1ULL << 40) ||
+            pread(fd, out, (size_t)len, (off_t)off) != (ssize_t)len || out[len - 1] != '\0')
+            out[0] = '\0';   /* an interpreter, name unknown */
+        return 1;
+    }
+    return 0;
+}
+
+#endif
