@@ -12,9 +12,12 @@ LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden
 # The inspector the wrapper runs (and --check), installed beside the library.
 CHECK    = stdiogate-check
 CHECK_SRC = check.c inspect.c
+FILTER   = stdiogate-filter
+# Static: the LD_PRELOAD the wrapper sets must not load the library into it.
+FILTER_FLAGS = -D_GNU_SOURCE -static
 EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
 
-all: $(LIB) $(CHECK)
+all: $(LIB) $(CHECK) $(FILTER)
 
 $(LIB): shim.c detect.h inspect.h
 	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) -o $@ shim.c -ldl
@@ -22,12 +25,16 @@ $(LIB): shim.c detect.h inspect.h
 $(CHECK): $(CHECK_SRC) inspect.h detect.h
 	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -DSTDIOGATE_VERSION='"$(VERSION)"' -o $@ $(CHECK_SRC)
 
+$(FILTER): filter.c detect.h
+	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o $@ filter.c
+
 # The same library built by clang, warnings as errors (the result is thrown away).
-check-clang: shim.c detect.h $(CHECK_SRC) inspect.h
+check-clang: shim.c detect.h $(CHECK_SRC) inspect.h filter.c
 	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) shim.c -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -o clang-$(CHECK) $(CHECK_SRC)
-	rm -f clang-$(LIB) clang-$(CHECK)
+	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter.c
+	rm -f clang-$(LIB) clang-$(CHECK) clang-$(FILTER)
 
 examples: $(EXAMPLES)
 
@@ -54,10 +61,12 @@ install: all
 	mv -f $(DESTDIR)$(BINDIR)/stdiogate.tmp $(DESTDIR)$(BINDIR)/stdiogate
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
 	install -m 755 $(CHECK) $(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)
+	install -m 755 $(FILTER) $(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stdiogate $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB) \
 		$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)
+	rm -f $(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)
 	rmdir $(DESTDIR)$(LIBDIR)/stdiogate 2>/dev/null || true
 
 # Tools the tests run, as COMMAND:DEBIAN-PACKAGE; each missing one is installed
@@ -81,6 +90,6 @@ test: $(TEST_DEPS)
 	bats tests
 
 clean:
-	rm -rf $(LIB) clang-$(LIB) $(CHECK) clang-$(CHECK) tests/bin examples/bin
+	rm -rf $(LIB) clang-$(LIB) $(CHECK) clang-$(CHECK) $(FILTER) clang-$(FILTER) tests/bin examples/bin
 
 .PHONY: all check-clang examples demo install uninstall test-tools test clean

@@ -923,21 +923,27 @@ struct item {                /* a message to send, in order */
     int request;             /* index in req[], or -1: a notification */
 };
 
-/* stdout, as a client reads it: segments (an MCP line, or what detect.h
- * takes for one message), each either a protocol message or junk. */
+#define READ_SIZE 65536
+#define PIECE_MAX (SG_HOLD_MAX + READ_SIZE)
+
+/* stdout, as the strict filter sees it: detect.h's stream classifier says of
+ * every byte whether it is protocol or junk.  The bytes it has not decided
+ * yet (at most SG_HOLD_MAX) are kept in piece, with those of the call that
+ * decides them; the protocol bytes of the message being passed are kept in
+ * msg (up to MESSAGE_MAX), to be read for their ids when it ends. */
 struct out_stream {
     unsigned long long offset;     /* bytes read so far */
-    int in_segment;
-    unsigned long long seg_start;
-    enum phase seg_phase;
-    int buffering;                 /* the segment may be a message: keep it */
-    int content;                   /* MCP: a non-blank byte was seen */
-    int overflow;                  /* it grew past MESSAGE_MAX */
-    char *buf;
-    size_t len, cap;
-    unsigned char head[HEAD_MAX];
-    size_t head_len;
-    struct sg_detect det;
+    struct sg_stream cls;
+    unsigned char *piece;          /* [PIECE_MAX] */
+    size_t piece_len;
+    unsigned long long piece_start;
+    enum phase piece_phase;
+    char *msg;
+    size_t msg_len, msg_cap;
+    int in_msg, msg_overflow;
+    char *line;                    /* MCP: the junk line so far [SG_HOLD_MAX] */
+    size_t line_len;
+    int line_overflow;
     int eof;
 };
 
@@ -965,7 +971,7 @@ struct run {
     struct stretch st[STRETCH_MAX];
     int nst;
     unsigned long long more_stretches, more_bytes;
-    unsigned long long junk[3], messages, notifications, server_requests, stray, oversized;
+    unsigned long long junk[3], messages, notifications, server_requests, stray, oversized, malformed;
 
     struct request req[REQUEST_MAX];
     int nreq;
@@ -1382,199 +1388,169 @@ static void check_malformed_answer(struct run *r, struct span obj)
     }
 }
 
-/* A message was read: the body of a frame, or an MCP line. */
-static int take_message(struct run *r, const char *p, const char *e)
+/* One object of a message on the wire: a JSON-RPC 2.0 (or DAP) message is
+ * handled; anything else on the wire is a malformed message. */
+static void take_object(struct run *r, const char *p, const char *e)
 {
     struct span obj;
-    int ok;
-    if (!json_is_object(p, e, &obj))
-        return 0;
-    ok = r->opt->protocol == PROTO_DAP ? take_dap(r, obj) : take_jsonrpc(r, obj);
-    if (!ok) {
+    int ok = json_is_object(p, e, &obj);
+    if (ok)
+        ok = r->opt->protocol == PROTO_DAP ? take_dap(r, obj) : take_jsonrpc(r, obj);
+    if (ok)
+        return;
+    r->malformed++;
+    if (json_is_object(p, e, &obj))
         check_malformed_answer(r, obj);
-        return 0;
-    }
+}
+
+/* A whole message passed the classifier: a line (an object, or a batch of
+ * them) or a Content-Length frame. */
+static void take_wire_message(struct run *r, const char *p, const char *e)
+{
     r->messages++;
     if (r->phase == PHASE_BEFORE)
         r->phase = PHASE_SERVING;
     close_stretch(r);
-    return 1;
-}
-
-/* Header lines of a frame: Content-Length (once) and Content-Type only, each
- * ending in CRLF, then an empty line.  Returns where the body starts, or
- * NULL if this is not a clean frame. */
-static const char *frame_body(const char *p, const char *e, unsigned long long *length)
-{
-    int lengths = 0;
-    for (;;) {
-        const char *eol = memchr(p, '\n', (size_t)(e - p));
-        if (!eol || eol == p || eol[-1] != '\r')
-            return NULL;
-        if (eol == p + 1)
-            return lengths == 1 ? eol + 1 : NULL;
-        if ((size_t)(eol - p) > 15 && strncasecmp(p, "Content-Length:", 15) == 0) {
-            const char *d = p + 15;
-            while (d < eol && (*d == ' ' || *d == '\t'))
-                d++;
-            if (!is_digit(*d))
-                return NULL;
-            *length = 0;
-            while (d < eol && is_digit(*d) && *length < SG_MAX_CONTENT_LENGTH)
-                *length = *length * 10 + (unsigned)(*d++ - '0');
-            while (d < eol - 1 && (*d == ' ' || *d == '\t'))
-                d++;
-            if (d != eol - 1)
-                return NULL;
-            lengths++;
-        } else if ((size_t)(eol - p) < 13 || strncasecmp(p, "Content-Type:", 13) != 0) {
-            return NULL;
-        }
-        p = eol + 1;
-    }
-}
-
-/* Where the clean frame that ends the segment [p, e) starts, or NULL.
- * detect.h reads a junk line with a colon ("Note: ...") as one more header
- * of the frame after it, as a client's header parser would: the frame
- * itself starts at a later line. */
-static const char *find_frame(const char *p, const char *e)
-{
-    for (const char *line = p; line && line < e;) {
-        unsigned long long length = 0;
-        const char *body = frame_body(line, e, &length);
-        if (body && (unsigned long long)(e - body) == length)
-            return line;
-        line = memchr(line, '\n', (size_t)(e - line));
-        if (line)
-            line++;
-    }
-    return NULL;
-}
-
-/* A segment of stdout ended (or stdout did, with eof set). */
-static void segment_end(struct run *r, int eof)
-{
-    struct out_stream *s = &r->out;
-    unsigned long long seg_len = s->offset - s->seg_start;
-    int message = 0;
-    s->in_segment = 0;
-    if (s->overflow)
+    if (r->out.msg_overflow) {
+        /* not read: taken for the answer it most likely is */
         r->oversized++;
-    if (s->buffering && !s->overflow && !eof) {
-        const char *p = s->buf, *e = s->buf + s->len;
-        if (r->opt->protocol == PROTO_MCP) {
-            message = take_message(r, p, e);
-        } else {
-            /* white space before a frame is junk of its own: a client's
-             * header parser chokes on it, but the frame is sound */
-            const char *start = json_ws(p, e);
-            const char *frame = find_frame(start, e);
-            add_junk(r, s->seg_phase, s->seg_start, (unsigned long long)(start - p), s->head, s->head_len);
-            if (!frame)
-                frame = e;
-            add_junk(r, s->seg_phase, s->seg_start + (unsigned long long)(start - p),
-                     (unsigned long long)(frame - start), (const unsigned char *)start,
-                     (size_t)(frame - start) < HEAD_MAX ? (size_t)(frame - start) : HEAD_MAX);
-            if (frame < e && take_message(r, frame_body(frame, e, &(unsigned long long){ 0 }), e))
-                return;
-            add_junk(r, s->seg_phase, s->seg_start + (unsigned long long)(frame - p),
-                     (unsigned long long)(e - frame), (const unsigned char *)frame,
-                     (size_t)(e - frame) < HEAD_MAX ? (size_t)(e - frame) : HEAD_MAX);
+        if (r->waiting >= 0) {
+            answered(r, OUT_RESULT);
+            send_next(r);
+        }
+        return;
+    }
+    if (r->opt->protocol != PROTO_MCP) {
+        const char *body = memmem(p, (size_t)(e - p), "\r\n\r\n", 4);
+        take_object(r, body ? body + 4 : e, e);
+        return;
+    }
+    p = json_ws(p, e);
+    if (p < e && *p == '[') {
+        const char *end = json_value_end(p, e, 0);
+        if (!end) {
+            r->malformed++;
             return;
         }
+        for (p = json_ws(p + 1, end); p < end && *p == '{';) {
+            const char *q = json_value_end(p, end, 1);
+            take_object(r, p, q);
+            p = json_ws(q, end);
+            if (p < end && *p == ',')
+                p = json_ws(p + 1, end);
+        }
+        return;
     }
-    if (!message)
-        add_junk(r, s->seg_phase, s->seg_start, seg_len, s->head, s->head_len);
+    take_object(r, p, e);
 }
 
-/* Bytes of the current segment. */
-static void segment_bytes(struct run *r, const char *p, size_t n)
+/* MCP junk, line by line: a line that is an answer to the waiting request
+ * but not JSON-RPC (no "jsonrpc") is junk, and that request's answer. */
+static void junk_line_bytes(struct run *r, const char *p, size_t n)
 {
     struct out_stream *s = &r->out;
-    size_t keep = HEAD_MAX - s->head_len < n ? HEAD_MAX - s->head_len : n;
-    memcpy(s->head + s->head_len, p, keep);
-    s->head_len += keep;
-    s->offset += n;
-    if (r->opt->protocol == PROTO_MCP && !s->content) {
-        /* a line is worth keeping only if it starts like a JSON object */
-        for (size_t i = 0; i < n && !s->content; i++) {
-            if (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n')
-                continue;
-            s->content = 1;
-            s->buffering = p[i] == '{';
+    while (n > 0) {
+        const char *nl = memchr(p, '\n', n);
+        size_t take = nl ? (size_t)(nl - p) : n;
+        if (s->line_len + take > SG_HOLD_MAX)
+            s->line_overflow = 1;
+        else if (!s->line_overflow)
+            memcpy(s->line + s->line_len, p, take);
+        s->line_len += take;
+        if (!nl)
+            return;
+        if (!s->line_overflow) {
+            struct span obj;
+            if (json_is_object(s->line, s->line + s->line_len, &obj))
+                check_malformed_answer(r, obj);
+        }
+        s->line_len = 0;
+        s->line_overflow = 0;
+        p = nl + 1;
+        n -= take + 1;
+    }
+}
+
+/* The classifier decided the bytes in piece: junk, or more of a message. */
+static void piece_decided(struct run *r, enum sg_verdict verdict)
+{
+    struct out_stream *s = &r->out;
+    if (verdict == SG_JUNK) {
+        add_junk(r, s->piece_phase, s->piece_start, s->piece_len, s->piece,
+                 s->piece_len < HEAD_MAX ? s->piece_len : HEAD_MAX);
+        if (r->opt->protocol == PROTO_MCP)
+            junk_line_bytes(r, (const char *)s->piece, s->piece_len);
+    } else {
+        s->line_len = 0;
+        s->line_overflow = 0;
+        if (!s->in_msg) {
+            s->in_msg = 1;
+            s->msg_len = 0;
+            s->msg_overflow = 0;
+        }
+        if (s->msg_len + s->piece_len > MESSAGE_MAX) {
+            s->msg_overflow = 1;
+        } else if (!s->msg_overflow) {
+            if (s->msg_len + s->piece_len > s->msg_cap) {
+                s->msg_cap = s->msg_len + s->piece_len > 2 * s->msg_cap ? s->msg_len + s->piece_len : 2 * s->msg_cap;
+                s->msg = xrealloc(s->msg, s->msg_cap);
+            }
+            memcpy(s->msg + s->msg_len, s->piece, s->piece_len);
+            s->msg_len += s->piece_len;
+        }
+        if (s->cls.where == SW_OUTSIDE) {
+            s->in_msg = 0;
+            take_wire_message(r, s->msg, s->msg + s->msg_len);
         }
     }
-    if (!s->buffering || s->overflow)
-        return;
-    if (s->len + n > MESSAGE_MAX) {
-        s->overflow = 1;
-        return;
-    }
-    if (s->len + n > s->cap) {
-        s->cap = s->len + n > 2 * s->cap ? s->len + n : 2 * s->cap;
-        s->buf = xrealloc(s->buf, s->cap);
-    }
-    memcpy(s->buf + s->len, p, n);
-    s->len += n;
-}
-
-static void segment_begin(struct run *r)
-{
-    struct out_stream *s = &r->out;
-    s->in_segment = 1;
-    s->seg_start = s->offset;
-    s->seg_phase = r->phase;
-    s->buffering = 1;
-    s->content = 0;
-    s->overflow = 0;
-    s->len = 0;
-    s->head_len = 0;
-    sg_detect_init(&s->det);
+    s->piece_len = 0;
 }
 
 static void feed_stdout(struct run *r, const char *p, size_t n)
 {
     struct out_stream *s = &r->out;
     while (n > 0) {
-        size_t take;
-        int end;
-        if (!s->in_segment)
-            segment_begin(r);
-        if (r->opt->protocol == PROTO_MCP) {
-            const char *nl = memchr(p, '\n', n);
-            take = nl ? (size_t)(nl - p) + 1 : n;
-            end = nl != NULL;
-        } else {
-            /* detect.h, as the library uses it on stdin, says where a
-             * framed message ends */
-            size_t k = sg_detect_feed(&s->det, (const unsigned char *)p, n);
-            take = k ? k : n;
-            end = k != 0;
-            /* a plain line or a bare JSON text is junk whatever follows */
-            if (!end && (s->det.mode == SG_LINE || s->det.mode == SG_JSON))
-                s->buffering = 0;
+        enum sg_verdict verdict;
+        size_t k = sg_stream_scan(&s->cls, (const unsigned char *)p, n, &verdict);
+        if (s->piece_len == 0) {
+            s->piece_start = s->offset;
+            s->piece_phase = r->phase;
         }
-        segment_bytes(r, p, take);
-        p += take;
-        n -= take;
-        if (end)
-            segment_end(r, 0);
+        memcpy(s->piece + s->piece_len, p, k);  /* held bytes are at most SG_HOLD_MAX */
+        s->piece_len += k;
+        s->offset += k;
+        p += k;
+        n -= k;
+        if (verdict != SG_UNDECIDED)
+            piece_decided(r, verdict);
     }
+}
+
+/* stdout ended: what the classifier still holds is junk, and a message cut
+ * short is malformed. */
+static void end_stdout(struct run *r)
+{
+    struct out_stream *s = &r->out;
+    if (s->eof)
+        return;
+    s->eof = 1;
+    if (sg_stream_end(&s->cls) == SG_JUNK || s->piece_len)
+        piece_decided(r, SG_JUNK);
+    if (s->in_msg) {
+        s->in_msg = 0;
+        r->malformed++;
+    }
+    close_stretch(r);
 }
 
 static void read_stdout(struct run *r)
 {
-    static char buf[65536];
+    static char buf[READ_SIZE];
     ssize_t n = read(r->out_fd, buf, sizeof buf);
-    if (n > 0) {
+    if (n > 0)
         feed_stdout(r, buf, (size_t)n);
-    } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-        if (r->out.in_segment)
-            segment_end(r, 1);
-        close_stretch(r);
-        r->out.eof = 1;
-    }
+    else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+        end_stdout(r);
 }
 
 static void read_stderr(struct run *r)
@@ -1714,9 +1690,7 @@ static void finish_process(struct run *r)
             break;
         nanosleep(&pause, NULL);
     }
-    if (r->out.in_segment)
-        segment_end(r, 1);
-    close_stretch(r);
+    end_stdout(r);
     close_stdin(r);
     close(r->out_fd);
     close(r->err_fd);
@@ -1825,6 +1799,9 @@ static int poll_timeout_ms(const struct run *r)
 static void drive(struct run *r)
 {
     plan_session(r);
+    r->out.piece = xrealloc(NULL, PIECE_MAX);
+    r->out.line = xrealloc(NULL, SG_HOLD_MAX);
+    sg_stream_init(&r->out.cls, r->opt->protocol == PROTO_MCP ? SG_JSONL : SG_FRAMED);
     start_process(r);
     if (!r->started) {
         r->exited = 1;
@@ -1877,7 +1854,7 @@ static void drive(struct run *r)
 
 static int protocol_errors(const struct run *r)
 {
-    int n = (int)r->stray;
+    int n = (int)(r->stray + r->malformed);
     for (int i = 0; i < r->nreq; i++)
         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID ||
             r->req[i].outcome == OUT_MALFORMED)
@@ -2042,10 +2019,8 @@ static char **fix_argv(const struct options *o, const struct verdict *v, char **
         scratch[k++] = "stdiogate";
         if (strcmp(v->fixed_by->mode, "strict") == 0) {
             scratch[k++] = "--strict";
-            if (o->protocol != PROTO_MCP) {
-                scratch[k++] = "--protocol";
-                scratch[k++] = (char *)protocol_names[o->protocol];
-            }
+            scratch[k++] = "--protocol";
+            scratch[k++] = o->protocol == PROTO_MCP ? "jsonl" : "framed";
         }
         if (o->command[0][0] == '-')
             scratch[k++] = "--";
@@ -2104,6 +2079,9 @@ static void text_run(const struct run *r, int index)
     putchar('\n');
     if (r->stray)
         printf("  %llu answers to requests never made\n", r->stray);
+    if (r->malformed)
+        printf("  %llu message%s on the wire that %s not %s\n", r->malformed, r->malformed == 1 ? "" : "s",
+               r->malformed == 1 ? "is" : "are", r->opt->protocol == PROTO_DAP ? "DAP" : "JSON-RPC 2.0");
     if (r->server_requests)
         printf("  %llu requests from the server (answered: not supported)\n", r->server_requests);
     describe_exit(r, exit_text, sizeof exit_text);
@@ -2191,8 +2169,8 @@ static void json_run(const struct run *r)
         printf("}");
     }
     printf("],\n       \"stretches_omitted\": %llu, \"bytes_omitted\": %llu, \"oversized\": %llu, "
-           "\"closed\": %s},\n",
-           r->more_stretches, r->more_bytes, r->oversized, r->out.eof ? "true" : "false");
+           "\"malformed_messages\": %llu, \"closed\": %s},\n",
+           r->more_stretches, r->more_bytes, r->oversized, r->malformed, r->out.eof ? "true" : "false");
     printf("     \"requests\": [");
     for (int i = 0; i < r->nreq; i++) {
         const struct request *q = &r->req[i];
@@ -2333,7 +2311,7 @@ static int check_main(int argc, char **argv)
         die(EXIT_USAGE, "cannot find the stdiogate wrapper (%s): run this as 'stdiogate --check'", o.wrapper);
     snprintf(filter, sizeof filter, "%s/stdiogate-filter", dir);
     strict_available = access(filter, X_OK) == 0;
-    strict_extra[2] = protocol_names[o.protocol];
+    strict_extra[2] = o.protocol == PROTO_MCP ? "jsonl" : "framed";
 
     switch (resolve_command(o.command[0], program, sizeof program)) {
     case 127:

@@ -261,4 +261,599 @@ done:
     return i;
 }
 
+/* ------------------------------------------------------------------------
+ * The stream classifier (strict mode: stdiogate-filter, filter.c).
+ *
+ * Fed what a server writes on stdout, in any number of pieces, it says of
+ * every byte whether it is protocol (the wire) or junk (stderr), in order.
+ * A byte is decided once and never revisited; the bytes not decided yet are
+ * always the current candidate message, at most SG_HOLD_MAX of them, so the
+ * caller needs no more memory than that whatever the input.
+ *
+ * Newline-delimited JSON (MCP): a message is a JSON text (RFC 8259) that is
+ * an object with a member named "jsonrpc" at its top level (the name
+ * compared after unescaping, so "json\u0072pc" counts), or a batch: an array
+ * of one or more such objects.  It starts at its '{' or '[' and ends with
+ * the newline after it; spaces, tabs and CRs may stand between its close and
+ * the newline (a trailing \r passes).  Whatever precedes the '{' on its line
+ * (glued junk, a UTF-8 BOM, white space) is junk.  A candidate that fails is
+ * junk up to the byte where it failed, and scanning resumes at that byte (a
+ * '{' there starts a new candidate; a '{' inside the failed one does not).
+ *
+ * Content-Length framing (LSP, DAP): a frame is a header block whose first
+ * name begins with "Content-" (Content-Length, Content-Type), each header
+ * line "Name: value\r\n", then "\r\n", holding one valid Content-Length, and
+ * the body of that many bytes, whatever they are.  A header block without a
+ * Content-Length, or longer than SG_HEADER_MAX bytes, is junk.
+ *
+ * The bound: a JSON candidate still undecided at its SG_HOLD_MAX-th byte
+ * (or nested deeper than SG_DEPTH_MAX) is decided there, at that exact byte:
+ * protocol if every top-level member name so far is a JSON-RPC one (jsonrpc,
+ * id, method, params, result, error) and there is at least one, else junk.
+ * Protocol then streams to the wire through the next newline unchecked.
+ *
+ * SG_AUTO decides the protocol with the first message that reaches the wire
+ * and keeps it; after that a candidate of the other kind does not start.
+ * Header-only and no libc calls, like the detector above.
+ */
+
+enum sg_protocol { SG_AUTO, SG_JSONL, SG_FRAMED };
+enum sg_verdict { SG_UNDECIDED, SG_WIRE, SG_JUNK };
+
+#define SG_HOLD_MAX 65536
+#define SG_HEADER_MAX 4096
+#define SG_DEPTH_MAX 4096
+
+enum sg_where {
+    SW_OUTSIDE, /* between messages: junk until a candidate starts */
+    SW_JSON,    /* in a JSON candidate */
+    SW_LINE,    /* committed: the wire through the next newline */
+    SW_HEADER,  /* in a frame's header block */
+    SW_BODY     /* in a frame's body: the wire */
+};
+
+/* Where a JSON candidate is. */
+enum sg_json {
+    SJ_VALUE, SJ_VALUE_OR_CLOSE, SJ_NAME, SJ_NAME_OR_CLOSE, SJ_COLON, SJ_AFTER,
+    SJ_STRING, SJ_ESCAPE, SJ_HEX, SJ_NUMBER, SJ_LITERAL, SJ_CLOSED
+};
+
+/* Where a number is: after '-', after a leading 0, in the integer digits,
+ * after '.', in the fraction, after 'e', after its sign, in the exponent. */
+enum sg_number { SN_MINUS, SN_ZERO, SN_INT, SN_DOT, SN_FRAC, SN_E, SN_ESIGN, SN_EXP };
+
+/* Where a header line is. */
+enum sg_hline { SH_NAME, SH_VALUE, SH_CR, SH_LINE_START, SH_END_CR };
+
+struct sg_stream {
+    unsigned char protocol;     /* enum sg_protocol: SG_AUTO until decided */
+    unsigned char where;        /* enum sg_where */
+    unsigned char json;         /* enum sg_json */
+    unsigned char number;       /* enum sg_number */
+    unsigned char literal;      /* which of "true", "false", "null" */
+    unsigned char literal_at;   /* bytes of it matched */
+    unsigned char hex_left;     /* \u digits still to come */
+    unsigned char batch;        /* the candidate is an array */
+    unsigned char is_name;      /* the string is a member name */
+    unsigned char in_name;      /* ... of a message's object (top level) */
+    unsigned char name_len;     /* its unescaped bytes (name[]), 0xff: too long */
+    unsigned char has_jsonrpc;  /* the current object has "jsonrpc" */
+    unsigned char rpc_names;    /* every top-level name so far is JSON-RPC's */
+    unsigned char named;        /* ... and there was one */
+    unsigned char hline;        /* enum sg_hline */
+    unsigned char first_name;   /* bytes of "content-" matched on line 1 */
+    unsigned char elements;     /* the batch has an element */
+    unsigned char name[8];
+    unsigned hex;               /* the \u escape being read */
+    unsigned depth;
+    unsigned long long held;    /* bytes of the candidate (undecided) */
+    unsigned long long body_left;
+    struct sg_detect header;    /* Content-Length, read by the detector's code */
+    unsigned char arrays[SG_DEPTH_MAX / 8]; /* bit d: level d+1 is an array */
+};
+
+static inline void sg_stream_init(struct sg_stream *s, enum sg_protocol protocol)
+{
+    *s = (struct sg_stream){ .protocol = (unsigned char)protocol, .where = SW_OUTSIDE };
+}
+
+static inline int sg_is_rpc_name(const unsigned char *name, unsigned len, int prefix_only)
+{
+    static const char *const names[] = { "jsonrpc", "id", "method", "params", "result", "error" };
+    for (unsigned k = 0; k < sizeof names / sizeof *names; k++) {
+        unsigned i = 0;
+        while (i < len && names[k][i] && (unsigned char)names[k][i] == name[i])
+            i++;
+        if (i == len && (prefix_only || names[k][i] == '\0'))
+            return 1;
+    }
+    return 0;
+}
+
+static inline int sg_is_jsonrpc(const unsigned char *name, unsigned len)
+{
+    static const char jsonrpc[] = "jsonrpc";
+    if (len != sizeof jsonrpc - 1)
+        return 0;
+    for (unsigned i = 0; i < len; i++)
+        if (name[i] != (unsigned char)jsonrpc[i])
+            return 0;
+    return 1;
+}
+
+/* One more unescaped byte of a top-level member name. */
+static inline void sg_name_byte(struct sg_stream *s, unsigned c)
+{
+    if (s->name_len == 0xff)
+        return;
+    if (c >= 0x80 || s->name_len == sizeof s->name) {
+        s->name_len = 0xff;
+        return;
+    }
+    s->name[s->name_len++] = (unsigned char)c;
+}
+
+static inline int sg_is_array(const struct sg_stream *s, unsigned level)
+{
+    return (s->arrays[(level - 1) / 8] >> ((level - 1) % 8)) & 1;
+}
+
+/* The level the members of a message's objects are at: 1, or 2 in a batch. */
+static inline unsigned sg_record_level(const struct sg_stream *s)
+{
+    return s->batch ? 2u : 1u;
+}
+
+/* A value ended. */
+static inline void sg_value_done(struct sg_stream *s)
+{
+    s->json = s->depth == 0 ? SJ_CLOSED : SJ_AFTER;
+}
+
+/* Open an object or array.  Returns 0: fails the candidate, 1: ok, 2: too deep. */
+static inline int sg_open(struct sg_stream *s, unsigned char c)
+{
+    unsigned level = s->depth + 1;
+    if (s->depth == 0)
+        s->batch = c == '[';
+    else if (s->batch && s->depth == 1 && c != '{')
+        return 0;               /* a batch holds objects */
+    if (s->depth == SG_DEPTH_MAX)
+        return 2;
+    unsigned char bit = (unsigned char)(1u << ((level - 1) % 8));
+    if (c == '[')
+        s->arrays[(level - 1) / 8] |= bit;
+    else
+        s->arrays[(level - 1) / 8] &= (unsigned char)~bit;
+    s->depth = level;
+    if (s->batch && level == 1)
+        s->elements = 0;
+    if (level == sg_record_level(s) && c == '{') {
+        s->has_jsonrpc = 0;
+        s->elements = 1;
+    }
+    s->json = c == '[' ? SJ_VALUE_OR_CLOSE : SJ_NAME_OR_CLOSE;
+    return 1;
+}
+
+/* Close the innermost object or array with c.  Returns 0 if that fails. */
+static inline int sg_close(struct sg_stream *s, unsigned char c)
+{
+    if (sg_is_array(s, s->depth) != (c == ']'))
+        return 0;
+    if (c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc)
+        return 0;               /* an object without "jsonrpc" */
+    if (c == ']' && s->batch && s->depth == 1 && !s->elements)
+        return 0;               /* an empty batch */
+    s->depth--;
+    sg_value_done(s);
+    return 1;
+}
+
+/* The first byte of a value.  Returns as sg_open. */
+static inline int sg_value_byte(struct sg_stream *s, unsigned char c)
+{
+    if (c == '{' || c == '[')
+        return sg_open(s, c);
+    if (s->batch && s->depth == 1)
+        return 0;
+    if (c == '"') {
+        s->json = SJ_STRING;
+        s->is_name = 0;
+        s->in_name = 0;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        s->json = SJ_NUMBER;
+        s->number = c == '-' ? SN_MINUS : c == '0' ? SN_ZERO : SN_INT;
+    } else if (c == 't' || c == 'f' || c == 'n') {
+        s->json = SJ_LITERAL;
+        s->literal = c == 't' ? 0 : c == 'f' ? 1 : 2;
+        s->literal_at = 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static inline int sg_hex_digit(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = sg_lower(c);
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* A byte inside a string.  Returns 0 if it fails the candidate. */
+static inline int sg_string_byte(struct sg_stream *s, unsigned char c)
+{
+    static const char escapes[] = "\"\\/bfnrt";
+    static const char unescaped[] = "\"\\/\b\f\n\r\t";
+    switch (s->json) {
+    case SJ_STRING:
+        if (c == '"') {
+            if (!s->is_name) {
+                sg_value_done(s);
+                return 1;
+            }
+            if (s->in_name) {
+                if (sg_is_jsonrpc(s->name, s->name_len))
+                    s->has_jsonrpc = 1;
+                if (s->name_len == 0xff || !sg_is_rpc_name(s->name, s->name_len, 0))
+                    s->rpc_names = 0;
+                s->named = 1;
+            }
+            s->json = SJ_COLON;
+            return 1;
+        }
+        if (c < 0x20)
+            return 0;           /* control characters must be escaped */
+        if (c == '\\')
+            s->json = SJ_ESCAPE;
+        else if (s->in_name)
+            sg_name_byte(s, c);
+        return 1;
+    case SJ_ESCAPE:
+        if (c == 'u') {
+            s->json = SJ_HEX;
+            s->hex_left = 4;
+            s->hex = 0;
+            return 1;
+        }
+        for (unsigned k = 0; escapes[k]; k++) {
+            if (c == (unsigned char)escapes[k]) {
+                if (s->in_name)
+                    sg_name_byte(s, (unsigned char)unescaped[k]);
+                s->json = SJ_STRING;
+                return 1;
+            }
+        }
+        return 0;
+    default: {                  /* SJ_HEX */
+        int v = sg_hex_digit(c);
+        if (v < 0)
+            return 0;
+        s->hex = s->hex * 16 + (unsigned)v;
+        if (--s->hex_left == 0) {
+            if (s->in_name)
+                sg_name_byte(s, s->hex);
+            s->json = SJ_STRING;
+        }
+        return 1;
+    }
+    }
+}
+
+/* A byte inside a number.  Returns 1 if it belongs to the number, 0 if the
+ * number ended before it (the caller goes on with the byte), -1 if it fails. */
+static inline int sg_number_byte(struct sg_stream *s, unsigned char c)
+{
+    int digit = c >= '0' && c <= '9';
+    switch (s->number) {
+    case SN_MINUS:
+        if (!digit)
+            return -1;
+        s->number = c == '0' ? SN_ZERO : SN_INT;
+        return 1;
+    case SN_INT:
+        if (digit)
+            return 1;
+        /* fall through */
+    case SN_ZERO:
+        if (c == '.') {
+            s->number = SN_DOT;
+            return 1;
+        }
+        /* fall through */
+    case SN_FRAC:
+        if (s->number == SN_FRAC && digit)
+            return 1;
+        if (c == 'e' || c == 'E') {
+            s->number = SN_E;
+            return 1;
+        }
+        return 0;
+    case SN_DOT:
+        if (!digit)
+            return -1;
+        s->number = SN_FRAC;
+        return 1;
+    case SN_E:
+        if (c == '+' || c == '-') {
+            s->number = SN_ESIGN;
+            return 1;
+        }
+        /* fall through */
+    case SN_ESIGN:
+        if (!digit)
+            return -1;
+        s->number = SN_EXP;
+        return 1;
+    default:                    /* SN_EXP */
+        return digit ? 1 : 0;
+    }
+}
+
+/* One byte of a JSON candidate.  Returns 1: it belongs to the candidate, 0:
+ * the candidate fails before it, 2: the candidate is deep past the bound. */
+static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
+{
+    static const char *const literals[] = { "true", "false", "null" };
+    switch (s->json) {
+    case SJ_STRING:
+    case SJ_ESCAPE:
+    case SJ_HEX:
+        return sg_string_byte(s, c);
+    case SJ_NUMBER: {
+        int r = sg_number_byte(s, c);
+        if (r != 0)
+            return r > 0;
+        sg_value_done(s);
+        return sg_json_candidate_byte(s, c);
+    }
+    case SJ_LITERAL: {
+        const char *lit = literals[s->literal];
+        if (c != (unsigned char)lit[s->literal_at])
+            return 0;
+        if (lit[++s->literal_at] == '\0')
+            sg_value_done(s);
+        return 1;
+    }
+    default:
+        break;
+    }
+    if (c == ' ' || c == '\t' || c == '\r')
+        return 1;
+    switch (s->json) {
+    case SJ_VALUE_OR_CLOSE:
+        if (c == ']')
+            return sg_close(s, c);
+        /* fall through */
+    case SJ_VALUE:
+        return sg_value_byte(s, c);
+    case SJ_NAME_OR_CLOSE:
+        if (c == '}')
+            return sg_close(s, c);
+        /* fall through */
+    case SJ_NAME:
+        if (c != '"')
+            return 0;
+        s->json = SJ_STRING;
+        s->is_name = 1;
+        s->in_name = s->depth == sg_record_level(s);
+        s->name_len = 0;
+        return 1;
+    case SJ_COLON:
+        if (c != ':')
+            return 0;
+        s->json = SJ_VALUE;
+        return 1;
+    case SJ_AFTER:
+        if (c == ',') {
+            s->json = sg_is_array(s, s->depth) ? SJ_VALUE : SJ_NAME;
+            return 1;
+        }
+        if (c == '}' || c == ']')
+            return sg_close(s, c);
+        return 0;
+    default:                    /* SJ_CLOSED: only the newline may follow */
+        return 0;
+    }
+}
+
+/* The bound reached: is the candidate to be taken as protocol? */
+static inline int sg_json_looks_rpc(const struct sg_stream *s)
+{
+    if (!s->rpc_names || !s->named)
+        return 0;
+    if ((s->json == SJ_STRING || s->json == SJ_ESCAPE || s->json == SJ_HEX) && s->in_name)
+        return s->name_len != 0xff && sg_is_rpc_name(s->name, s->name_len, 1);
+    return 1;
+}
+
+/* Start a JSON candidate at c ('{' or '['). */
+static inline void sg_json_start(struct sg_stream *s, unsigned char c)
+{
+    s->where = SW_JSON;
+    s->depth = 0;
+    s->rpc_names = 1;
+    s->named = 0;
+    (void)sg_open(s, c);
+    s->held = 1;
+}
+
+/* One byte of a frame's header block.  Returns 1: it belongs to it, 0: the
+ * candidate fails before it, 2: the block ended with this byte. */
+static inline int sg_header_candidate_byte(struct sg_stream *s, unsigned char c)
+{
+    static const char content[] = "content-";
+    int token = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+    switch (s->hline) {
+    case SH_LINE_START:
+        if (c == '\r') {
+            s->hline = SH_END_CR;
+            return 1;
+        }
+        if (!token)
+            return 0;
+        s->hline = SH_NAME;
+        /* fall through */
+    case SH_NAME:
+        if (s->first_name < sizeof content - 1) {
+            if (sg_lower(c) != (unsigned char)content[s->first_name])
+                return 0;
+            s->first_name++;
+        } else if (c == ':') {
+            s->hline = SH_VALUE;
+        } else if (!token) {
+            return 0;
+        }
+        sg_field_byte(&s->header, c);
+        return 1;
+    case SH_VALUE:
+        if (c == '\r') {
+            s->hline = SH_CR;
+            return 1;
+        }
+        if (c < 0x20 && c != '\t')
+            return 0;
+        sg_field_byte(&s->header, c);
+        return 1;
+    case SH_CR:
+        if (c != '\n')
+            return 0;
+        sg_header_line_end(&s->header);
+        s->hline = SH_LINE_START;
+        return 1;
+    default:                    /* SH_END_CR */
+        if (c != '\n' || !s->header.has_length || s->header.bad_length)
+            return 0;
+        return 2;
+    }
+}
+
+/* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if
+ * SG_WIRE or SG_JUNK, every byte fed so far through p[k-1] is decided so
+ * (held bytes of earlier calls included); if SG_UNDECIDED, k == n and
+ * s->held bytes at the end are not decided yet.  A call may take 0 bytes
+ * when it decides held ones. */
+static inline size_t sg_stream_scan(struct sg_stream *s, const unsigned char *p, size_t n,
+                                    enum sg_verdict *verdict)
+{
+    size_t i = 0;
+    *verdict = SG_UNDECIDED;
+    while (i < n) {
+        unsigned char c = p[i];
+        switch (s->where) {
+        case SW_OUTSIDE: {
+            int json = s->protocol != SG_FRAMED && (c == '{' || c == '[');
+            int frame = s->protocol != SG_JSONL && (c == 'C' || c == 'c');
+            if (!json && !frame) {
+                i++;
+                *verdict = SG_JUNK;
+                continue;
+            }
+            if (*verdict == SG_JUNK)
+                return i;       /* the junk before the candidate */
+            if (json) {
+                sg_json_start(s, c);
+            } else {
+                s->where = SW_HEADER;
+                s->hline = SH_NAME;
+                s->first_name = 1;
+                sg_detect_init(&s->header);
+                sg_field_byte(&s->header, c);
+                s->held = 1;
+            }
+            i++;
+            break;
+        }
+        case SW_JSON: {
+            if (c == '\n') {
+                if (s->json != SJ_CLOSED)
+                    goto fail;
+                s->where = SW_OUTSIDE;
+                s->protocol = SG_JSONL;
+                s->held = 0;
+                *verdict = SG_WIRE;
+                return i + 1;
+            }
+            int r = sg_json_candidate_byte(s, c);
+            if (r == 0)
+                goto fail;
+            i++;
+            if (r == 2 || ++s->held == SG_HOLD_MAX) {
+                s->held = 0;
+                if (!sg_json_looks_rpc(s)) {
+                    s->where = SW_OUTSIDE;
+                    *verdict = SG_JUNK;
+                    return i;
+                }
+                s->where = SW_LINE;
+                s->protocol = SG_JSONL;
+                *verdict = SG_WIRE;
+                return i;
+            }
+            break;
+        }
+        case SW_HEADER: {
+            int r = sg_header_candidate_byte(s, c);
+            if (r == 0)
+                goto fail;
+            i++;
+            if (r == 2) {
+                s->held = 0;
+                s->protocol = SG_FRAMED;
+                s->body_left = s->header.length;
+                s->where = s->body_left ? SW_BODY : SW_OUTSIDE;
+                *verdict = SG_WIRE;
+                return i;
+            }
+            if (++s->held == SG_HEADER_MAX) {
+                s->held = 0;
+                s->where = SW_OUTSIDE;
+                *verdict = SG_JUNK;
+                return i;
+            }
+            break;
+        }
+        case SW_LINE:
+            while (i < n && p[i] != '\n')
+                i++;
+            if (i < n) {
+                i++;
+                s->where = SW_OUTSIDE;
+            }
+            *verdict = SG_WIRE;
+            return i;
+        default: {              /* SW_BODY */
+            size_t take = n - i;
+            if ((unsigned long long)take >= s->body_left) {
+                take = (size_t)s->body_left;
+                s->where = SW_OUTSIDE;
+            }
+            s->body_left -= take;
+            *verdict = SG_WIRE;
+            return i + take;
+        }
+        }
+    }
+    return i;
+fail:
+    s->where = SW_OUTSIDE;
+    s->held = 0;
+    *verdict = SG_JUNK;
+    return i;
+}
+
+/* End of input: the held bytes, if any, are junk (a partial line at exit). */
+static inline enum sg_verdict sg_stream_end(struct sg_stream *s)
+{
+    enum sg_verdict v = s->held ? SG_JUNK : SG_UNDECIDED;
+    s->held = 0;
+    if (s->where == SW_JSON || s->where == SW_HEADER)
+        s->where = SW_OUTSIDE;
+    return v;
+}
+
 #endif

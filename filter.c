@@ -1,0 +1,441 @@
+/* filter.c - stdiogate-filter: strict mode.
+ *
+ *   stdiogate-filter [--protocol auto|jsonl|framed] [--discard] -- COMMAND [ARG]...
+ *
+ * The wrapper runs this for `stdiogate --strict`.  It starts a filter
+ * process between a pipe and its own stdout (the wire), then execs COMMAND
+ * in its own process (the pid the client started) with the pipe as fd 1.
+ * The filter passes the protocol messages in the pipe to the wire byte for
+ * byte, and sends everything else to stderr (detect.h, "The stream
+ * classifier", says what is which).
+ *
+ *   client stdout <-- wire --- filter <-- pipe --- fd 1 of COMMAND (same pid)
+ *   stderr <------------------- junk              client stdin --> fd 0
+ *
+ * The filter is forked twice (the middle process is reaped at once) so that
+ * it is nobody's child: a server's wait(-1) or SIGCHLD never sees it.  It
+ * holds the wire, stderr and the pipe's read end, nothing else, and exits
+ * when the last writer of the pipe has closed it, or when the client has
+ * closed the wire.  COMMAND gets the signal dispositions and mask this
+ * program was started with.  libc only; built statically, so that the
+ * LD_PRELOAD the wrapper set does not load the library into this program.
+ *
+ * Exit status: COMMAND's (exec); 125 bad usage, 126 COMMAND not executable,
+ * 127 COMMAND not found.  If the filter cannot be started (stdout closed, no
+ * pipe or process), COMMAND runs unfiltered, with a warning.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "detect.h"
+
+#define WIRE 1
+#define READ_SIZE (128 * 1024)
+#define IOV_MAX_BATCH 64
+
+static int g_level = 1;
+
+/* stderr: in the filter, a non-blocking handle of our own on it, so that a
+ * full stderr drops junk (and diagnostics) instead of stalling the wire. */
+static struct {
+    int fd;             /* -1: closed */
+    int socket;         /* send with MSG_DONTWAIT */
+} g_err = { 2, 0 };
+
+static void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(int level, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    int saved = errno;
+    if (level > g_level)
+        return;
+    int n = snprintf(line, sizeof line, "stdiogate[%d]: ", (int)getpid());
+    va_start(ap, fmt);
+    n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof line - 2)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    if (g_err.socket)
+        (void)send(g_err.fd, line, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+    else if (g_err.fd >= 0 && write(g_err.fd, line, (size_t)n) < 0)
+        g_err.fd = errno == EAGAIN ? g_err.fd : -1;
+    errno = saved;
+}
+
+/* ---- The filter process ---- */
+
+static int g_discard;    /* --discard, or stderr is the wire */
+
+static struct {
+    unsigned long long bytes, lines, dropped;
+    int partial;        /* the last junk byte was not a newline */
+} g_stats;
+
+static void open_stderr(int discard)
+{
+    struct stat err, wire;
+    g_discard = discard;
+    if (fstat(2, &err) < 0) {
+        g_err.fd = -1;
+        return;
+    }
+    if (fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) {
+        g_err.fd = -1;          /* 2>&1: nothing of ours may land on the wire */
+        return;
+    }
+    if (S_ISSOCK(err.st_mode)) {
+        g_err.socket = 1;
+    } else if (S_ISFIFO(err.st_mode) || S_ISCHR(err.st_mode)) {
+        /* a second open file description: O_NONBLOCK on it is ours alone */
+        int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd >= 0)
+            g_err.fd = fd;
+        else if (errno == ENXIO)
+            g_err.fd = -1;      /* a FIFO nobody reads any more */
+        /* else no /proc: fd 2 as it is, blocking like the server's own */
+    }
+    /* a regular file does not fill up */
+}
+
+static void junk_out(const struct iovec *iov, int cnt)
+{
+    size_t total = 0;
+    for (int i = 0; i < cnt; i++)
+        total += iov[i].iov_len;
+    if (g_discard || g_err.fd < 0) {
+        g_stats.dropped += g_discard ? 0 : total;
+        return;
+    }
+    ssize_t w;
+    if (g_err.socket) {
+        struct msghdr m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)cnt };
+        w = sendmsg(g_err.fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+    } else {
+        do
+            w = writev(g_err.fd, iov, cnt);
+        while (w < 0 && errno == EINTR);
+    }
+    if (w < 0) {
+        if (errno != EAGAIN)
+            g_err.fd = -1;      /* closed, read-only, or its reader gone */
+        w = 0;
+    }
+    g_stats.dropped += total - (size_t)w;
+}
+
+/* Junk lines: each newline diverted, and each piece of a line that a
+ * message or the end cut short. */
+static void count(enum sg_verdict side, const unsigned char *p, size_t n)
+{
+    if (n == 0)
+        return;
+    if (side == SG_WIRE) {
+        g_stats.lines += g_stats.partial;
+        g_stats.partial = 0;
+        return;
+    }
+    g_stats.bytes += n;
+    for (const unsigned char *q = p, *e = p + n; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++)
+        g_stats.lines++;
+    g_stats.partial = p[n - 1] != '\n';
+}
+
+static _Noreturn void report_and_exit(const char *why)
+{
+    if (g_stats.partial) {
+        g_stats.lines++;
+        g_stats.partial = 0;
+    }
+    say(2, "strict: %s; %llu bytes of junk in %llu lines diverted to %s, %llu of them dropped",
+        why, g_stats.bytes, g_stats.lines, g_discard ? "/dev/null" : "stderr", g_stats.dropped);
+    _exit(0);
+}
+
+/* Write everything to the wire.  The client gone, the filter has no more
+ * reason to be: it exits, so that the server's next write fails as it would
+ * unwrapped. */
+static void wire_out(struct iovec *iov, int cnt)
+{
+    while (cnt > 0) {
+        ssize_t w = cnt == 1 ? write(WIRE, iov[0].iov_base, iov[0].iov_len) : writev(WIRE, iov, cnt);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */
+                struct pollfd pfd = { .fd = WIRE, .events = POLLOUT };
+                (void)poll(&pfd, 1, -1);
+                continue;
+            }
+            report_and_exit(errno == EPIPE || errno == ECONNRESET ? "the client closed the wire"
+                                                                  : "cannot write the wire");
+        }
+        size_t done = (size_t)w;
+        while (cnt > 0 && done >= iov[0].iov_len) {
+            done -= iov[0].iov_len;
+            iov++;
+            cnt--;
+        }
+        if (cnt > 0) {
+            iov[0].iov_base = (char *)iov[0].iov_base + done;
+            iov[0].iov_len -= done;
+        }
+    }
+}
+
+/* The ranges decided in one read, gathered so that each side gets one
+ * system call per read. */
+struct out {
+    struct iovec v[IOV_MAX_BATCH];
+    int n;
+};
+
+static void out_flush(struct out *o, enum sg_verdict side)
+{
+    if (o->n == 0)
+        return;
+    if (side == SG_WIRE)
+        wire_out(o->v, o->n);
+    else
+        junk_out(o->v, o->n);
+    o->n = 0;
+}
+
+static void out_add(struct out *o, enum sg_verdict side, const unsigned char *p, size_t n)
+{
+    if (n == 0)
+        return;
+    if (o->n > 0 && (const unsigned char *)o->v[o->n - 1].iov_base + o->v[o->n - 1].iov_len == p) {
+        o->v[o->n - 1].iov_len += n;
+        return;
+    }
+    if (o->n == IOV_MAX_BATCH)
+        out_flush(o, side);
+    o->v[o->n++] = (struct iovec){ .iov_base = (void *)p, .iov_len = n };
+}
+
+/* Watches the wire for the client's close while the filter waits for the
+ * server (events 0: only POLLERR and POLLHUP are reported). */
+static void *watch_wire(void *unused)
+{
+    (void)unused;
+    struct pollfd pfd = { .fd = WIRE, .events = 0 };
+    for (;;) {
+        if (poll(&pfd, 1, -1) > 0 && (pfd.revents & (POLLERR | POLLHUP)))
+            report_and_exit("the client closed the wire");
+    }
+    return NULL;
+}
+
+static void filter_ignore_signals(void)
+{
+    /* Ctrl-C or a hangup to the process group is for the server, whose
+     * shutdown answers must still pass: the filter ends with the pipe. */
+    static const int ignored[] = { SIGPIPE, SIGINT, SIGHUP, SIGTERM, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU };
+    struct sigaction sa = { .sa_handler = SIG_IGN };
+    sigset_t none;
+    for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
+        sigaction(ignored[i], &sa, NULL);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Keep only the wire (1), stderr (2) and the pipe, which ends up on fd 3. */
+static int filter_descriptors(int in)
+{
+    if (in != 3) {
+        if (dup2(in, 3) < 0)
+            _exit(1);
+        close(in);
+    }
+    close(0);
+    closefrom(4);
+    return 3;
+}
+
+static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
+{
+    static unsigned char buf[READ_SIZE], held[SG_HOLD_MAX];
+    static struct sg_stream s;
+    struct out wire = { .n = 0 }, junk = { .n = 0 };
+    size_t nheld = 0;
+    pthread_t watcher;
+    pthread_attr_t attr;
+
+    filter_ignore_signals();
+    in = filter_descriptors(in);
+    open_stderr(discard);
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    if (pthread_create(&watcher, &attr, watch_wire, NULL) != 0)
+        say(2, "strict: cannot watch the wire: a closed client is seen at the next write");
+    sg_stream_init(&s, protocol);
+    say(2, "strict: filtering, protocol %s", protocol == SG_JSONL ? "jsonl" : protocol == SG_FRAMED ? "framed" : "auto");
+
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        size_t off = 0, undecided = 0;
+        while (off < (size_t)n) {
+            enum sg_verdict v;
+            off += sg_stream_scan(&s, buf + off, (size_t)n - off, &v);
+            if (v == SG_UNDECIDED)
+                break;
+            struct out *o = v == SG_WIRE ? &wire : &junk;
+            count(v, held, nheld);
+            out_add(o, v, held, nheld);
+            nheld = 0;
+            count(v, buf + undecided, off - undecided);
+            out_add(o, v, buf + undecided, off - undecided);
+            undecided = off;
+        }
+        out_flush(&wire, SG_WIRE);
+        out_flush(&junk, SG_JUNK);
+        /* the candidate goes on in the next read: keep its bytes */
+        memcpy(held + nheld, buf + undecided, (size_t)n - undecided);
+        nheld += (size_t)n - undecided;
+    }
+    if (sg_stream_end(&s) == SG_JUNK) {
+        count(SG_JUNK, held, nheld);
+        out_add(&junk, SG_JUNK, held, nheld);
+        out_flush(&junk, SG_JUNK);
+    }
+    report_and_exit("end of the server's output");
+}
+
+/* ---- The launcher ---- */
+
+/* Move a descriptor to 3 or above (0, 1 and 2 may be closed when we start). */
+static int above_stdio(int fd)
+{
+    if (fd > 2)
+        return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    return moved;
+}
+
+static _Noreturn void run(char **argv)
+{
+    execvp(argv[0], argv);
+    int e = errno;
+    say(1, "cannot run %s: %s", argv[0], strerror(e));
+    exit(e == ENOENT ? 127 : 126);
+}
+
+/* Start the filter on the read end of a pipe and put the write end on fd 1.
+ * Returns 0 if it could not, everything left as it was. */
+static int start_filter(enum sg_protocol protocol, int discard)
+{
+    struct stat st;
+    int p[2];
+    sigset_t all, caller;
+
+    if (fstat(WIRE, &st) < 0) {
+        say(1, "strict: stdout is closed: running without the filter");
+        return 0;
+    }
+    if (pipe2(p, O_CLOEXEC) < 0 || (p[0] = above_stdio(p[0])) < 0 || (p[1] = above_stdio(p[1])) < 0) {
+        say(1, "strict: cannot create a pipe (%s): running without the filter", strerror(errno));
+        return 0;
+    }
+    /* No signal handler of the caller's may run in the children before
+     * the filter has set its own dispositions. */
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &caller);
+    pid_t middle = fork();
+    if (middle == 0) {
+        pid_t filter = fork();
+        if (filter == 0) {
+            close(p[1]);
+            filter_run(p[0], protocol, discard);
+        }
+        _exit(filter < 0);
+    }
+    int status = 1;
+    if (middle > 0) {
+        while (waitpid(middle, &status, 0) < 0 && errno == EINTR)
+            ;
+        if (errno == ECHILD)    /* SIGCHLD ignored: reaped by the kernel */
+            status = 0;
+    }
+    close(p[0]);
+    if (middle < 0 || status != 0) {
+        sigprocmask(SIG_SETMASK, &caller, NULL);
+        close(p[1]);
+        say(1, "strict: cannot start the filter: running without it");
+        return 0;
+    }
+    if (dup2(p[1], WIRE) < 0 || fstat(WIRE, &st) < 0)
+        _exit(125);
+    close(p[1]);
+    sigprocmask(SIG_SETMASK, &caller, NULL);
+    /* The library's startup gate, if COMMAND loads it, guards the pipe. */
+    char wire[64];
+    snprintf(wire, sizeof wire, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+    setenv("STDIOGATE_WIRE", wire, 1);
+    return 1;
+}
+
+static _Noreturn void usage_error(const char *what)
+{
+    fprintf(stderr, "stdiogate-filter: %s\n"
+            "Usage: stdiogate-filter [--protocol auto|jsonl|framed] [--discard] -- COMMAND [ARG]...\n",
+            what);
+    exit(125);
+}
+
+int main(int argc, char **argv)
+{
+    enum sg_protocol protocol = SG_AUTO;
+    const char *e = getenv("STDIOGATE_DISCARD");
+    int discard = e && strcmp(e, "1") == 0, i;
+
+    e = getenv("STDIOGATE_DEBUG");
+    if (e && e[0] >= '0' && e[0] <= '4' && e[1] == '\0')
+        g_level = e[0] - '0';
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(argv[i], "--discard") == 0) {
+            discard = 1;
+        } else if (strcmp(argv[i], "--protocol") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "auto") == 0)
+                protocol = SG_AUTO;
+            else if (strcmp(v, "jsonl") == 0)
+                protocol = SG_JSONL;
+            else if (strcmp(v, "framed") == 0)
+                protocol = SG_FRAMED;
+            else
+                usage_error("--protocol takes auto, jsonl or framed");
+        } else {
+            usage_error("unknown option");
+        }
+    }
+    if (i >= argc)
+        usage_error("no COMMAND given");
+    (void)start_filter(protocol, discard);
+    run(argv + i);
+}

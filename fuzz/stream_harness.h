@@ -1,0 +1,395 @@
+/* stream_harness.h - shared by fuzz_stream.c (libFuzzer) and stream_diff.c:
+ * feed detect.h's stream classifier an input whole, byte by byte and in
+ * pseudo-random pieces, as the filter does (held bytes kept aside), and check:
+ *   - every byte gets a verdict, the same whatever the pieces;
+ *   - never more than SG_HOLD_MAX bytes are held;
+ *   - with --protocol jsonl, each message on the wire is a JSON-RPC line by
+ *     an independent whole-buffer reference (below), unless the bound
+ *     decided it; and each input line that is one by the reference, shorter
+ *     than the bound, is on the wire whole. */
+#ifndef STDIOGATE_STREAM_HARNESS_H
+#define STDIOGATE_STREAM_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../detect.h"
+
+static inline uint64_t sh_splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* ---- The reference: a recursive-descent JSON parser over a whole line ---- */
+
+struct sh_ref {
+    const uint8_t *p;
+    size_t n, i;
+    unsigned depth;
+    int deep;                   /* nested past SG_DEPTH_MAX */
+};
+
+static inline void sh_ws(struct sh_ref *r)
+{
+    while (r->i < r->n && (r->p[r->i] == ' ' || r->p[r->i] == '\t' || r->p[r->i] == '\r'))
+        r->i++;
+}
+
+static inline int sh_hex(uint8_t c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A string at r->i; its unescaped text (ASCII only, else 0xff) in out. */
+static inline int sh_string(struct sh_ref *r, char *out, size_t outsz, size_t *outlen)
+{
+    size_t len = 0;
+    int ascii = 1;
+    if (r->i >= r->n || r->p[r->i] != '"')
+        return 0;
+    r->i++;
+    for (;;) {
+        if (r->i >= r->n)
+            return 0;
+        uint8_t c = r->p[r->i++];
+        unsigned v = c;
+        if (c == '"')
+            break;
+        if (c < 0x20)
+            return 0;
+        if (c == '\\') {
+            if (r->i >= r->n)
+                return 0;
+            c = r->p[r->i++];
+            switch (c) {
+            case '"': v = '"'; break;
+            case '\\': v = '\\'; break;
+            case '/': v = '/'; break;
+            case 'b': v = '\b'; break;
+            case 'f': v = '\f'; break;
+            case 'n': v = '\n'; break;
+            case 'r': v = '\r'; break;
+            case 't': v = '\t'; break;
+            case 'u':
+                if (r->i + 4 > r->n)
+                    return 0;
+                v = 0;
+                for (int k = 0; k < 4; k++) {
+                    uint8_t h = r->p[r->i++];
+                    if (!sh_hex(h))
+                        return 0;
+                    v = v * 16 + (unsigned)(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+                }
+                break;
+            default:
+                return 0;
+            }
+        }
+        if (v >= 0x80)
+            ascii = 0;
+        if (len < outsz)
+            out[len] = (char)v;
+        len++;
+    }
+    *outlen = ascii ? len : (size_t)-1;
+    return 1;
+}
+
+static inline int sh_value(struct sh_ref *r);
+
+static inline int sh_number(struct sh_ref *r)
+{
+    size_t s = r->i;
+    if (r->i < r->n && r->p[r->i] == '-')
+        r->i++;
+    if (r->i >= r->n)
+        return 0;
+    if (r->p[r->i] == '0') {
+        r->i++;
+    } else if (r->p[r->i] >= '1' && r->p[r->i] <= '9') {
+        while (r->i < r->n && r->p[r->i] >= '0' && r->p[r->i] <= '9')
+            r->i++;
+    } else {
+        return 0;
+    }
+    if (r->i < r->n && r->p[r->i] == '.') {
+        r->i++;
+        size_t d = r->i;
+        while (r->i < r->n && r->p[r->i] >= '0' && r->p[r->i] <= '9')
+            r->i++;
+        if (r->i == d)
+            return 0;
+    }
+    if (r->i < r->n && (r->p[r->i] == 'e' || r->p[r->i] == 'E')) {
+        r->i++;
+        if (r->i < r->n && (r->p[r->i] == '+' || r->p[r->i] == '-'))
+            r->i++;
+        size_t d = r->i;
+        while (r->i < r->n && r->p[r->i] >= '0' && r->p[r->i] <= '9')
+            r->i++;
+        if (r->i == d)
+            return 0;
+    }
+    return r->i > s;
+}
+
+/* An object; *has_jsonrpc: it has a member named "jsonrpc". */
+static inline int sh_object(struct sh_ref *r, int *has_jsonrpc)
+{
+    char name[16];
+    size_t len;
+    r->i++;                     /* '{' */
+    *has_jsonrpc = 0;
+    sh_ws(r);
+    if (r->i < r->n && r->p[r->i] == '}') {
+        r->i++;
+        return 1;
+    }
+    for (;;) {
+        sh_ws(r);
+        if (!sh_string(r, name, sizeof name, &len))
+            return 0;
+        if (len == 7 && memcmp(name, "jsonrpc", 7) == 0)
+            *has_jsonrpc = 1;
+        sh_ws(r);
+        if (r->i >= r->n || r->p[r->i] != ':')
+            return 0;
+        r->i++;
+        sh_ws(r);
+        if (!sh_value(r))
+            return 0;
+        sh_ws(r);
+        if (r->i >= r->n)
+            return 0;
+        if (r->p[r->i] == '}') {
+            r->i++;
+            return 1;
+        }
+        if (r->p[r->i] != ',')
+            return 0;
+        r->i++;
+    }
+}
+
+static inline int sh_array(struct sh_ref *r, int batch)
+{
+    int elements = 0, rpc;
+    r->i++;                     /* '[' */
+    sh_ws(r);
+    if (r->i < r->n && r->p[r->i] == ']') {
+        r->i++;
+        return !batch;
+    }
+    for (;;) {
+        sh_ws(r);
+        if (batch) {
+            if (r->i >= r->n || r->p[r->i] != '{')
+                return 0;
+            if (++r->depth > SG_DEPTH_MAX) {
+                r->deep = 1;
+                return 0;
+            }
+            if (!sh_object(r, &rpc) || !rpc)
+                return 0;
+            r->depth--;
+        } else if (!sh_value(r)) {
+            return 0;
+        }
+        elements++;
+        sh_ws(r);
+        if (r->i >= r->n)
+            return 0;
+        if (r->p[r->i] == ']') {
+            r->i++;
+            return 1;
+        }
+        if (r->p[r->i] != ',')
+            return 0;
+        r->i++;
+    }
+}
+
+static inline int sh_value(struct sh_ref *r)
+{
+    static const char *const lits[] = { "true", "false", "null" };
+    int ignored, ok;
+    size_t len;
+    char name[1];
+    if (r->i >= r->n)
+        return 0;
+    uint8_t c = r->p[r->i];
+    if (c == '{' || c == '[') {
+        if (++r->depth > SG_DEPTH_MAX) {
+            r->deep = 1;
+            return 0;
+        }
+        ok = c == '{' ? sh_object(r, &ignored) : sh_array(r, 0);
+        r->depth--;
+        return ok;
+    }
+    if (c == '"')
+        return sh_string(r, name, 0, &len);
+    for (int k = 0; k < 3; k++) {
+        size_t l = strlen(lits[k]);
+        if (r->n - r->i >= l && memcmp(r->p + r->i, lits[k], l) == 0) {
+            r->i += l;
+            return 1;
+        }
+    }
+    return sh_number(r);
+}
+
+/* Is p[0..n) a JSON-RPC line as the classifier defines it (from its '{' or
+ * '[' through its newline)?  -1: it nests deeper than the bound (no verdict). */
+static inline int sh_ref_rpc_line(const uint8_t *p, size_t n)
+{
+    struct sh_ref r = { p, n, 0, 1, 0 };
+    int rpc = 0, ok;
+    if (n < 2 || p[n - 1] != '\n' || memchr(p, '\n', n - 1) != NULL)
+        return 0;
+    r.n = n - 1;
+    if (p[0] == '{')
+        ok = sh_object(&r, &rpc) && rpc;
+    else if (p[0] == '[')
+        ok = sh_array(&r, 1);
+    else
+        return 0;
+    if (r.deep)
+        return -1;
+    if (!ok)
+        return 0;
+    sh_ws(&r);
+    return r.i == r.n;
+}
+
+/* ---- Feeding the classifier ---- */
+
+#define SH_WHOLE ((uint64_t *)0)
+#define SH_BYTEWISE ((uint64_t *)1)
+
+/* Labels (enum sg_verdict) for every byte, fed in pieces from *rng.
+ * Returns NULL or what went wrong. */
+static inline const char *sh_label(const uint8_t *p, size_t n, enum sg_protocol proto, uint64_t *rng,
+                                   uint8_t *labels)
+{
+    static struct sg_stream s;
+    size_t off = 0, undecided = 0;
+    sg_stream_init(&s, proto);
+    memset(labels, SG_UNDECIDED, n);
+    while (off < n) {
+        size_t len;
+        if (rng == SH_WHOLE) {
+            len = n - off;
+        } else if (rng == SH_BYTEWISE) {
+            len = 1;
+        } else {
+            uint64_t x = sh_splitmix(rng);
+            switch (x & 3) {
+            case 0: len = 1; break;
+            case 1: len = 1 + (size_t)((x >> 8) % 8); break;
+            case 2: len = 1 + (size_t)((x >> 8) % 64); break;
+            default: len = 1 + (size_t)((x >> 8) % 70000); break;
+            }
+            if (len > n - off)
+                len = n - off;
+        }
+        size_t end = off + len, at = off;
+        while (at < end) {
+            enum sg_verdict v;
+            size_t k = sg_stream_scan(&s, p + at, end - at, &v);
+            if (k > end - at)
+                return "scan took more than it was given";
+            at += k;
+            if (v == SG_UNDECIDED) {
+                if (at != end)
+                    return "undecided before the end of the piece";
+                break;
+            }
+            if (v != SG_WIRE && v != SG_JUNK)
+                return "bad verdict";
+            if (k == 0 && undecided == at)
+                return "no progress";
+            memset(labels + undecided, v, at - undecided);
+            undecided = at;
+        }
+        off = end;
+        if (off - undecided != s.held)
+            return "held count disagrees with the undecided bytes";
+        if (s.held > SG_HOLD_MAX)
+            return "more than SG_HOLD_MAX bytes held";
+    }
+    enum sg_verdict v = sg_stream_end(&s);
+    if ((v == SG_UNDECIDED) != (undecided == n))
+        return "end verdict disagrees with the undecided bytes";
+    memset(labels + undecided, SG_JUNK, n - undecided);
+    return NULL;
+}
+
+/* jsonl: the wire holds JSON-RPC lines, and every such line of the input. */
+static inline const char *sh_check_jsonl(const uint8_t *p, size_t n, const uint8_t *labels)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (labels[i] != SG_WIRE) {
+            i++;
+            continue;
+        }
+        size_t e = i;
+        while (e < n && labels[e] == SG_WIRE && p[e] != '\n')
+            e++;
+        if (e < n && labels[e] == SG_WIRE)
+            e++;                /* through the newline */
+        int ref = sh_ref_rpc_line(p + i, e - i);
+        if (ref == 0 && e - i <= SG_HOLD_MAX && !(e == n && p[n - 1] != '\n'))
+            return "a message on the wire that the reference rejects";
+        i = e;
+    }
+    for (size_t s = 0; s < n;) {
+        const uint8_t *nl = memchr(p + s, '\n', n - s);
+        size_t e = nl ? (size_t)(nl - p) + 1 : n;
+        if (e - s < SG_HOLD_MAX && sh_ref_rpc_line(p + s, e - s) == 1) {
+            for (size_t k = s; k < e; k++)
+                if (labels[k] != SG_WIRE)
+                    return "a JSON-RPC line of the input not on the wire";
+        }
+        s = e;
+    }
+    return NULL;
+}
+
+/* Everything on one input.  NULL if all is well. */
+static inline const char *sh_check(const uint8_t *p, size_t n, enum sg_protocol proto, int splits,
+                                   char *msg, size_t msgsz)
+{
+    uint8_t *whole = malloc(n + 1), *other = malloc(n + 1);
+    const char *why = NULL;
+    if (!whole || !other)
+        abort();
+    why = sh_label(p, n, proto, SH_WHOLE, whole);
+    if (!why && !(why = sh_label(p, n, proto, SH_BYTEWISE, other)) && memcmp(whole, other, n) != 0)
+        why = "byte by byte differs from whole";
+    uint64_t seed = n * 0x632be59bd9b4e019ULL + (n ? p[0] : 0);
+    for (int k = 0; !why && k < splits; k++) {
+        uint64_t rng = seed + (uint64_t)k;
+        why = sh_label(p, n, proto, &rng, other);
+        if (!why && memcmp(whole, other, n) != 0)
+            why = "random pieces differ from whole";
+    }
+    if (!why && proto == SG_JSONL)
+        why = sh_check_jsonl(p, n, whole);
+    free(whole);
+    free(other);
+    if (why) {
+        snprintf(msg, msgsz, "detect.h stream classifier: %s", why);
+        return msg;
+    }
+    return NULL;
+}
+
+#endif
