@@ -899,7 +899,7 @@ enum state { S_SESSION, S_LINGER, S_CLOSING, S_DRAIN, S_DONE };
 #define STRETCH_MAX 16       /* stretches listed per run; the rest are counted */
 #define REQUEST_MAX 8
 #define ITEM_MAX 12
-#define MESSAGE_MAX (16u << 20)  /* a longer line or frame is not parsed */
+#define MESSAGE_MAX (64u << 20)  /* a longer protocol message is not read */
 #define ERR_HEAD_MAX 200
 
 struct stretch {
@@ -2061,8 +2061,7 @@ static void text_run(const struct run *r, int index)
             printf("    ... and %llu more stretches (%llu bytes), not listed\n", r->more_stretches, r->more_bytes);
     }
     if (r->oversized)
-        printf("  (%llu lines or frames over %u MiB were not parsed: counted as non-protocol)\n", r->oversized,
-               MESSAGE_MAX >> 20);
+        printf("  (%llu messages over %u MiB were not read: taken as answers)\n", r->oversized, MESSAGE_MAX >> 20);
     printf("  answers:");
     for (int i = 0; i < r->nreq; i++) {
         const struct request *q = &r->req[i];
