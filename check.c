@@ -272,6 +272,8 @@ static int wrapper(const char *pid, const char *verbosity, const char *library, 
 /* ------------------------------------------------------------------ */
 /* Small utilities */
 
+static void die(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+
 static void die(int status, const char *fmt, ...)
 {
     va_list ap;
@@ -368,7 +370,7 @@ static const char *json_string_end(const char *p, const char *e)
                 if (hex_value(p[i]) < 0)
                     return NULL;
             p += 4;
-        } else if (!memchr("\"\\/bfnrt", *p, 8)) {
+        } else if (*p == '\0' || !strchr("\"\\/bfnrt", *p)) {
             return NULL;
         }
     }
@@ -540,8 +542,12 @@ static int json_member(struct span obj, const char *key, struct span *value)
     while (p < obj.e && *p == '"') {
         struct span k = { p, json_string_end(p, obj.e) };
         struct span v;
+        if (!k.e)
+            break;  /* (obj was validated: cannot happen) */
         v.p = json_ws(json_ws(k.e, obj.e) + 1, obj.e);
         v.e = json_value_end(v.p, obj.e, 0);
+        if (!v.e)
+            break;
         if (json_string_is(k, key)) {
             *value = v;
             found = 1;
@@ -1679,7 +1685,7 @@ static void finish_process(struct run *r)
     }
     for (int round = 0; round < 200; round++) {
         int n = kill_remaining(r);
-        struct timespec pause = { 0, 10 * 1000 * 1000 };
+        struct timespec pause = { 0, 10000000L };
         if (first) {
             /* the main process does not count: it was reported */
             r->leftovers = n - (!r->exited && n > 0);
@@ -1792,8 +1798,8 @@ static int advance(struct run *r)
 
 static int poll_timeout_ms(const struct run *r)
 {
-    double ms = (r->deadline - now()) * 1000 + 1;
-    return ms < 0 ? 0 : ms > 60000 ? 60000 : (int)ms;
+    double left = (r->deadline - now()) * 1000 + 1;
+    return left < 0 ? 0 : left > 60000 ? 60000 : (int)left;
 }
 
 static void drive(struct run *r)
@@ -2301,6 +2307,10 @@ static int check_main(int argc, char **argv)
     const char *strict_extra[] = { "--strict", "--protocol", NULL, "--", NULL };
 
     parse_check_options(argc, argv, &o);
+    /* a closed standard descriptor would be taken by a server's pipe */
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+            die(EXIT_USAGE, "cannot open /dev/null");
     own_directory(dir, sizeof dir);
     if (!o.wrapper) {
         snprintf(wrapper_path, sizeof wrapper_path, "%s/stdiogate", dir);
