@@ -1890,7 +1890,23 @@ struct verdict {
     const struct run *fixed_by;   /* the weakest clean run, or NULL */
     char summary[400];
     char advice[400];
+    char notes[2][200];     /* a stronger mode broke what a weaker one ran clean */
+    int nnotes;
 };
+
+/* Do no harm: every run after the weakest clean one should be clean too. */
+static void harm_notes(const struct run *runs, int nruns, struct verdict *v)
+{
+    int after = 0;
+    for (int i = 0; i < nruns && v->nnotes < 2; i++) {
+        if (&runs[i] == v->fixed_by)
+            after = 1;
+        else if (after && !runs[i].skipped && !run_clean(&runs[i]))
+            snprintf(v->notes[v->nnotes++], sizeof v->notes[0],
+                     "the %s run was not clean although the %s one was: please report it", runs[i].title,
+                     v->fixed_by->title);
+    }
+}
 
 static void judge(const struct run *runs, int nruns, int found, const char *not_found, struct verdict *v)
 {
@@ -1909,6 +1925,7 @@ static void judge(const struct run *runs, int nruns, int found, const char *not_
             break;
         }
     }
+    harm_notes(runs, nruns, v);
     if (v->fixed_by == u) {
         v->status = 0;
         snprintf(v->summary, sizeof v->summary, "clean: nothing but protocol on stdout, every request answered");
@@ -2122,11 +2139,8 @@ static void text_report(const struct options *o, const char *program, const stru
     for (int i = 0; i < nruns; i++)
         text_run(&runs[i], i);
     printf("\nverdict (exit status %d): %s.\n", v->status, v->summary);
-    if (runs[0].started && v->status == 0)
-        for (int i = 1; i < nruns; i++)
-            if (!runs[i].skipped && !run_clean(&runs[i]))
-                printf("note: the %s run was not clean although the unwrapped one was: please report it\n",
-                       runs[i].title);
+    for (int i = 0; i < v->nnotes; i++)
+        printf("note: %s\n", v->notes[i]);
     printf("%s%s\n", v->advice, fix ? ":" : ".");
     if (fix) {
         printf("  \"command\": ");
@@ -2260,7 +2274,12 @@ static void json_report(const struct options *o, const char *program, const stru
     put_json_string(v->summary);
     printf(", \"advice\": ");
     put_json_string(v->advice);
-    printf(",\n   \"config\": ");
+    printf(", \"notes\": [");
+    for (int i = 0; i < v->nnotes; i++) {
+        printf("%s", i ? ", " : "");
+        put_json_string(v->notes[i]);
+    }
+    printf("],\n   \"config\": ");
     if (fix) {
         printf("{\"command\": ");
         put_json_string(fix[0]);

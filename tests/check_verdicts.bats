@@ -141,6 +141,16 @@ setup() {
     [[ "$(q .verdict.advice)" == *"not installed"* ]]
 }
 
+@test "check: a run broken by a stronger mode is named in a note (do no harm), the verdict stays" {
+    check --linger 0 -- "$SRV" hatesgate
+    expect status 0 "$status"
+    expect gated_junk 'preloaded!\n' "$(q .runs[1].stdout.stretches[0].first_bytes)"
+    expect notes 1 "$(q '.verdict.notes | length')"
+    [[ "$(q '.verdict.notes[0]')" == "the default gate run was not clean although the unwrapped one was"* ]]
+    check --linger 0 -- "$SRV"
+    expect clean_notes 0 "$(q '.verdict.notes | length')"
+}
+
 @test "check: answers with the wrong id: status 3, each request named" {
     check --linger 0 -- "$SRV" wrongid
     expect status 3 "$status"
