@@ -22,8 +22,8 @@
  * dropped is put back as the caller gave it (read from /proc/PID/environ:
  * dash exports PWD, and a caller's exported variable named like one of the
  * wrapper's would carry the wrapper's value), then LD_PRELOAD,
- * PYTHONUNBUFFERED, STDIOGATE_WIRE and STDIOGATE_DEBUG are set, unless the
- * library must stay out.  It never writes anything else to stdout.
+ * PYTHONUNBUFFERED, PERL5OPT, RUBYOPT, STDIOGATE_WIRE and STDIOGATE_DEBUG are
+ * set, unless the library must stay out.  It never writes anything else to stdout.
  *
  * --check is `stdiogate --check` (the wrapper passes its own path): it plays
  * the client to the stdio server COMMAND and tells whether the server's
@@ -215,6 +215,35 @@ static int debug_level(const char *given, int verbosity)
     return level;
 }
 
+/* Perl and Ruby keep stdout in their own buffers, as Python does without
+ * PYTHONUNBUFFERED: a file beside the library, loaded through PERL5OPT or
+ * RUBYOPT (appended to the caller's), makes their STDOUT unbuffered. */
+static void add_option(const char *var, const char *dir, const char *file, const char *fmt)
+{
+    char path[SG_PATH_SIZE], option[2 * SG_PATH_SIZE], *value;
+    const char *given = getenv(var);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (access(path, R_OK) != 0)
+        return;
+    snprintf(option, sizeof option, fmt, dir, dir);
+    if (given && strstr(given, option))
+        return;     /* nested: ours already */
+    value = malloc(strlen(option) + (given ? strlen(given) : 0) + 2);
+    if (!value)
+        return;
+    sprintf(value, "%s%s%s", given && *given ? given : "", given && *given ? " " : "", option);
+    put_export(var, strlen(var), value);
+    free(value);
+}
+
+static void unbuffer_runtimes(const char *library)
+{
+    char dir[SG_PATH_SIZE];
+    snprintf(dir, sizeof dir, "%.*s/runtime", (int)(strrchr(library, '/') - library), library);
+    add_option("PERL5OPT", dir, "perl/Stdiogate/Unbuffered.pm", "-I%s/perl -MStdiogate::Unbuffered");
+    add_option("RUBYOPT", dir, "ruby/stdiogate_unbuffered.rb", "-r%s/ruby/stdiogate_unbuffered.rb%.0s");
+}
+
 static int wrapper(const char *pid, const char *verbosity, const char *library, const char *path)
 {
     size_t len = 0;
@@ -240,6 +269,7 @@ static int wrapper(const char *pid, const char *verbosity, const char *library, 
     free(value);
     if (!(block ? block_get(block, len, "PYTHONUNBUFFERED", 16) : getenv("PYTHONUNBUFFERED")))
         puts("export PYTHONUNBUFFERED=1");
+    unbuffer_runtimes(library);
     /* The wrapper's stdout is the wire; if it was closed, the pipe of the
      * $(...) that runs this took its number for a moment. */
     char fd1[64];

@@ -38,10 +38,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "detect.h"
@@ -176,6 +182,8 @@ static char *fmt_num(char *end, unsigned long long v)
     return end;
 }
 
+static pid_t g_say_as;        /* the drain process speaks for its server */
+
 static void say(int level, const char *first, ...)
 {
     char line[512], num[24];
@@ -188,7 +196,7 @@ static void say(int level, const char *first, ...)
         return;
     for (s = "stdiogate["; *s && n < sizeof line - 1; s++)
         line[n++] = *s;
-    for (s = fmt_num(num + sizeof num, (unsigned long long)getpid()); *s; s++)
+    for (s = fmt_num(num + sizeof num, (unsigned long long)(g_say_as ? g_say_as : getpid())); *s; s++)
         line[n++] = *s;
     line[n++] = ']';
     line[n++] = ':';
@@ -379,6 +387,8 @@ static void point_copies_at_wire(int wire)
     each_copy(0, ~0U, point_copy_at_wire, wire);
 }
 
+static void wait_drained(void);
+
 static void open_gate(const char *how, unsigned long long bytes, int eof)
 {
     char numbuf[24];
@@ -390,6 +400,7 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
     flush_stdout();
+    wait_drained();
     int wire = LOAD(g_wire);
     if (LOAD(g_fd1_ours) && is(1, &g_div_id)) {
         carry_nonblock(wire);
@@ -649,11 +660,199 @@ static int stderr_takes_diversion(void)
     return !(poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)));
 }
 
+/* ------------------------------------------------------------------ */
+/* The drain.  A diverted fd 1 must be something a program accepts as its
+ * stdout (asyncio's pipe transport refuses a regular file), and writing to
+ * it must never block (a stderr pipe that nobody reads fills at 64 KiB,
+ * where unwrapped the bytes went to a client that skips bad lines).  Unless
+ * stderr is a character device, fd 1 becomes a pipe that a small drain
+ * process copies to stderr: it keeps up to DRAIN_SIZE bytes while stderr is
+ * full, drops what does not fit and reports the count; a dead stderr makes
+ * it drop everything (no SIGPIPE for the server).  It is forked twice, so
+ * that the server's wait() never sees it, and ends when the last copy of
+ * the pipe's write end is closed: when the gate opens, at exec (the wire is
+ * handed on), or at exit.  Those three wait, bounded, until what was written
+ * so far has reached stderr, so that a log file is complete when the
+ * server is gone. */
+
+#define DRAIN_SIZE 65536
+#define DRAIN_WAIT_MS 2000
+
+/* Shared with the drain process (a MAP_SHARED page). */
+struct drain_state {
+    unsigned long long taken;    /* bytes the drain took from the pipe */
+    unsigned long long settled;  /* ... and wrote to stderr or dropped */
+    unsigned long long dropped;
+    int stuck;                   /* holding bytes that stderr will not take */
+};
+
+static struct drain_state *g_drain;
+
+static void drain_out(struct drain_state *d, const char *buf, size_t *head, size_t *len,
+                      int kind, int *alive)
+{
+    size_t chunk = *len;
+    if (kind != S_IFREG && chunk > 4096)
+        chunk = 4096;   /* a pipe or socket said POLLOUT: this much fits */
+    ssize_t w = kind == S_IFSOCK ? send(2, buf + *head, chunk, MSG_DONTWAIT)
+                                 : write(2, buf + *head, chunk);
+    if (w < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (w <= 0) {   /* stderr is gone: drop everything from now on */
+        *alive = 0;
+        w = (ssize_t)*len;
+        __atomic_add_fetch(&d->dropped, (unsigned long long)w, __ATOMIC_RELAXED);
+    }
+    *head += (size_t)w;
+    *len -= (size_t)w;
+    if (!*len)
+        *head = 0;
+    __atomic_add_fetch(&d->settled, (unsigned long long)w, __ATOMIC_RELEASE);
+}
+
+static void drain_in(struct drain_state *d, char *buf, size_t *head, size_t *len, int alive,
+                     int *open_in, short revents)
+{
+    static char scratch[4096];
+    int avail = 0;
+    if (ioctl(0, FIONREAD, &avail) != 0 || avail <= 0) {
+        if (!(revents & POLLIN))
+            *open_in = 0;   /* hung up, nothing left */
+        return;
+    }
+    if (*head && *head + *len > DRAIN_SIZE / 2) {
+        memmove(buf, buf + *head, *len);
+        *head = 0;
+    }
+    size_t space = alive ? DRAIN_SIZE - *head - *len : 0;
+    char *to = space ? buf + *head + *len : scratch;
+    size_t take = (size_t)avail < (space ? space : sizeof scratch) ? (size_t)avail
+                                                                   : (space ? space : sizeof scratch);
+    /* Counted before the read: the gate-opener must never see the pipe
+     * empty and these bytes not yet counted. */
+    __atomic_add_fetch(&d->taken, take, __ATOMIC_RELEASE);
+    ssize_t n = read(0, to, take);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n < take)
+        __atomic_sub_fetch(&d->taken, take - (size_t)n, __ATOMIC_RELEASE);
+    if (space) {
+        *len += (size_t)n;
+    } else {
+        __atomic_add_fetch(&d->dropped, (unsigned long long)n, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&d->settled, (unsigned long long)n, __ATOMIC_RELEASE);
+    }
+}
+
+/* The drain process: pipe on fd 0, stderr on fd 2, nothing else. */
+__attribute__((noreturn)) static void drain(struct drain_state *d)
+{
+    static char buf[DRAIN_SIZE];
+    char numbuf[24];
+    size_t head = 0, len = 0;
+    int open_in = 1, alive = 1;
+    struct stat st;
+    int kind = fstat(2, &st) == 0 ? (int)(st.st_mode & S_IFMT) : 0;
+
+    signal(SIGPIPE, SIG_IGN);
+    while (open_in || (len && alive)) {
+        struct pollfd p[2] = { { open_in ? 0 : -1, POLLIN, 0 }, { len && alive ? 2 : -1, POLLOUT, 0 } };
+        int r = poll(p, 2, open_in ? -1 : 5000);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;  /* stderr has not moved for 5 s after the end: give up */
+        if (p[1].revents & POLLOUT)
+            drain_out(d, buf, &head, &len, kind, &alive);
+        else if (p[1].revents)
+            alive = 0;
+        STORE(d->stuck, len && !(p[1].revents & POLLOUT));
+        if (p[0].revents)
+            drain_in(d, buf, &head, &len, alive, &open_in, p[0].revents);
+    }
+    unsigned long long lost = LOAD(d->dropped) + (alive ? len : 0);
+    struct pollfd e = { 2, POLLOUT, 0 };
+    if (lost && alive && poll(&e, 1, 5000) == 1 && (e.revents & POLLOUT))
+        say(1, NUM(lost), " bytes of startup output were dropped: stderr was full (nobody read it)",
+            NULL);
+    _exit(0);
+}
+
+static void close_all_but_drain(void)
+{
+    if (REAL(close_range)(3, ~0U, 0) != 0)
+        for (int fd = 3; fd < 4096; fd++)
+            REAL(close)(fd);
+    REAL(close)(1);
+}
+
+/* Starts the drain; returns the pipe's write end, or -1. */
+static int start_drain(void)
+{
+    int p[2];
+    struct drain_state *d = mmap(NULL, sizeof *d, PROT_READ | PROT_WRITE,
+                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (d == MAP_FAILED)
+        return -1;
+    if (pipe2(p, O_CLOEXEC) != 0) {
+        munmap(d, sizeof *d);
+        return -1;
+    }
+    pid_t server = getpid(), middle = fork();
+    if (middle == 0) {
+        if (fork() == 0) {
+            g_say_as = server;
+            prctl(PR_SET_NAME, "stdiogate-drain");
+            if (REAL(dup2)(p[0], 0) == 0) {
+                close_all_but_drain();
+                drain(d);
+            }
+        }
+        _exit(0);
+    }
+    REAL(close)(p[0]);
+    if (middle < 0) {
+        REAL(close)(p[1]);
+        munmap(d, sizeof *d);
+        return -1;
+    }
+    while (waitpid(middle, NULL, 0) < 0 && errno == EINTR)
+        ;
+    g_drain = d;
+    return p[1];
+}
+
+/* What was written to the diversion so far has reached stderr (or is held
+ * by a drain that stderr will not take): bounded, never a hang. */
+static void wait_drained(void)
+{
+    struct drain_state *d = g_drain;
+    struct timespec ms = { 0, 1000000 };
+    if (!d || !is(1, &g_div_id))
+        return;
+    for (int i = 0; i < DRAIN_WAIT_MS; i++) {
+        int queued = 0;
+        if (ioctl(1, FIONREAD, &queued) != 0)
+            return;
+        if (queued == 0 && (LOAD(d->taken) == LOAD(d->settled) || LOAD(d->stuck)))
+            return;
+        nanosleep(&ms, NULL);
+    }
+}
+
+/* Does stderr need the drain (anything but a character device)? */
+static int stderr_needs_drain(void)
+{
+    struct stat st;
+    return fstat(2, &st) == 0 && !S_ISCHR(st.st_mode);
+}
+
 static void divert(void)
 {
     char numbuf[24];
     int to_stderr = stderr_takes_diversion();
     int wire = high_dup(1);
+    int drained = 0;
 
     if (wire < 0) {
         say(1, "cannot keep the wire (", err_name(errno), "): stdout left as it is", NULL);
@@ -661,7 +860,23 @@ static void divert(void)
     }
     /* /dev/null may land on a closed fd 0 or 2 for a moment: it is closed
      * again right after, so they stay closed. */
-    int target = to_stderr ? 2 : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int target = 2;
+    if (to_stderr && stderr_needs_drain()) {
+        target = start_drain();
+        drained = target >= 0;
+        if (!drained) {
+            struct stat st;
+            if (fstat(2, &st) == 0 && S_ISREG(st.st_mode)) {
+                say(1, "cannot start the drain process (", err_name(errno),
+                    "): startup output goes to /dev/null", NULL);
+                to_stderr = 0;
+            }
+            target = 2;
+        }
+    }
+    if (!to_stderr)
+        target = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int ours = !to_stderr || drained;   /* a descriptor to close after the dup2 */
     if (target < 0) {
         say(1, "cannot open /dev/null (", err_name(errno), "): stdout left as it is", NULL);
         REAL(close)(wire);
@@ -669,7 +884,7 @@ static void divert(void)
     }
     int r = REAL(dup2)(target, 1);
     int err = errno;
-    if (!to_stderr)
+    if (ours)
         REAL(close)(target);
     if (r < 0) {
         say(1, "cannot divert stdout (", err_name(err), "): stdout left as it is", NULL);
@@ -685,7 +900,19 @@ static void divert(void)
     pthread_atfork(NULL, NULL, atfork_child);
     STORE(g_state, GATE_SHUT);
     say(2, "diverting stdout to ", to_stderr ? "stderr" : "/dev/null", NULL);
+    if (drained)
+        say(3, "through a drain process", NULL);
     say(3, "the wire is kept at descriptor ", NUM(wire), NULL);
+}
+
+/* A process that exits while diverted: its startup output is in the log
+ * before it is gone.  (exit() flushes stdio after the destructors.) */
+__attribute__((destructor)) static void stdiogate_fini(void)
+{
+    if (g_drain && shut() && !in_vfork_child() && LOAD(g_fd1_ours)) {
+        flush_stdout();
+        wait_drained();
+    }
 }
 
 static void check_spawn_layout(void);
@@ -1464,6 +1691,7 @@ static void exec_begin(struct exec_plan *x, const char *what)
 {
     if (!x->hand)
         return;
+    wait_drained();
     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3);
     if (x->saved < 0 || REAL(dup2)(LOAD(g_wire), 1) < 0) {
         if (x->saved >= 0)

@@ -56,6 +56,9 @@ The command:
   --stderr-file      COMMAND's stderr is the regular file given by --err
                      (not a pipe); --wait-err cannot be used with it
   --stderr-inherit   COMMAND's stderr is this client's stderr (not captured)
+  --stderr-late      COMMAND's stderr is a pipe this client starts reading
+                     only once COMMAND has exited (a stderr nobody reads
+                     while the server runs)
 
 Output:
   --out FILE         COMMAND's stdout bytes
@@ -95,7 +98,7 @@ def parse_args(argv):
         "msgs": [], "bytewise": False, "split": None, "split_every": False, "each": False,
         "wait_err": None, "stdin_file": False, "no_close": False,
         "frames": None, "framing": "line", "gate": False, "sockets": False,
-        "close": [], "nofile": None, "one_socket": False, "stderr_file": False, "stderr_inherit": False, "out": None, "err": None,
+        "close": [], "nofile": None, "one_socket": False, "stderr_file": False, "stderr_inherit": False, "stderr_late": False, "out": None, "err": None,
         "timeout": 20.0, "cmd": None,
     }
     i = 0
@@ -159,6 +162,8 @@ def parse_args(argv):
             o["stderr_file"] = True
         elif a == "--stderr-inherit":
             o["stderr_inherit"] = True
+        elif a == "--stderr-late":
+            o["stderr_late"] = True
         elif a == "--out":
             o["out"] = arg()
         elif a == "--err":
@@ -317,13 +322,14 @@ def run_session(o, out_path, err_path):
     err_r = None
     if err_ours is not None:
         err_r = Reader(err_ours, cond)
-        err_r.start()
+        if not o["stderr_late"]:
+            err_r.start()
 
     def wait_for(pred, what):
         end = deadline_for()
         with cond:
             while not pred():
-                if proc.poll() is not None and out_r.eof and (err_r is None or err_r.eof):
+                if proc.poll() is not None and out_r.eof and (err_r is None or err_r.eof or o["stderr_late"]):
                     raise Timeout("%s (command exited with status %s)" % (what, proc.returncode))
                 left = end - time.monotonic()
                 if left <= 0:
@@ -407,6 +413,8 @@ def run_session(o, out_path, err_path):
         rc = proc.returncode
         status = rc if rc >= 0 else 128 - rc
     except Timeout as e:
+        if o["stderr_late"]:
+            sys.stderr.write("client.py: (stderr is read only after the exit)\n")
         sys.stderr.write("client.py: timeout: %s; got %d frame(s)\n" % (e, frames()))
         if proc.poll() is None:
             proc.kill()
@@ -422,6 +430,8 @@ def run_session(o, out_path, err_path):
     # not hang the test.
     out_r.join(o["timeout"])
     if err_r is not None:
+        if o["stderr_late"]:
+            err_r.start()
         err_r.join(o["timeout"])
     with cond:
         out_bytes = out_r.buf

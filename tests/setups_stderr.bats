@@ -1,0 +1,93 @@
+#!/usr/bin/env bats
+# Where stderr goes decides what the diverted fd 1 is (issue 12).
+#
+# - stderr a regular file (2>>server.log): fd 1 must still be something a
+#   program accepts as its stdout (asyncio's pipe transport refuses a
+#   regular file), and the startup output must reach the file, all of it.
+# - stderr a pipe nobody reads while the server runs: the server must never
+#   block on the diversion; what does not fit is dropped and counted.
+# Each over pipes and over sockets (as Node-based clients give).
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+    SRV=$BIN/setups_srv
+    PYSRV=$FIX/setups_asyncio.py
+    ANSWER=$(answer 0 initialize)
+}
+
+# --- stderr a regular file
+
+@test "stderr a regular file: the asyncio pipe transport starts; banner in the log, the answer on the wire" {
+    for sockets in "" --sockets; do
+        JUNK=("asyncio-banner: server starting")
+        both $sockets --stderr-file --line "$INIT" -- "$PYTHON" "$PYSRV"
+        assert_status 0
+        assert_junk_on_stderr
+        assert_frames "$ANSWER"
+        # the diverted stdout was never a regular file
+        assert_stderr_lacks "ValueError"
+    done
+}
+
+@test "stderr a regular file: a C server that wants a pipe for stdout starts; all 200 KiB of its junk in the log, in order" {
+    for sockets in "" --sockets; do
+        JUNK=("setups-junk 00000000" "setups-junk 00003199")
+        both $sockets --stderr-file --line "$INIT" -- "$SRV" 204800 pipe-only
+        assert_status 0
+        assert_junk_on_stderr
+        assert_frames "$ANSWER"
+        # nothing lost: exactly what the server wrote, in its order
+        "$BIN/setups_srv" 204800 </dev/null >"$BATS_TEST_TMPDIR/want"
+        cmp "$BATS_TEST_TMPDIR/want" "$ERR" || { show_run; false; }
+    done
+}
+
+@test "stderr a log file opened for appending (2>>): earlier lines kept, the junk appended before the server is gone" {
+    printf 'earlier line\n' >server.log
+    printf '%s\n' "$INIT" | timeout 20 "$STDIOGATE_WRAPPER" "$PYTHON" "$PYSRV" 2>>server.log | cat >out
+    [ "$(cat out)" = "$ANSWER" ]
+    [ "$(head -1 server.log)" = "earlier line" ]
+    grep -qx "asyncio-banner: server starting" server.log
+    printf '%s\n' "$INIT" | timeout 20 "$STDIOGATE_WRAPPER" "$SRV" 100 pipe-only 2>>server.log | cat >out
+    [ "$(cat out)" = "$ANSWER" ]
+    grep -q "^setups-junk 00000001" server.log
+}
+
+@test "stderr a regular file: a server that exits before reading anything has its junk in the log when it is gone" {
+    gated --stderr-file --frames 0 -- sh -c "$SRV 70000 </dev/null"
+    assert_status 0
+    assert_frames
+    [ "$(wc -c <"$ERR")" -eq 70000 ] || { show_run; false; }
+}
+
+# --- stderr a pipe that nobody reads
+
+@test "stderr a pipe nobody reads: a server printing 1 MiB before its first read answers; the loss is counted" {
+    for sockets in "" --sockets; do
+        JUNK=("setups-junk 00000000")
+        both $sockets --stderr-late --line "$INIT" -- "$SRV" 1048576
+        assert_status 0
+        assert_frames "$ANSWER"
+        assert_stderr_has "setups-junk 00000000"
+        grep -Eq '^stdiogate\[[0-9]+\]: [0-9]+ bytes of startup output were dropped: stderr was full' "$ERR" ||
+            { show_run; false; }
+        # what reached stderr and what was dropped add up to what was written
+        dropped=$(sed -n 's/^stdiogate\[[0-9]*\]: \([0-9]*\) bytes of startup output were dropped.*/\1/p' "$ERR")
+        kept=$(grep -c '^setups-junk' "$ERR")
+        [ "$dropped" -gt 0 ]
+        [ $((kept * 64)) -le 1048576 ]
+        [ $((kept * 64 + dropped)) -eq 1048576 ] || { echo "kept $kept lines, dropped $dropped"; show_run; false; }
+    done
+}
+
+@test "stderr a pipe read late: a server printing less than the drain holds loses nothing" {
+    JUNK=("setups-junk 00000000" "setups-junk 00000999")
+    both --stderr-late --line "$INIT" -- "$SRV" 64000
+    assert_status 0
+    assert_frames "$ANSWER"
+    assert_junk_on_stderr
+    [ "$(grep -c '^setups-junk' "$ERR")" -eq 1000 ] || { show_run; false; }
+    assert_stderr_lacks "dropped"
+}

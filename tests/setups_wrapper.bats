@@ -1,0 +1,251 @@
+#!/usr/bin/env bats
+# Do no harm in every setup (issue 12): the environment COMMAND gets, an
+# invalid STDIOGATE_DEBUG, nesting (exactly one gate acts), musl programs,
+# file capabilities, container CLIs and Bun programs, Perl and Ruby stdout
+# buffers.  Over pipes and sockets where the wire matters.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+    SRV=$BIN/setups_srv
+    MUSL=$BIN/setups_srv_musl
+    ANSWER=$(answer 0 initialize)
+    cd "$BATS_TEST_TMPDIR"
+}
+
+# our_env FILE: FILE (an `env -0` listing) sorted, one entry a line (NULs
+# as newlines; the test values hold no newline).
+sorted_env() { tr '\0' '\n' <"$1" | LC_ALL=C sort; }
+
+# --- the environment handed to COMMAND
+
+# Every name the wrapper's shell has ever used, PWD and the shell's own.
+WRAPPER_NAMES="version configured_libdir verbosity level library program obstacle wire resolved
+resolve_denied resolve_rest resolve_dir head_size max_offset self here candidate file
+interpreter first rest bytes_read num i elf_endian word phoff phentsize phnum table_size
+base interp notes entries ptype ph end note notes_offset notes_size notes_len p namesz
+descsz note_type name go_type IFS PPID CDPATH OLDPWD"
+
+@test "environment: COMMAND gets exactly the caller's, plus LD_PRELOAD, PYTHONUNBUFFERED, PERL5OPT, RUBYOPT (pipes, sockets)" {
+    vars=(PATH="$PATH" HOME=/nonexistent-home)
+    for n in $WRAPPER_NAMES; do vars+=("$n=caller's $n 'quoted' \"x\" \$y"); done
+    vars+=(OPTIND=5)   # (dash refuses to start with an OPTIND that is not a number)
+    for pwd in "" PWD=/nonexistent-pwd "PWD=$PWD"; do
+        env -i "${vars[@]}" $pwd env -0 >want.env
+        # the library diverts env's stdout (it never reads stdin) to stderr
+        env -i "${vars[@]}" $pwd "$STDIOGATE_WRAPPER" env -0 </dev/null >out 2>got.env
+        [ ! -s out ]
+        sorted_env want.env >want
+        sorted_env got.env | grep -Ev '^(LD_PRELOAD|PYTHONUNBUFFERED|PERL5OPT|RUBYOPT)=' >got
+        diff want got || { echo "with '$pwd'"; false; }
+        grep -qx "LD_PRELOAD=$STDIOGATE_LIB" <(sorted_env got.env)
+        grep -qx "PYTHONUNBUFFERED=1" <(sorted_env got.env)
+        if [ -z "$pwd" ]; then ! grep -q '^PWD=' got; fi
+    done
+    # The same through a client over sockets, a Python server reporting its environ.
+    for sockets in "" --sockets; do
+        env -i "${vars[@]}" PYTHONUNBUFFERED=0 STDIOGATE_WRAPPER="$STDIOGATE_WRAPPER" "$PYTHON" "$CLIENT" --gate $sockets --out out --err err --line "$INIT" --frames 0 \
+            -- "$PYTHON" -c 'import os,sys; sys.stderr.write("".join("%s=%s\n" % kv for kv in sorted(os.environ.items())))'
+        sort err | grep -Ev '^(LD_PRELOAD|PERL5OPT|RUBYOPT|STDIOGATE_[A-Z]*)=' >got
+        env -i "${vars[@]}" PYTHONUNBUFFERED=0 "$PYTHON" -c 'import os,sys; sys.stdout.write("".join("%s=%s\n" % kv for kv in sorted(os.environ.items())))' | sort >want
+        diff want got
+    done
+}
+
+@test "environment: env version=2 stdiogate env shows version=2" {
+    env version=2 "$STDIOGATE_WRAPPER" env </dev/null >out 2>err
+    grep -qx 'version=2' err
+}
+
+# --- STDIOGATE_DEBUG
+
+@test "STDIOGATE_DEBUG invalid (abc, -1, 9, 12, x1): one warning for the whole tree, the nearest level used" {
+    for pair in abc:1 -1:0 9:4 12:4 x1:1; do
+        given=${pair%:*} want=${pair#*:}
+        STDIOGATE_DEBUG=$given "$STDIOGATE_WRAPPER" sh -c 'sh -c "echo \$STDIOGATE_DEBUG >level"; true' </dev/null >out 2>err
+        [ "$(grep -c 'is not a level from 0 to 4' err)" -eq 1 ] || { echo "$given:"; cat err; false; }
+        grep -qx "stdiogate: warning: STDIOGATE_DEBUG=$given is not a level from 0 to 4: using $want" err
+        [ "$(cat level)" = "$want" ] || { echo "$given gave $(cat level)"; false; }
+    done
+    STDIOGATE_DEBUG=3 "$STDIOGATE_WRAPPER" true </dev/null 2>err
+    ! grep -q 'not a level' err
+}
+
+@test "STDIOGATE_DEBUG invalid with a marker set by hand (no wrapper): the library warns once, uses the nearest level" {
+    : >out
+    STDIOGATE_DEBUG=9 LD_PRELOAD=$STDIOGATE_LIB STDIOGATE_WIRE=$(stat -L -c %d:%i out) \
+        sh -c 'sh -c "echo level=\$STDIOGATE_DEBUG >&2"' </dev/null >out 2>err
+    [ "$(grep -c 'is not a level' err)" -eq 1 ] || { cat err; false; }
+    grep -Eq '^stdiogate\[[0-9]+\]: STDIOGATE_DEBUG=9 is not a level from 0 to 4: using 4$' err
+    grep -qx level=4 err
+}
+
+# --- nesting: exactly one gate acts
+
+# gate_count: how many gates opened, in $ERR at level 2.
+gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
+
+@test "nesting: LD_PRELOAD=libstdiogate.so stdiogate SERVER: junk on stderr, one gate (pipes, sockets)" {
+    for sockets in "" --sockets; do
+        JUNK=("setups-junk 00000000")
+        ungated $sockets --line "$INIT" -- "$SRV" 192
+        assert_status 0
+        assert_stdout_has "setups-junk 00000000"
+        LD_PRELOAD=$STDIOGATE_LIB STDIOGATE_DEBUG=2 ungated $sockets --line "$INIT" -- "$STDIOGATE_WRAPPER" "$SRV" 192
+        assert_status 0
+        assert_frames "$ANSWER"
+        assert_junk_on_stderr
+        [ "$(gates_opened)" -eq 1 ] || { show_run; false; }
+    done
+}
+
+@test "nesting: a client running under stdiogate starts stdiogate SERVER on pipes of its own" {
+    # client.py is the client here, itself started under stdiogate: the
+    # library is preloaded in its tree, and its own stdout is diverted.
+    for sockets in "" --sockets; do
+        "$STDIOGATE_WRAPPER" "$PYTHON" "$CLIENT" $sockets --out "$OUT" --err "$ERR" --line "$INIT" \
+            -- "$STDIOGATE_WRAPPER" "$SRV" 192 </dev/null >/dev/null 2>outer.err
+        assert_frames "$ANSWER"
+        assert_stderr_has "setups-junk 00000000"
+    done
+}
+
+@test "nesting: stdiogate stdiogate SERVER and a launcher calling stdiogate under stdiogate: one gate (pipes, sockets)" {
+    printf '#!/bin/sh\n"%s" "%s" 192\n' "$STDIOGATE_WRAPPER" "$SRV" >launcher
+    printf '#!/bin/sh\nexec "%s" "%s" 192\n' "$STDIOGATE_WRAPPER" "$SRV" >launcher-exec
+    chmod +x launcher launcher-exec
+    for sockets in "" --sockets; do
+        for cmd in "$STDIOGATE_WRAPPER $SRV 192" ./launcher ./launcher-exec \
+                   "$STDIOGATE_WRAPPER $STDIOGATE_WRAPPER $SRV 192"; do
+            JUNK=("setups-junk 00000000")
+            # shellcheck disable=SC2086
+            STDIOGATE_DEBUG=2 gated $sockets --line "$INIT" -- $cmd
+            assert_status 0
+            assert_frames "$ANSWER"
+            assert_junk_on_stderr
+            [ "$(gates_opened)" -eq 1 ] || { echo "$cmd"; show_run; false; }
+        done
+    done
+}
+
+# --- musl
+
+@test "musl COMMAND (dynamically linked): a warning, it runs without the library, unguarded (pipes, sockets)" {
+    for sockets in "" --sockets; do
+        gated $sockets --line "$INIT" -- "$MUSL" 128 show-env
+        assert_status 0
+        assert_stdout_has "$ANSWER" "setups-junk 00000000"
+        assert_stderr_has "stdiogate: warning: $MUSL uses the loader /lib/ld-musl-"
+        assert_stderr_has "which cannot load libstdiogate.so: it runs without the library"
+        assert_stderr_has "env: LD_PRELOAD=<unset> STDIOGATE_WIRE=<unset>"
+        assert_stderr_lacks "Error relocating"
+    done
+}
+
+@test "musl program started by a diverted launcher (exec, fork+exec, #!, posix_spawnp): it starts, with the wire, without our LD_PRELOAD entry" {
+    printf '#!%s\n' "$MUSL" >musl-script    # the kernel runs the musl program as interpreter
+    chmod +x musl-script
+    cc -shared -nostdlib -o other.so -x c /dev/null   # loadable by both loaders
+    for sockets in "" --sockets; do
+        for cmd in "sh -c 'exec $MUSL 128 show-env'" "sh -c '$MUSL 128 show-env; echo launcher-junk-after'" \
+                   "bash -c '$MUSL 128 show-env'" "$BIN/tree_spawn plain $MUSL 128 show-env"; do
+            LD_PRELOAD=$PWD/other.so STDIOGATE_DEBUG=2 eval gated $sockets --line "\"\$INIT\"" -- "$cmd"
+            assert_status 0
+            assert_stdout_has "$ANSWER"
+            assert_stderr_has "has a loader that cannot load libstdiogate.so: it runs without it, unguarded"
+            assert_stderr_has "env: LD_PRELOAD=$PWD/other.so STDIOGATE_WIRE=<unset>"
+            assert_stderr_lacks "Error relocating"
+        done
+    done
+}
+
+@test "a glibc program exec'd by a diverted launcher still gets the library (the musl check does not misfire)" {
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- sh -c "exec $SRV 128 show-env"
+    assert_status 0
+    assert_frames "$ANSWER"
+    assert_stderr_has "env: LD_PRELOAD=$STDIOGATE_LIB STDIOGATE_WIRE=<unset>" "setups-junk 00000000"
+    assert_stderr_lacks "cannot load libstdiogate.so"
+}
+
+@test "libstdiogate.so needs no glibc-only symbol that musl lacks (strerrorname_np)" {
+    ! nm -D --undefined-only "$STDIOGATE_LIB" | grep -w strerrorname_np
+}
+
+# --- programs the library cannot enter
+
+@test "file capabilities (setcap): a warning, as for setuid" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root to set file capabilities and to run as nobody"
+    dir=$(mktemp -d /tmp/stdiogate-caps.XXXXXX)
+    cp "$STDIOGATE_WRAPPER" "$ROOT/stdiogate-check" "$STDIOGATE_LIB" "$SRV" "$dir/"
+    chmod 755 "$dir"
+    setcap cap_net_bind_service+ep "$dir/setups_srv"
+    run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        "$dir/stdiogate" "$dir/setups_srv" 0 </dev/null
+    rm -rf "$dir"
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "stdiogate: warning: $dir/setups_srv has file capabilities, so the dynamic linker drops LD_PRELOAD: its stdout is not guarded" ]
+}
+
+@test "docker or podman as COMMAND: the server runs in a container, unguarded: say so, recommend --strict" {
+    mkdir bin
+    cc -o bin/docker -x c - <<<'int main(void) { return 0; }'
+    cp bin/docker bin/podman
+    for cli in docker podman; do
+        PATH="$PWD/bin:$PATH" run --separate-stderr "$STDIOGATE_WRAPPER" "$cli" run -i image </dev/null
+        [ "$status" -eq 0 ]
+        [ "$stderr" = "stdiogate: warning: $PWD/bin/$cli is a container CLI: the server runs in a container, which the library does not enter, so its stdout is not guarded (use stdiogate --strict, or stdiogate inside the image)" ]
+    done
+}
+
+@test "Bun program (.bun section, as in bun build --compile executables): a warning that recommends --strict" {
+    cat >bun.c <<'EOF'
+__attribute__((section(".bun"), used)) static const char payload[] = "bun";
+int main(void) { return 0; }
+EOF
+    cc -o bun-app bun.c
+    run --separate-stderr "$STDIOGATE_WRAPPER" ./bun-app </dev/null
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "stdiogate: warning: ./bun-app is a Bun program (raw system calls), so its own stdout is not guarded (programs it starts are; use stdiogate --strict)" ]
+}
+
+@test "stdiogate-check --inspect: statuses 0 (nothing), 1 (warn), 2 (drop the library), 125 (usage)" {
+    run "$ROOT/stdiogate-check" --inspect "$SRV"
+    [ "$status" -eq 0 ] && [ -z "$output" ]
+    run "$ROOT/stdiogate-check" --inspect "$BIN/tree_server_static"
+    [ "$status" -eq 1 ]
+    run "$ROOT/stdiogate-check" --inspect "$MUSL"
+    [ "$status" -eq 2 ]
+    run "$ROOT/stdiogate-check"
+    [ "$status" -eq 125 ]
+}
+
+# --- Perl and Ruby stdout buffers
+
+@test "Perl: a startup banner in PerlIO's buffer reaches stderr, not the wire (pipes, sockets); PERL5OPT kept" {
+    script='print "perl-banner-junk\n"; while (my $l = <STDIN>) { print qq({"jsonrpc":"2.0","id":0,"result":{"echo":"initialize"}}\n); STDOUT->flush(); }'
+    for sockets in "" --sockets; do
+        JUNK=(perl-banner-junk)
+        both $sockets --line "$INIT" -- perl -e "$script"
+        assert_status 0
+        assert_frames "$ANSWER"
+        assert_junk_on_stderr
+    done
+    PERL5OPT=-w gated --line "$INIT" -- perl -e 'print STDERR "opt=$ENV{PERL5OPT} w=$^W\n"; '"$script"
+    assert_frames "$ANSWER"
+    assert_stderr_has "opt=-w -I$ROOT/runtime/perl -MStdiogate::Unbuffered w=1"
+}
+
+@test "Ruby: a startup banner in Ruby's STDOUT buffer reaches stderr, not the wire (pipes, sockets); RUBYOPT kept" {
+    script='puts "ruby-banner-junk"; while STDIN.gets; puts %q({"jsonrpc":"2.0","id":0,"result":{"echo":"initialize"}}); STDOUT.flush; end'
+    for sockets in "" --sockets; do
+        JUNK=(ruby-banner-junk)
+        both $sockets --line "$INIT" -- ruby -e "$script"
+        assert_status 0
+        assert_frames "$ANSWER"
+        assert_junk_on_stderr
+    done
+    RUBYOPT=-W0 gated --line "$INIT" -- ruby -e 'STDERR.puts "opt=#{ENV["RUBYOPT"]}"; '"$script"
+    assert_frames "$ANSWER"
+    assert_stderr_has "opt=-W0 -r$ROOT/runtime/ruby/stdiogate_unbuffered.rb"
+}
