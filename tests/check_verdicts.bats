@@ -235,3 +235,24 @@ setup() {
     [ "$status" -eq 0 ]
     [[ "$output" == "Usage: stdiogate --check"* ]]
 }
+
+@test "check: installed (make install): the wrapper in bin finds the check, the filter and itself" {
+    make -C "$ROOT" -s install DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/usr >/dev/null
+    local bin=$BATS_TEST_TMPDIR/root/usr/bin/stdiogate
+    # (found through ../lib/stdiogate beside bin: DESTDIR is not in the configured LIBDIR)
+    status=0
+    timeout "$CHECK_BOUND" "$bin" --check --json --linger 0 -- "$SRV" serving >"$BATS_TEST_TMPDIR/check.json" ||
+        status=$?
+    expect status 2 "$status"
+    expect gated_argv0 "$bin" "$(q '.runs[1].argv[0]')"
+    expect strict fixed "$(q 'if .verdict.fixed_by == "strict" then "fixed" else .verdict.fixed_by end')"
+}
+
+@test "check: stdiogate-check missing beside the library: the wrapper says so, status 125" {
+    mkdir alone
+    cp "$ROOT/stdiogate" "$ROOT/libstdiogate.so" alone/
+    run --separate-stderr alone/stdiogate --check -- "$SRV"
+    expect status 125 "$status"
+    [ -z "$output" ]
+    [[ "$stderr" == "stdiogate: cannot find stdiogate-check beside "* ]]
+}
