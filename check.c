@@ -1938,11 +1938,42 @@ static void harm_notes(const struct run *runs, int nruns, struct verdict *v)
     }
 }
 
-static void judge(const struct run *runs, int nruns, int found, const char *not_found, struct verdict *v)
+/* "N bytes of non-protocol output (A before the first message, B at exit)" */
+static void describe_junk(const struct run *u, char *out, size_t cap)
+{
+    size_t k = (size_t)snprintf(out, cap, "%llu bytes of non-protocol output (", junk_bytes(u));
+    const char *sep = "";
+    for (int phase = PHASE_BEFORE; phase <= PHASE_EXIT && k < cap; phase++) {
+        if (u->junk[phase] == 0)
+            continue;
+        k += (size_t)snprintf(out + k, cap - k, "%s%llu %s", sep, u->junk[phase], phase_words[phase]);
+        sep = ", ";
+    }
+    if (k < cap)
+        snprintf(out + k, cap - k, ")");
+}
+
+/* Why the default gate cannot keep it all off: the program's own stdout is
+ * not guarded (sg_inspect), or the junk comes after the first message. */
+static const char *gate_shortfall(const struct run *u, const struct program_facts *facts)
+{
+    static const unsigned unguarded = SG_SETUID | SG_SETGID | SG_CAPABILITIES | SG_DOCKER | SG_FOREIGN_LOADER |
+                                      SG_STATIC | SG_GO | SG_BUN;
+    if (facts->known && (facts->in.findings & unguarded))
+        return "the library cannot guard this program's own stdout (see the warning above)";
+    if (u->junk[PHASE_SERVING] || u->junk[PHASE_EXIT])
+        return "the default gate guards only what comes before the first message";
+    return "the default gate lets it through";
+}
+
+static void judge(const struct run *runs, int nruns, int found, const char *not_found,
+                  const struct program_facts *facts, struct verdict *v)
 {
     const struct run *u = &runs[0];
     int all_errors = 1;
+    char junk[200];
     memset(v, 0, sizeof *v);
+    describe_junk(u, junk, sizeof junk);
     if (!found) {
         v->status = 4;
         snprintf(v->summary, sizeof v->summary, "the server could not be started: %s", not_found);
@@ -1962,16 +1993,12 @@ static void judge(const struct run *runs, int nruns, int found, const char *not_
         snprintf(v->advice, sizeof v->advice, "no change needed");
     } else if (v->fixed_by && strcmp(v->fixed_by->mode, "gated") == 0) {
         v->status = 1;
-        snprintf(v->summary, sizeof v->summary,
-                 "%llu bytes of non-protocol output %s; the default gate keeps them off the wire",
-                 junk_bytes(u), u->junk[PHASE_SERVING] || u->junk[PHASE_EXIT] ? "unwrapped" : "before the first message");
+        snprintf(v->summary, sizeof v->summary, "%s; the default gate keeps them off the wire", junk);
         snprintf(v->advice, sizeof v->advice, "run it under stdiogate");
     } else if (v->fixed_by) {
         v->status = 2;
-        snprintf(v->summary, sizeof v->summary,
-                 "%llu bytes of non-protocol output (%llu while serving, %llu at exit) that the default gate "
-                 "lets through; --strict keeps them off the wire",
-                 junk_bytes(u), u->junk[PHASE_SERVING], u->junk[PHASE_EXIT]);
+        snprintf(v->summary, sizeof v->summary, "%s; %s; --strict keeps them off the wire", junk,
+                 gate_shortfall(u, facts));
         snprintf(v->advice, sizeof v->advice, "run it under stdiogate --strict");
     } else if (died_before_answering(u)) {
         v->status = 4;
@@ -1994,10 +2021,8 @@ static void judge(const struct run *runs, int nruns, int found, const char *not_
             snprintf(v->advice, sizeof v->advice, "a bug in the server; no stdiogate mode fixes it");
         } else {
             v->status = 2;
-            snprintf(v->summary, sizeof v->summary,
-                     "%llu bytes of non-protocol output (%llu while serving, %llu at exit) that no available "
-                     "mode keeps off the wire",
-                     junk_bytes(u), u->junk[PHASE_SERVING], u->junk[PHASE_EXIT]);
+            snprintf(v->summary, sizeof v->summary, "%s; %s, and no other installed mode keeps them off the wire",
+                     junk, gate_shortfall(u, facts));
             snprintf(v->advice, sizeof v->advice, "%s",
                      runs[nruns - 1].skipped || strcmp(runs[nruns - 1].mode, "strict") != 0
                          ? "strict mode (stdiogate-filter) is not installed; the server has to stop writing it"
@@ -2424,7 +2449,7 @@ static int check_main(int argc, char **argv)
         raise((int)interrupted);
         return 128 + (int)interrupted;
     }
-    judge(runs, nruns, found, not_found, &v);
+    judge(runs, nruns, found, not_found, &facts, &v);
     if (o.json)
         json_report(&o, program, &facts, runs, nruns, &v, strict_available);
     else

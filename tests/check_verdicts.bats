@@ -108,6 +108,21 @@ setup() {
     [[ "$output" == *"\"args\": [\"--strict\", \"--protocol\", \"jsonl\", \"$SRV\", \"serving\"]"* ]]
 }
 
+@test "check: a static program's startup junk: the gate cannot enter it, status 2, fixed by --strict; facts say static" {
+    check --linger 0 -- "$ROOT/tests/bin/tree_server_static"
+    expect status 2 "$status"
+    expect static true "$(q .program.static)"
+    expect elf_interpreter null "$(q .program.elf_interpreter)"
+    [[ "$(q '.program.warnings[0]')" == *"is statically linked"* ]]
+    expect before_unwrapped true "$(q '.runs[0].stdout.junk.before_first_message > 0')"
+    expect before_gated true "$(q '.runs[1].stdout.junk.before_first_message > 0')"
+    expect fixed_by strict "$(q .verdict.fixed_by)"
+    [[ "$(q .verdict.summary)" == *"the library cannot guard this program's own stdout"* ]]
+    check_text --linger 0 -- "$ROOT/tests/bin/tree_server_static"
+    [[ "$output" == *"program: $ROOT/tests/bin/tree_server_static: statically linked"* ]]
+    [[ "$output" == *"  stdiogate: warning: $ROOT/tests/bin/tree_server_static is statically linked"* ]]
+}
+
 @test "check: output at exit (after stdin closed): phase at_exit, status 2" {
     check --linger 0 -- "$SRV" atexit
     expect status 2 "$status"
