@@ -932,7 +932,8 @@ static const char *const outcome_keys[] = {
 enum state { S_SESSION, S_LINGER, S_CLOSING, S_DRAIN, S_DONE };
 
 #define HEAD_MAX 48          /* first bytes kept of each stretch */
-#define STRETCH_MAX 16       /* stretches listed per run; the rest are counted */
+#define STRETCH_MAX 16       /* stretches kept per run; the rest are counted */
+#define TEXT_STRETCHES 5     /* of which the text report lists */
 #define REQUEST_MAX 8
 #define ITEM_MAX 12
 #define MESSAGE_MAX (64u << 20)  /* a longer protocol message is not read */
@@ -961,6 +962,7 @@ struct item {                /* a message to send, in order */
 
 #define READ_SIZE 65536
 #define PIECE_MAX (SG_HOLD_MAX + READ_SIZE)
+_Static_assert(SG_HEADER_MAX <= SG_HOLD_MAX, "the classifier holds at most SG_HOLD_MAX bytes");
 
 /* stdout, as the strict filter sees it: detect.h's stream classifier says of
  * every byte whether it is protocol or junk.  The bytes it has not decided
@@ -2129,14 +2131,21 @@ static void text_run(const struct run *r, int index)
         int stretches = r->nst + (int)r->more_stretches;
         printf("  stdout: %llu bytes of non-protocol output in %d stretch%s, %llu protocol message%s\n",
                junk_bytes(r), stretches, stretches == 1 ? "" : "es", r->messages, r->messages == 1 ? "" : "s");
+        unsigned long long more = r->more_stretches, more_bytes = r->more_bytes;
         for (int i = 0; i < r->nst; i++) {
             const struct stretch *s = &r->st[i];
+            if (i >= TEXT_STRETCHES) {
+                more++;
+                more_bytes += s->length;
+                continue;
+            }
             escape_bytes(s->head, s->head_len, buf, sizeof buf);
             printf("    %s, offset %llu, %llu bytes: \"%s\"%s\n", phase_words[s->phase], s->offset, s->length,
                    buf, s->length > s->head_len ? "..." : "");
         }
-        if (r->more_stretches)
-            printf("    ... and %llu more stretches (%llu bytes), not listed\n", r->more_stretches, r->more_bytes);
+        if (more)
+            printf("    ... and %llu more stretch%s (%llu bytes), not listed\n", more, more == 1 ? "" : "es",
+                   more_bytes);
     }
     if (r->oversized)
         printf("  (%llu messages over %u MiB were not read: taken as answers)\n", r->oversized, MESSAGE_MAX >> 20);
