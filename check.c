@@ -2312,6 +2312,7 @@ static void json_report(const struct options *o, const char *program, const stru
     put_json_string(facts->note);
     for (size_t i = 0; i < NFINDINGS; i++)
         printf(", \"%s\": %s", finding_keys[i], facts->in.findings & finding_bits[i] ? "true" : "false");
+    printf(", \"musl\": %s", facts->known && strstr(facts->in.interp, "musl") ? "true" : "false");
     printf(",\n   \"script_interpreter\": ");
     put_json_string(facts->in.script[0] ? facts->in.program : NULL);
     printf(", \"elf_interpreter\": ");

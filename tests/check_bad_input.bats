@@ -11,7 +11,7 @@ setup() {
         echo "run 'make all fixtures' first" >&2
         return 1
     }
-    cd "$BATS_TEST_TMPDIR"
+    cd "$BATS_TEST_TMPDIR" || return 1
 }
 
 # all_gone FILE: no pid listed in FILE is alive.

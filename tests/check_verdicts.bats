@@ -16,7 +16,7 @@ setup() {
     }
     # Strict mode is part of the build: the third run is expected.
     [ -x "$ROOT/stdiogate-filter" ] || { echo "stdiogate-filter is not built" >&2; return 1; }
-    cd "$BATS_TEST_TMPDIR"
+    cd "$BATS_TEST_TMPDIR" || return 1
 }
 
 @test "check: a clean server: status 0, three clean runs, every request answered, no change needed" {
@@ -121,6 +121,17 @@ setup() {
     check_text --linger 0 -- "$ROOT/tests/bin/tree_server_static"
     [[ "$output" == *"program: $ROOT/tests/bin/tree_server_static: statically linked"* ]]
     [[ "$output" == *"  stdiogate: warning: $ROOT/tests/bin/tree_server_static is statically linked"* ]]
+}
+
+@test "check: a musl program: facts say musl, the library stays out, status 2 fixed by --strict" {
+    command -v musl-gcc >/dev/null || { echo "musl-gcc missing (tests/setups.mk installs musl-tools)"; return 1; }
+    musl-gcc -O2 -D_GNU_SOURCE -o srv_musl "$ROOT/tests/fixtures/check_srv.c"
+    check --linger 0 -- ./srv_musl banner
+    expect status 2 "$status"
+    expect musl "true true" "$(q '"\(.program.musl) \(.program.foreign_loader)"')"
+    [[ "$(q .program.elf_interpreter)" == *ld-musl* ]]
+    expect gated_before 20 "$(q .runs[1].stdout.junk.before_first_message)"
+    expect fixed_by strict "$(q .verdict.fixed_by)"
 }
 
 @test "check: output at exit (after stdin closed): phase at_exit, status 2" {
