@@ -53,21 +53,35 @@ demo: all examples
 	@examples/bin/demo-client examples/bin/noisy-server || true
 	@examples/bin/demo-client ./stdiogate examples/bin/noisy-server
 
+# LD_PRELOAD splits on spaces and colons, with no escaping: the library must
+# live where the path has neither.  BINDIR and DESTDIR may have spaces (the
+# wrapper is told where the library is); LIBDIR may hold only the characters
+# below, or nothing is installed.
+LIBDIR_SAFE = A-Za-z0-9/._+@%,=~-
+RUNTIME = runtime/perl/Stdiogate/Unbuffered.pm runtime/ruby/stdiogate_unbuffered.rb
+
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/stdiogate
+	@case '$(LIBDIR)' in *[!$(LIBDIR_SAFE)]*|'') \
+		echo "make install: LIBDIR '$(LIBDIR)' has a space, a colon or another character that LD_PRELOAD or the wrapper cannot carry; nothing was installed." >&2; \
+		echo "make install: give the library a directory without one, e.g. make install PREFIX='$(PREFIX)' LIBDIR=/opt/stdiogate-lib (the wrapper finds it there)." >&2; \
+		exit 1 ;; esac
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)/stdiogate/runtime/perl/Stdiogate" \
+		"$(DESTDIR)$(LIBDIR)/stdiogate/runtime/ruby"
 	sed 's|^configured_libdir=.*|configured_libdir=$(LIBDIR)/stdiogate|' stdiogate \
-		>$(DESTDIR)$(BINDIR)/stdiogate.tmp
-	chmod 755 $(DESTDIR)$(BINDIR)/stdiogate.tmp
-	mv -f $(DESTDIR)$(BINDIR)/stdiogate.tmp $(DESTDIR)$(BINDIR)/stdiogate
-	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)
-	install -m 755 $(CHECK) $(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)
-	install -m 755 $(FILTER) $(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)
+		>"$(DESTDIR)$(BINDIR)/stdiogate.tmp"
+	chmod 755 "$(DESTDIR)$(BINDIR)/stdiogate.tmp"
+	mv -f "$(DESTDIR)$(BINDIR)/stdiogate.tmp" "$(DESTDIR)$(BINDIR)/stdiogate"
+	install -m 644 $(LIB) "$(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)"
+	install -m 755 $(CHECK) "$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)"
+	install -m 755 $(FILTER) "$(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)"
+	for f in $(RUNTIME); do install -m 644 "$$f" "$(DESTDIR)$(LIBDIR)/stdiogate/$$f" || exit 1; done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/stdiogate $(DESTDIR)$(LIBDIR)/stdiogate/$(LIB) \
-		$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)
-	rm -f $(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)
-	rmdir $(DESTDIR)$(LIBDIR)/stdiogate 2>/dev/null || true
+	rm -f "$(DESTDIR)$(BINDIR)/stdiogate" "$(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)" \
+		"$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)" "$(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)"
+	for f in $(RUNTIME); do rm -f "$(DESTDIR)$(LIBDIR)/stdiogate/$$f"; done
+	for d in runtime/perl/Stdiogate runtime/perl runtime/ruby runtime ''; do \
+		rmdir "$(DESTDIR)$(LIBDIR)/stdiogate/$$d" 2>/dev/null || true; done
 
 # Tools the tests run, as COMMAND:DEBIAN-PACKAGE; each missing one is installed
 # with apt-get (the package lists are fetched only if the first attempt fails).

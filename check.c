@@ -218,14 +218,13 @@ static int debug_level(const char *given, int verbosity)
 /* Perl and Ruby keep stdout in their own buffers, as Python does without
  * PYTHONUNBUFFERED: a file beside the library, loaded through PERL5OPT or
  * RUBYOPT (appended to the caller's), makes their STDOUT unbuffered. */
-static void add_option(const char *var, const char *dir, const char *file, const char *fmt)
+static void add_option(const char *var, const char *dir, const char *file, const char *option)
 {
-    char path[SG_PATH_SIZE], option[2 * SG_PATH_SIZE], *value;
+    char path[SG_PATH_SIZE], *value;
     const char *given = getenv(var);
     snprintf(path, sizeof path, "%s/%s", dir, file);
     if (access(path, R_OK) != 0)
         return;
-    snprintf(option, sizeof option, fmt, dir, dir);
     if (given && strstr(given, option))
         return;     /* nested: ours already */
     value = malloc(strlen(option) + (given ? strlen(given) : 0) + 2);
@@ -238,10 +237,12 @@ static void add_option(const char *var, const char *dir, const char *file, const
 
 static void unbuffer_runtimes(const char *library)
 {
-    char dir[SG_PATH_SIZE];
+    char dir[SG_PATH_SIZE], option[2 * SG_PATH_SIZE];
     snprintf(dir, sizeof dir, "%.*s/runtime", (int)(strrchr(library, '/') - library), library);
-    add_option("PERL5OPT", dir, "perl/Stdiogate/Unbuffered.pm", "-I%s/perl -MStdiogate::Unbuffered");
-    add_option("RUBYOPT", dir, "ruby/stdiogate_unbuffered.rb", "-r%s/ruby/stdiogate_unbuffered.rb%.0s");
+    snprintf(option, sizeof option, "-I%s/perl -MStdiogate::Unbuffered", dir);
+    add_option("PERL5OPT", dir, "perl/Stdiogate/Unbuffered.pm", option);
+    snprintf(option, sizeof option, "-r%s/ruby/stdiogate_unbuffered.rb", dir);
+    add_option("RUBYOPT", dir, "ruby/stdiogate_unbuffered.rb", option);
 }
 
 static int wrapper(const char *pid, const char *verbosity, const char *library, const char *path)

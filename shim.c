@@ -754,7 +754,7 @@ __attribute__((noreturn)) static void drain(struct drain_state *d)
     struct stat st;
     int kind = fstat(2, &st) == 0 ? (int)(st.st_mode & S_IFMT) : 0;
 
-    signal(SIGPIPE, SIG_IGN);
+    (void)signal(SIGPIPE, SIG_IGN);
     while (open_in || (len && alive)) {
         struct pollfd p[2] = { { open_in ? 0 : -1, POLLIN, 0 }, { len && alive ? 2 : -1, POLLOUT, 0 } };
         int r = poll(p, 2, open_in ? -1 : 5000);
@@ -798,28 +798,29 @@ static int start_drain(void)
         munmap(d, sizeof *d);
         return -1;
     }
+    int from = p[0], into = p[1];
     pid_t server = getpid(), middle = fork();
     if (middle == 0) {
         if (fork() == 0) {
             g_say_as = server;
-            prctl(PR_SET_NAME, "stdiogate-drain");
-            if (REAL(dup2)(p[0], 0) == 0) {
+            (void)prctl(PR_SET_NAME, "stdiogate-drain");
+            if (REAL(dup2)(from, 0) == 0) {
                 close_all_but_drain();
                 drain(d);
             }
         }
         _exit(0);
     }
-    REAL(close)(p[0]);
+    REAL(close)(from);
     if (middle < 0) {
-        REAL(close)(p[1]);
+        REAL(close)(into);
         munmap(d, sizeof *d);
         return -1;
     }
     while (waitpid(middle, NULL, 0) < 0 && errno == EINTR)
         ;
     g_drain = d;
-    return p[1];
+    return into;
 }
 
 /* What was written to the diversion so far has reached stderr (or is held
@@ -1578,22 +1579,25 @@ static int script_program(char *line, char *path)
 /* Does the ELF file at path have an interpreter that is not glibc's?  A
  * "#!" script is judged by its interpreter, one level down.  (path is
  * overwritten.) */
-static int runs_foreign_loader(char *path, int depth)
+static int runs_foreign_loader(char *path)
 {
     char buf[256];
-    int saved = errno, fd = open(path, O_RDONLY | O_CLOEXEC), r = 0;
-    if (fd < 0)
-        return errno = saved, 0;
-    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-    if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
+    int saved = errno, r = 0;
+    for (int depth = 0; depth < 2; depth++) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            break;
+        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+        int script = n >= 2 && buf[0] == '#' && buf[1] == '!';
+        if (!script)
+            r = sg_elf_interp(fd, buf, sizeof buf) == 1 && !sg_interp_is_glibc(buf);
+        REAL(close)(fd);
+        if (!script)
+            break;
         buf[n] = '\0';
-        r = depth == 0 && script_program(buf, path);
-    } else {
-        r = sg_elf_interp(fd, buf, sizeof buf) == 1 && !sg_interp_is_glibc(buf);
+        if (depth > 0 || !script_program(buf, path))
+            break;
     }
-    REAL(close)(fd);
-    if (r == 1 && buf[0] == '#')
-        r = runs_foreign_loader(path, depth + 1);
     errno = saved;
     return r;
 }
@@ -1602,7 +1606,7 @@ static int foreign_program(const char *file, int search)
 {
     char path[EXEC_PATH_SIZE];
     exec_search(file, search, path);
-    return path[0] && runs_foreign_loader(path, 0);
+    return path[0] && runs_foreign_loader(path);
 }
 
 /* Environment arrays this large are not edited (and the program still

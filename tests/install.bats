@@ -30,10 +30,14 @@ serve() {
     grep -q '^Starting noisy-server 1.0 in stdio mode' err
 }
 
-@test "install puts the wrapper in bin/ and the library in lib/stdiogate/" {
+@test "install puts the wrapper in bin/ and the library in lib/stdiogate/, with stdiogate-check and runtime/ beside it" {
     [ -x "$P/bin/stdiogate" ]
     [ -f "$P/lib/stdiogate/libstdiogate.so" ]
     cmp "$REPO/libstdiogate.so" "$P/lib/stdiogate/libstdiogate.so"
+    cmp "$REPO/stdiogate-check" "$P/lib/stdiogate/stdiogate-check"
+    [ -x "$P/lib/stdiogate/stdiogate-check" ]
+    [ -f "$P/lib/stdiogate/runtime/perl/Stdiogate/Unbuffered.pm" ]
+    [ -f "$P/lib/stdiogate/runtime/ruby/stdiogate_unbuffered.rb" ]
     grep -qx "configured_libdir=$P/lib/stdiogate" "$P/bin/stdiogate"
 }
 
@@ -75,5 +79,38 @@ serve() {
     [ -x u/bin/stdiogate ]
     make -C "$REPO" uninstall PREFIX="$PWD/u" >make.log 2>&1
     [ ! -e u/bin/stdiogate ]
+    [ ! -e u/lib/stdiogate ]
+}
+
+@test "a prefix with a space: make install refuses before writing anything, and says what to do" {
+    run make -C "$REPO" install PREFIX="$PWD/my tools"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"make install: LIBDIR '$PWD/my tools/lib' has a space, a colon"*"nothing was installed"* ]]
+    [[ "$output" == *"LIBDIR="* ]]
+    [ ! -e "my tools" ] && [ ! -e my ]
+    [ ! -e "$REPO/tools" ]
+    run make -C "$REPO" install PREFIX="$PWD/p" LIBDIR="$PWD/with:colon"
+    [ "$status" -ne 0 ]
+    [ ! -e "$PWD/with:colon" ] && [ ! -e p ]
+}
+
+@test "a prefix with a space and LIBDIR without one: install, use (path and PATH), uninstall" {
+    make -C "$REPO" install PREFIX="$PWD/my tools" LIBDIR="$PWD/sglib" >make.log 2>&1
+    [ -x "my tools/bin/stdiogate" ]
+    [ -f sglib/stdiogate/libstdiogate.so ]
+    [ ! -e "$REPO/tools" ] && [ ! -e my ]
+    serve "$PWD/my tools/bin/stdiogate"
+    PATH="$PWD/my tools/bin:$PATH" serve stdiogate
+    "$PWD/my tools/bin/stdiogate" sh -c 'env >env.txt' </dev/null
+    grep -qx "LD_PRELOAD=$PWD/sglib/stdiogate/libstdiogate.so" env.txt
+    make -C "$REPO" uninstall PREFIX="$PWD/my tools" LIBDIR="$PWD/sglib" >make.log 2>&1
+    [ ! -e "my tools/bin/stdiogate" ]
+    [ ! -e sglib/stdiogate ]
+}
+
+@test "uninstall removes the checker and runtime/ too" {
+    make -C "$REPO" install PREFIX="$PWD/u" >make.log 2>&1
+    make -C "$REPO" uninstall PREFIX="$PWD/u" >make.log 2>&1
+    [ -z "$(find u -type f)" ]
     [ ! -e u/lib/stdiogate ]
 }

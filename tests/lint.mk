@@ -1,6 +1,7 @@
 # tests/lint.mk - static analysis: `make lint` (tests/lint.bats runs it in `make test`).
 #
-#   lint-cppcheck    cppcheck on shim.c (warning, style, performance, portability)
+#   lint-cppcheck    cppcheck on shim.c, and on check.c + inspect.c (warning,
+#                    style, performance, portability)
 #   lint-tidy        clang-tidy on shim.c (bugprone, cert, clang-analyzer, misc,
 #                    performance, portability), every finding an error
 #   lint-shell       shellcheck on the wrapper and the test helper shell files
@@ -87,6 +88,7 @@ lint-deps:
 
 lint-cppcheck: | lint-deps
 	cppcheck $(CPPCHECK_FLAGS) shim.c
+	cppcheck $(CPPCHECK_FLAGS) check.c inspect.c
 
 lint-tidy: | lint-deps
 	clang-tidy --quiet --checks='$(TIDY_CHECKS)' --warnings-as-errors='*' shim.c -- \
@@ -101,6 +103,8 @@ lint-build: | lint-deps
 	@mkdir -p $(LINT_OUT)
 	gcc   $(LINT_CFLAGS) -fPIC -shared -fvisibility=hidden -o $(LINT_OUT)/gcc-lib.so shim.c -ldl
 	clang $(LINT_CFLAGS) -fPIC -shared -fvisibility=hidden -o $(LINT_OUT)/clang-lib.so shim.c -ldl
+	gcc   $(LINT_CFLAGS) -o $(LINT_OUT)/gcc-check check.c inspect.c
+	clang $(LINT_CFLAGS) -o $(LINT_OUT)/clang-check check.c inspect.c
 	gcc   $(LINT_CFLAGS) -o $(LINT_OUT)/gcc-diff fuzz/diff.c fuzz/reference.c
 	clang $(LINT_CFLAGS) -o $(LINT_OUT)/clang-diff fuzz/diff.c fuzz/reference.c
 	@for f in tests/fixtures/*.c; do \

@@ -46,7 +46,7 @@ ignore-getline | getline/getdelim/__getdelim are not watched |             saw_f
 ignore-uflow | __uflow (inline getc_unlocked) is not watched |         saw_file(fp, fp->_IO_read_ptr - 1, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr) + 1,\n                 "__uflow"); |         (void)0;
 stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id); |     int saved = errno, r = fd == 0;
 ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
-forget-marker | an exec'd program is not given the marker |     if (x->hand && g_marker[0])\n        out[k++] = g_marker; |     (void)0;
+forget-marker | an exec'd program is not given the marker |     if (x->hand && !x->foreign && g_marker[0])\n        out[k++] = g_marker; |     (void)0;
 keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
 no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
 diag-to-stdout | diagnostics are written to fd 1 |     while (write(2, line, n) < 0 && errno == EINTR) |     while (write(1, line, n) < 0 && errno == EINTR)
@@ -64,6 +64,12 @@ exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x
 handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
 nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
 vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
+no-drain | the diversion is stderr itself whatever it is (a log file, a pipe nobody reads) |     if (to_stderr && stderr_needs_drain()) { |     if (0 && stderr_needs_drain()) {
+no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_div_id))\n        return; |     if (1)\n        return;
+drain-blocks | the drain writes to stderr without asking whether it would block |         if (p[1].revents & POLLOUT)\n            drain_out( |         if (len && alive)\n            drain_out(
+strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && strcmp(e, g_marker) == 0; |     return is_marker(e);
+musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     return path[0] && runs_foreign_loader(path); |     return 0 && runs_foreign_loader(path);
+debug-not-fixed | an invalid STDIOGATE_DEBUG is warned about in every process of the tree |     putenv(fixed); |     (void)fixed;
 EOF
 )
 
