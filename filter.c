@@ -47,6 +47,7 @@
 #define WIRE 1
 #define READ_SIZE (128 * 1024)
 #define IOV_MAX_BATCH 64
+#define JUNK_BACKLOG (1024 * 1024)
 
 static int g_level = 1;
 
@@ -115,15 +116,9 @@ static void open_stderr(int discard)
     /* a regular file does not fill up */
 }
 
-static void junk_out(const struct iovec *iov, int cnt)
+/* One non-blocking attempt to write junk on stderr.  -1: it is gone. */
+static ssize_t err_write(const struct iovec *iov, int cnt)
 {
-    size_t total = 0;
-    for (int i = 0; i < cnt; i++)
-        total += iov[i].iov_len;
-    if (g_discard || g_err.fd < 0) {
-        g_stats.dropped += g_discard ? 0 : total;
-        return;
-    }
     ssize_t w;
     if (g_err.socket) {
         struct msghdr m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)cnt };
@@ -133,12 +128,89 @@ static void junk_out(const struct iovec *iov, int cnt)
             w = writev(g_err.fd, iov, cnt);
         while (w < 0 && errno == EINTR);
     }
+    if (w >= 0 || errno == EAGAIN)
+        return w < 0 ? 0 : w;
+    g_err.fd = -1;              /* closed, read-only, or its reader gone */
+    return -1;
+}
+
+/* Junk that stderr could not take yet waits here, written as stderr
+ * drains while the protocol goes on; what does not fit is dropped. */
+static struct {
+    unsigned char b[JUNK_BACKLOG];
+    size_t start, len;
+} g_backlog;
+
+static void backlog_drop(void)
+{
+    g_stats.dropped += g_backlog.len;
+    g_backlog.start = g_backlog.len = 0;
+}
+
+static void backlog_drain(void)
+{
+    struct iovec v = { g_backlog.b + g_backlog.start, g_backlog.len };
+    ssize_t w = err_write(&v, 1);
     if (w < 0) {
-        if (errno != EAGAIN)
-            g_err.fd = -1;      /* closed, read-only, or its reader gone */
-        w = 0;
+        backlog_drop();
+        return;
     }
-    g_stats.dropped += total - (size_t)w;
+    g_backlog.start += (size_t)w;
+    g_backlog.len -= (size_t)w;
+    if (g_backlog.len == 0)
+        g_backlog.start = 0;
+}
+
+static void junk_out(const struct iovec *iov, int cnt)
+{
+    size_t total = 0, done = 0;
+    for (int i = 0; i < cnt; i++)
+        total += iov[i].iov_len;
+    if (g_discard || g_err.fd < 0) {
+        g_stats.dropped += g_discard ? 0 : total;
+        return;
+    }
+    if (g_backlog.len == 0) {   /* else the new junk queues behind the old */
+        ssize_t w = err_write(iov, cnt);
+        if (w < 0) {
+            g_stats.dropped += total;
+            return;
+        }
+        done = (size_t)w;
+    }
+    if (done == total)
+        return;
+    if (g_backlog.start + g_backlog.len + (total - done) > sizeof g_backlog.b && g_backlog.start) {
+        memmove(g_backlog.b, g_backlog.b + g_backlog.start, g_backlog.len);
+        g_backlog.start = 0;
+    }
+    for (int i = 0; i < cnt; i++) {
+        size_t n = iov[i].iov_len, skip = done < n ? done : n;
+        done -= skip;
+        n -= skip;
+        size_t room = sizeof g_backlog.b - g_backlog.start - g_backlog.len;
+        size_t take = n < room ? n : room;
+        memcpy(g_backlog.b + g_backlog.start + g_backlog.len, (const unsigned char *)iov[i].iov_base + skip, take);
+        g_backlog.len += take;
+        g_stats.dropped += n - take;
+    }
+}
+
+/* At the end: the client gets its end of file now; stderr gets what is
+ * still queued as long as it keeps taking some within a second. */
+static void backlog_finish(void)
+{
+    if (g_backlog.len == 0)
+        return;
+    close(WIRE);
+    while (g_backlog.len && g_err.fd >= 0) {
+        struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
+        if (poll(&pfd, 1, 1000) <= 0) {
+            backlog_drop();
+            break;
+        }
+        backlog_drain();
+    }
 }
 
 /* Junk lines: each newline diverted, and each piece of a line that a
@@ -290,6 +362,15 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
     say(2, "strict: filtering, protocol %s", protocol == SG_JSONL ? "jsonl" : protocol == SG_FRAMED ? "framed" : "auto");
 
     for (;;) {
+        if (g_backlog.len) {    /* wait for the server and for stderr */
+            struct pollfd fds[2] = { { .fd = in, .events = POLLIN }, { .fd = g_err.fd, .events = POLLOUT } };
+            if (poll(fds, 2, -1) < 0)
+                continue;
+            if (fds[1].revents)
+                backlog_drain();
+            if (!fds[0].revents)
+                continue;
+        }
         ssize_t n = read(in, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
@@ -320,6 +401,7 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
         out_add(&junk, SG_JUNK, held, nheld);
         out_flush(&junk, SG_JUNK);
     }
+    backlog_finish();
     report_and_exit("end of the server's output");
 }
 
@@ -351,10 +433,15 @@ static int start_filter(enum sg_protocol protocol, int discard)
     int p[2];
     sigset_t all, caller;
 
+    struct stat err;
     if (fstat(WIRE, &st) < 0) {
         say(1, "strict: stdout is closed: running without the filter");
         return 0;
     }
+    /* 2>&1: the library's startup diversion would land on the wire, which
+     * is no longer what STDIOGATE_WIRE names. */
+    if (fstat(2, &err) == 0 && err.st_dev == st.st_dev && err.st_ino == st.st_ino)
+        setenv("STDIOGATE_DISCARD", "1", 1);
     if (pipe2(p, O_CLOEXEC) < 0 || (p[0] = above_stdio(p[0])) < 0 || (p[1] = above_stdio(p[1])) < 0) {
         say(1, "strict: cannot create a pipe (%s): running without the filter", strerror(errno));
         return 0;

@@ -1,0 +1,119 @@
+#!/usr/bin/env bats
+# Strict mode under faults: the server killed, children that keep stdout, the
+# client closing its end, the filter killed, stderr closed or full, Ctrl-C and
+# SIGHUP to the process group.  Each compares with the same server unwrapped
+# where the behaviour is the server's, and checks that no filter is left.
+
+load strict_helpers
+
+FAULT=$FIX/strict_fault_client.py
+
+setup() {
+    strict_wrapper
+    TAG=t$$-$BATS_TEST_NUMBER
+}
+
+# fault [--wrapped] ACTION [OPT...] -- CMD...: runs strict_fault_client.py;
+# sets $status (the client's) and $result ("status N" of COMMAND).
+fault() {
+    local wrap=()
+    if [ "$1" = --wrapped ]; then wrap=("$STDIOGATE_WRAPPER" --); shift; fi
+    local args=()
+    while [ "$1" != -- ]; do args+=("$1"); shift; done
+    shift
+    status=0
+    result=$(STDIOGATE_DEBUG=${FAULT_DEBUG:-2} timeout 60 "$PYTHON" "$FAULT" --out "$OUT" --err "$ERR" "${args[@]}" \
+        -- "${wrap[@]}" "$@") || status=$?
+}
+
+@test "strict fault: the server killed: the filter drains and exits, the client sees end of file" {
+    ungated --line "$INIT" -- "$PYTHON" "$SRV" kill print tag=$TAG
+    assert_status 137
+    cp "$OUT" "$BATS_TEST_TMPDIR/unwrapped"
+    gated --line "$INIT" -- "$PYTHON" "$SRV" kill print tag=$TAG
+    assert_status 137
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "py-request-junk initialize"
+    assert_no_filter "$TAG"
+}
+
+@test "strict fault: children keep stdout after the server exits: end of file when the last one closes" {
+    JUNK=(orphan-junk)
+    both --line "$INIT" --each --line "$PING" --frames 2 -- "$PYTHON" "$SRV" orphan tag=$TAG
+    assert_status 0
+    assert_junk_on_stderr
+    # the child's message, written after the server had exited, still passed
+    assert_frames "$(answer 0 initialize)" '{"jsonrpc":"2.0","method":"late"}'
+    assert_no_filter "$TAG"
+}
+
+@test "strict fault: the client closes its end: the server's next write fails (EPIPE) as unwrapped" {
+    # Python ignores SIGPIPE: BrokenPipeError
+    fault close-stdout -- "$PYTHON" "$SRV" tag=$TAG
+    [ "$status" -eq 0 ]
+    unwrapped=$result
+    grep -q BrokenPipeError "$ERR"
+    fault --wrapped close-stdout -- "$PYTHON" "$SRV" tag=$TAG
+    [ "$status" -eq 0 ]
+    [ "$result" = "$unwrapped" ] || { echo "wrapped: $result, unwrapped: $unwrapped" >&2; cat "$ERR" >&2; false; }
+    grep -q BrokenPipeError "$ERR"
+    grep -q "strict: the client closed the wire" "$ERR"
+    assert_no_filter "$TAG"
+}
+
+@test "strict fault: the client closes its end: SIGPIPE kills a server as unwrapped, or EPIPE if the client ignores it" {
+    for sigpipe in "" --ignore-sigpipe; do
+        fault close-stdout $sigpipe -- perl "$FIX/strict_perl_server.pl" "$TAG"
+        [ "$status" -eq 0 ]
+        unwrapped=$result
+        fault --wrapped close-stdout $sigpipe -- perl "$FIX/strict_perl_server.pl" "$TAG"
+        [ "$status" -eq 0 ]
+        echo "SIGPIPE ${sigpipe:-default}: unwrapped $unwrapped, wrapped $result"
+        [ "$result" = "$unwrapped" ]
+        if [ -z "$sigpipe" ]; then [ "$result" = "status 141" ]; fi
+        assert_no_filter "$TAG"
+    done
+}
+
+@test "strict fault: the filter killed: the server sees its stdout closed, the client end of file" {
+    fault --wrapped kill-filter -- "$PYTHON" "$SRV" tag=$TAG
+    [ "$status" -eq 0 ]     # no timeout: end of file came
+    [ "$result" != "status 0" ]
+    grep -q BrokenPipeError "$ERR"
+    cmp -s <(printf '%s\n' "$(answer 0 initialize)") "$OUT"
+    assert_no_filter "$TAG"
+}
+
+@test "strict fault: stderr closed: junk dropped, the protocol passes" {
+    gated --close 2 --line "$INIT" --line "$PING" -- "$PYTHON" "$SRV" print log glued tag=$TAG
+    assert_status 0
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_no_filter "$TAG"
+}
+
+@test "strict fault: stderr full (a pipe nobody reads): junk dropped, the protocol passes" {
+    # (level 1: the library's own level-2 lines would block on this stderr)
+    FAULT_DEBUG=1 fault --wrapped full-stderr -- "$PYTHON" "$SRV" print log binary=300000 tag=$TAG
+    [ "$status" -eq 0 ]
+    [ "$result" = "status 0" ]
+    printf '%s\n' "$(answer 0 initialize)" "$(answer '"p1"' ping)" >"$BATS_TEST_TMPDIR/want"
+    cmp "$BATS_TEST_TMPDIR/want" "$OUT"
+    assert_no_filter "$TAG"
+}
+
+@test "strict fault: Ctrl-C and SIGHUP to the process group: shutdown answers still pass" {
+    for sig in INT HUP; do
+        fault signal=$sig -- "$PYTHON" "$SRV" signals tag=$TAG
+        [ "$status" -eq 0 ]
+        [ "$result" = "status 0" ]
+        cp "$OUT" "$BATS_TEST_TMPDIR/unwrapped"
+        fault --wrapped signal=$sig -- "$PYTHON" "$SRV" signals tag=$TAG
+        [ "$status" -eq 0 ]
+        [ "$result" = "status 0" ]
+        printf '%s\n' "$(answer 0 initialize)" "{\"jsonrpc\":\"2.0\",\"method\":\"shutdown-SIG$sig\"}" \
+            >"$BATS_TEST_TMPDIR/want"
+        cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/unwrapped"
+        cmp "$BATS_TEST_TMPDIR/want" "$OUT"
+        assert_no_filter "$TAG"
+    done
+}
