@@ -129,8 +129,9 @@ env_of() {
     run --separate-stderr alone/stdiogate --help
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
-    [[ "${lines[0]}" == "Usage: stdiogate [-v]... [--discard] [--] COMMAND [ARG]..." ]]
+    [[ "${lines[0]}" == "Usage: stdiogate [-v]... [--discard] [--strict [--protocol auto|jsonl|framed]] [--] COMMAND [ARG]..." ]]
     [[ "$output" == *"--discard"* ]]
+    [[ "$output" == *"--check ..."* ]]
     run --separate-stderr alone/stdiogate --version
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
