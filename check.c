@@ -721,7 +721,7 @@ static void inspect_program(const char *command, const char *path, struct progra
         if (finding_bits[i] != SG_STATIC && (f->in.findings & finding_bits[i]))
             k += (size_t)snprintf(f->note + k, sizeof f->note - k, ", %s", finding_keys[i]);
     if (f->launcher && k < sizeof f->note)
-        snprintf(f->note + k, sizeof f->note - k, "; a launcher (%s): the server is its child", f->launcher);
+        snprintf(f->note + k, sizeof f->note - k, "; a launcher (%s): the server runs under it", f->launcher);
 }
 
 /* ------------------------------------------------------------------ */

@@ -54,3 +54,17 @@ every_run_clean() {
     check --linger 0 --timeout 30 -- "$NODE" "$FIX/noisy-server.cjs" --quiet
     expect quiet 0 "$status"
 }
+
+@test "check real: the README's example is what the command prints today (numbers aside)" {
+    local readme=$BATS_TEST_TMPDIR/readme.txt
+    # the block after the "$ ./stdiogate --check -- node ..." line, up to its fence
+    sed -n '/^\$ \.\/stdiogate --check -- node tests\/integration\/fixtures\/noisy-server.cjs$/,/^```$/p' \
+        "$ROOT/README.md" | sed '1d;$d' >"$readme"
+    [ -s "$readme" ]
+    status=0
+    (cd "$ROOT" && timeout "$CHECK_BOUND" ./stdiogate --check -- node tests/integration/fixtures/noisy-server.cjs) \
+        >"$BATS_TEST_TMPDIR/check.txt" || status=$?
+    expect status 1 "$status"
+    # byte counts and times vary (dotenv's tip is chosen at random): compare without digits
+    diff <(sed 's/[0-9][0-9.]*/N/g' "$readme") <(sed 's/[0-9][0-9.]*/N/g' "$BATS_TEST_TMPDIR/check.txt")
+}

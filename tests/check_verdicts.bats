@@ -78,6 +78,18 @@ setup() {
     [[ "$output" == *"\"command\": \"stdiogate\", \"args\": [\"$SRV\", \"banner\"]"* ]]
 }
 
+@test "check: through a launcher (sh -c): named as one, the gate follows the server, status 1" {
+    check --linger 0 -- sh -c "echo launcher says hi; exec $SRV banner"
+    expect status 1 "$status"
+    expect launcher "a shell" "$(q .program.launcher)"
+    expect first_bytes 'launcher says hi\ncheck_srv: starting\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
+    expect gated_clean true "$(q .runs[1].clean)"
+    expect config "[\"sh\",\"-c\",\"echo launcher says hi; exec $SRV banner\"]" "$(q -c .verdict.config.args)"
+    check_text --linger 0 -- sh -c "echo launcher says hi; exec $SRV banner"
+    [[ "$output" == *"a launcher (a shell): the server runs under it"* ]]
+    [[ "$output" == *"run 1, unwrapped: sh -c 'echo launcher says hi; exec $SRV banner'"* ]]
+}
+
 @test "check: junk glued to the first answer: the answer still counts, status 1" {
     check --linger 0 -- "$SRV" glued
     expect status 1 "$status"
