@@ -1775,7 +1775,7 @@ static int advance(struct run *r)
         if (r->out.eof || t >= r->deadline) {
             struct request *q = &r->req[r->waiting];
             if (r->out.eof)
-                await_exit(r, 0.5);
+                await_exit(r, 1);
             q->outcome = OUT_NONE;
             if (r->out.eof) {
                 snprintf(q->seen_id, sizeof q->seen_id, "stdout closed");
