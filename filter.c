@@ -355,7 +355,7 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
     in = filter_descriptors(in);
     open_stderr(discard);
     pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, 64 * 1024);
+    pthread_attr_setstacksize(&attr, (size_t)64 * 1024);
     if (pthread_create(&watcher, &attr, watch_wire, NULL) != 0)
         say(2, "strict: cannot watch the wire: a closed client is seen at the next write");
     sg_stream_init(&s, protocol);
@@ -479,14 +479,14 @@ static int start_filter(enum sg_protocol protocol, int discard)
     sigprocmask(SIG_SETMASK, &caller, NULL);
     /* The library's startup gate, if COMMAND loads it, guards the pipe. */
     char wire[64];
-    snprintf(wire, sizeof wire, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+    (void)snprintf(wire, sizeof wire, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
     setenv("STDIOGATE_WIRE", wire, 1);
     return 1;
 }
 
 static _Noreturn void usage_error(const char *what)
 {
-    fprintf(stderr, "stdiogate-filter: %s\n"
+    (void)fprintf(stderr, "stdiogate-filter: %s\n"
             "Usage: stdiogate-filter [--protocol auto|jsonl|framed] [--discard] -- COMMAND [ARG]...\n",
             what);
     exit(125);

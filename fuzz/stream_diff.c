@@ -216,9 +216,12 @@ int main(int argc, char **argv)
             const char *why = sh_check(b.p + 1, b.n - 1, proto, 6, msg, sizeof msg);
             if (why) {
                 printf("%s: ", argv[i]);
-                return fail(b.p + 1, b.n - 1, proto, why);
+                int r = fail(b.p + 1, b.n - 1, proto, why);
+                free(b.p);
+                return r;
             }
         }
+        free(b.p);
         return 0;
     }
     struct timespec t0, t;
@@ -230,8 +233,11 @@ int main(int argc, char **argv)
         bytes += b.n;
         for (int proto = SG_AUTO; proto <= SG_FRAMED; proto++) {
             const char *why = sh_check(b.p, b.n, (enum sg_protocol)proto, 3, msg, sizeof msg);
-            if (why)
-                return fail(b.p, b.n, (enum sg_protocol)proto, why);
+            if (why) {
+                int r = fail(b.p, b.n, (enum sg_protocol)proto, why);
+                free(b.p);
+                return r;
+            }
         }
         if ((it & 63) == 0) {
             clock_gettime(CLOCK_MONOTONIC, &t);

@@ -22,3 +22,12 @@ $(STRICT_GO_BIN): $(STRICT_GO_SRC)
 TEST_DEPS += $(FILTER) strict-go
 
 .PHONY: strict-go
+
+# `make lint` also runs cppcheck and clang-tidy on the filter (same flags and
+# check set as shim.c's; gcc and clang builds: `make all check-clang`).
+lint: lint-strict
+lint-strict: | lint-deps
+	cppcheck $(CPPCHECK_FLAGS) filter.c
+	clang-tidy --quiet --checks='$(TIDY_CHECKS)' --warnings-as-errors='*' filter.c -- -D_GNU_SOURCE
+
+.PHONY: lint-strict

@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# The wrapper's strict-mode options and the launcher (stdiogate-filter): bad
+# values, a missing filter, the pid, stdin, the environment and the signal
+# dispositions COMMAND gets, the filter's descriptors and parent, and its
+# diagnostics by level.
+
+bats_require_minimum_version 1.5.0
+load strict_helpers
+
+@test "strict wrapper: --protocol with a bad value: status 125, one line, nothing on stdout" {
+    run --separate-stderr "$ROOT/stdiogate" --strict --protocol xml true
+    [ "$status" -eq 125 ]
+    [ -z "$output" ]
+    [ "$stderr" = "stdiogate: --protocol takes auto, jsonl or framed" ]
+    run --separate-stderr "$ROOT/stdiogate" --protocol
+    [ "$status" -eq 125 ]
+}
+
+@test "strict wrapper: --protocol=VALUE and --protocol VALUE imply --strict" {
+    for opt in --protocol=jsonl "--protocol jsonl"; do
+        # shellcheck disable=SC2086  # two words on purpose
+        run --separate-stderr env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" $opt -- sh -c 'read x; echo x' </dev/null
+        [ "$status" -eq 0 ]
+        [ -z "$output" ]    # "x" is junk
+        [[ "$stderr" == *"strict: filtering, protocol jsonl"* ]]
+        [[ "$stderr" == *"x"* ]]
+    done
+}
+
+@test "strict wrapper: the filter missing beside the library: status 125, one line" {
+    cd "$BATS_TEST_TMPDIR"
+    mkdir lonely
+    cp "$ROOT/stdiogate" "$ROOT/libstdiogate.so" lonely/
+    run --separate-stderr lonely/stdiogate --strict true
+    [ "$status" -eq 125 ]
+    [[ "$stderr" == "stdiogate: cannot find stdiogate-filter beside "*"/lonely/libstdiogate.so" ]]
+}
+
+@test "strict launcher: COMMAND not found 127, not executable 126, bad usage 125" {
+    run -127 "$ROOT/stdiogate-filter" -- /nonexistent/cmd
+    run "$ROOT/stdiogate-filter" -- "$ROOT/README.md"
+    [ "$status" -eq 126 ]
+    run "$ROOT/stdiogate-filter" --bogus -- true
+    [ "$status" -eq 125 ]
+    run "$ROOT/stdiogate-filter"
+    [ "$status" -eq 125 ]
+}
+
+@test "strict launcher: COMMAND keeps the wrapper's pid, parent and stdin; its stdout is the pipe, which STDIOGATE_WIRE names" {
+    cd "$BATS_TEST_TMPDIR"
+    echo in >stdin-file
+    cat >report <<'SH'
+echo pid $$ >&2
+echo ppid $(sed -n "s/^PPid:[[:space:]]*//p" /proc/$$/status) >&2
+echo stdin $(stat -L -c %d:%i /proc/$$/fd/0) >&2
+echo stdout $(stat -L -c "%d:%i %F" /proc/$$/fd/1) >&2
+echo wire ${STDIOGATE_WIRE-unset} >&2
+SH
+    # (the launcher alone, without LD_PRELOAD: the library would divert fd 1 and consume the marker)
+    run --separate-stderr sh -c '
+        "$1" -- sh report <stdin-file &
+        echo launched $! >&2
+        echo shell $$ >&2
+        echo stdin-file $(stat -L -c %d:%i stdin-file) >&2
+        wait $!' sh "$ROOT/stdiogate-filter"
+    echo "$stderr"
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+    get() { printf '%s\n' "$stderr" | sed -n "s/^$1 //p"; }
+    [ "$(get pid)" = "$(get launched)" ]        # the pid the client started
+    [ "$(get ppid)" = "$(get shell)" ]          # still the client's child
+    [ "$(get stdin)" = "$(get stdin-file)" ]    # stdin untouched
+    [ "$(get stdout | cut -d' ' -f2-)" = fifo ]
+    [ "$(get wire)" = "$(get stdout | cut -d' ' -f1)" ]
+}
+
+@test "strict launcher: the filter is not COMMAND's child, holds only the wire, stderr and the pipe" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >report <<'SH'
+exec 4</dev/null
+wait
+pid=$(sed -n "s/^stdiogate\[\([0-9]*\)\]: strict: filtering.*/\1/p" err-log)
+echo "server $$ filter $pid ppid $(sed -n "s/^PPid:[[:space:]]*//p" /proc/$pid/status)" >&2
+echo "filter fds $(ls /proc/$pid/fd | sort -n | tr "\n" " ")" >&2
+echo "filter stdin $(readlink /proc/$pid/fd/0 || echo closed)" >&2
+SH
+    # `wait` in the server returns at once: it has no child (the filter exits
+    # only when the server's stdout closes: as a child it would hang the wait)
+    timeout 20 env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" --strict -- sh report 2>err-log </dev/null
+    cat err-log
+    fds=$(sed -n 's/^filter fds //p' err-log)
+    # 1 the wire, 2 stderr, 3 the pipe, maybe 4 its own non-blocking stderr; never 0
+    [[ "$fds" =~ ^1\ 2\ 3\ (4\ )?$ ]]
+    grep -q "filter stdin closed" err-log
+    read -r _ server _ filter _ ppid < <(grep "^server " err-log)
+    [ -n "$filter" ] && [ "$ppid" != "$server" ]
+}
+
+@test "strict launcher: COMMAND gets the caller's signal dispositions and mask (ignored SIGPIPE and SIGINT kept, a blocked signal kept)" {
+    # the caller: ignores SIGPIPE and SIGINT, blocks SIGUSR1, then execs
+    caller() {
+        "$PYTHON" -c '
+import os, signal, sys
+signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+    }
+    sig() { grep -E "^Sig(Blk|Ign)" | tr '\n' ' '; }
+    unwrapped=$(caller cat /proc/self/status | sig)
+    launched=$(caller "$ROOT/stdiogate-filter" -- cat /proc/self/status 2>&1 >/dev/null | sig)
+    echo "unwrapped: $unwrapped"
+    echo "launcher: $launched"
+    [[ "$unwrapped" == *"SigBlk:	0000000000000200"* ]]    # SIGUSR1 (10)
+    [[ "$unwrapped" == *"SigIgn:	0000000001001002"* ]]    # SIGINT (2), SIGPIPE (13), Python's SIGXFSZ
+    [ "$launched" = "$unwrapped" ]
+    # through the wrapper (a dash script, which clears the mask itself, as without --strict)
+    wrapped=$(caller "$ROOT/stdiogate" --strict -- cat /proc/self/status 2>&1 >/dev/null | sig)
+    echo "wrapped: $wrapped"
+    [[ "$wrapped" == *"SigIgn:	0000000001001002"* ]]
+}
+
+@test "strict diagnostics: level 1 says nothing in the normal case; level 2 counts the junk when the filter exits" {
+    cd "$BATS_TEST_TMPDIR"
+    # (the server reads its input first: the library's startup gate opens)
+    srv='read x; echo junk1; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"; printf junk2'
+    run --separate-stderr "$ROOT/stdiogate" --strict -- sh -c "$srv" </dev/null
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"jsonrpc":"2.0","id":1,"result":{}}' ]
+    [ "$stderr" = "$(printf 'junk1\njunk2')" ]
+    run --separate-stderr env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" --strict -- sh -c "$srv" </dev/null
+    [[ "$stderr" == *"strict: end of the server's output; 11 bytes of junk in 2 lines diverted to stderr, 0 of them dropped"* ]]
+    run --separate-stderr env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" --strict --discard -- sh -c 'read x; echo junk1' </dev/null
+    [[ "$stderr" == *"6 bytes of junk in 1 lines diverted to /dev/null"* ]]
+    [[ "$stderr" != *"junk1"* ]]
+}
+
+@test "strict install: the filter goes beside the library, the installed wrapper finds it, uninstall removes it" {
+    cd "$BATS_TEST_TMPDIR"
+    make -C "$ROOT" -s install PREFIX="$PWD/prefix" >&2
+    [ -x prefix/lib/stdiogate/stdiogate-filter ]
+    run --separate-stderr prefix/bin/stdiogate --strict -- sh -c 'read x; echo junk; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"' </dev/null
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"jsonrpc":"2.0","id":1,"result":{}}' ]
+    [ "$stderr" = junk ]
+    make -C "$ROOT" -s uninstall PREFIX="$PWD/prefix" >&2
+    [ ! -e prefix/lib/stdiogate ]
+}
