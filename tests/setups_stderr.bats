@@ -62,6 +62,17 @@ setup() {
     [ "$(wc -c <"$ERR")" -eq 70000 ] || { show_run; false; }
 }
 
+@test "stderr a regular file: the gate opens only once the junk written before it is in the log (order kept)" {
+    for sockets in "" --sockets; do
+        gated $sockets --stderr-file --line "$INIT" -- "$SRV" 1048576 mark-after
+        assert_status 0
+        assert_frames "$ANSWER"
+        # the server's own stderr line after its answer comes after every junk line
+        [ "$(tail -n 1 "$ERR")" = "setups-after-first-answer" ] || { tail -n 3 "$ERR"; false; }
+        [ "$(grep -c '^setups-junk' "$ERR")" -eq 16384 ]
+    done
+}
+
 # --- stderr a pipe that nobody reads
 
 @test "stderr a pipe nobody reads: a server printing 1 MiB before its first read answers; the loss is counted" {
