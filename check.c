@@ -1670,12 +1670,14 @@ static void reap(struct run *r)
 }
 
 /* Processes of this run still alive: in its process group, or orphans
- * handed to us (PR_SET_CHILD_SUBREAPER).  Kills them; returns how many. */
-static int kill_remaining(const struct run *r)
+ * handed to us (PR_SET_CHILD_SUBREAPER).  Kills them; returns how many,
+ * and in *others how many of them are not the server's main process. */
+static int kill_remaining(const struct run *r, int *others)
 {
     DIR *d = opendir("/proc");
     struct dirent *de;
     int count = 0;
+    *others = 0;
     if (!d)
         return 0;
     while ((de = readdir(d))) {
@@ -1699,6 +1701,7 @@ static int kill_remaining(const struct run *r)
         if (pgrp == (long)r->pid || ppid == (long)getpid()) {
             kill((pid_t)pid, SIGKILL);
             count++;
+            *others += pid != (long)r->pid;
         }
     }
     closedir(d);
@@ -1708,7 +1711,6 @@ static int kill_remaining(const struct run *r)
 /* The end of a run: nothing of it may survive the check. */
 static void finish_process(struct run *r)
 {
-    int first = 1;
     if (!r->started)
         return;
     if (!r->exited) {
@@ -1717,13 +1719,10 @@ static void finish_process(struct run *r)
         r->killed_by_check = 1;
     }
     for (int round = 0; round < 200; round++) {
-        int n = kill_remaining(r);
+        int others, n = kill_remaining(r, &others);
         struct timespec pause = { 0, 10000000L };
-        if (first) {
-            /* the main process does not count: it was reported */
-            r->leftovers = n - (!r->exited && n > 0);
-            first = 0;
-        }
+        if (round == 0)
+            r->leftovers = others;  /* the main process was reported on its own */
         reap(r);
         if (n == 0 && r->exited)
             break;
@@ -1733,6 +1732,12 @@ static void finish_process(struct run *r)
     close_stdin(r);
     close(r->out_fd);
     close(r->err_fd);
+    free(r->out.piece);
+    free(r->out.line);
+    free(r->out.msg);
+    free(r->wq);
+    for (int i = 0; i < r->nitems; i++)
+        free(r->items[i].frame);
 }
 
 /* --- the run's clock */
