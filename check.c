@@ -2026,7 +2026,12 @@ static void judge(const struct run *runs, int nruns, int found, const char *not_
             snprintf(v->summary, sizeof v->summary, "protocol errors in every run (%s)",
                      u->answer_timeout ? "a request got no answer within the timeout"
                                        : "missing answers, wrong ids or malformed answers");
-            snprintf(v->advice, sizeof v->advice, "a bug in the server; no stdiogate mode fixes it");
+            if (u->answer_timeout)
+                snprintf(v->advice, sizeof v->advice,
+                         "a bug in the server, or it needs more than %gs (try a longer --timeout); "
+                         "no stdiogate mode fixes it", u->opt->timeout);
+            else
+                snprintf(v->advice, sizeof v->advice, "a bug in the server; no stdiogate mode fixes it");
         } else {
             v->status = 2;
             snprintf(v->summary, sizeof v->summary, "%s; %s, and no other installed mode keeps them off the wire",
@@ -2131,7 +2136,9 @@ static void text_run(const struct run *r, int index)
         printf("  could not start: %s\n", strerror(r->exec_errno));
         return;
     }
-    if (junk_bytes(r) == 0) {
+    if (r->out.offset == 0) {
+        printf("  stdout: nothing\n");
+    } else if (junk_bytes(r) == 0) {
         printf("  stdout: protocol only, %llu message%s\n", r->messages, r->messages == 1 ? "" : "s");
     } else {
         int stretches = r->nst + (int)r->more_stretches;
