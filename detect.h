@@ -294,7 +294,7 @@ done:
  *
  * SG_AUTO decides the protocol with the first message that reaches the wire
  * and keeps it; after that a candidate of the other kind does not start.
- * Header-only and no libc calls, like the detector above.
+ * Header-only, like the detector above; its one libc call is memchr.
  */
 
 enum sg_protocol { SG_AUTO, SG_JSONL, SG_FRAMED };
@@ -732,6 +732,55 @@ static inline int sg_header_candidate_byte(struct sg_stream *s, unsigned char c)
     }
 }
 
+/* The offset of the first newline in p[0..n), or n (a committed line of
+ * many megabytes streams through here: libc's vectorised memchr; the
+ * classifier runs in the filter, a program of its own, not in interposers). */
+static inline size_t sg_find_newline(const unsigned char *p, size_t n)
+{
+    const unsigned char *nl = __builtin_memchr(p, '\n', n);
+    return nl ? (size_t)(nl - p) : n;
+}
+
+/* How many of p[0..n), at most max, are string bytes with nothing to look
+ * at: no quote, backslash or control character.  Eight at a time. */
+static inline size_t sg_plain_string_bytes(const unsigned char *p, size_t n, unsigned long long max)
+{
+    const unsigned long long ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    size_t k = 0, lim = (unsigned long long)n < max ? n : (size_t)max;
+    for (; k + 8 <= lim; k += 8) {
+        unsigned long long w, q, b;
+        __builtin_memcpy(&w, p + k, sizeof w);
+        q = w ^ (ones * '"');
+        b = w ^ (ones * '\\');
+        if ((((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs)
+            break;
+    }
+    while (k < lim && p[k] >= 0x20 && p[k] != '"' && p[k] != '\\')
+        k++;
+    return k;
+}
+
+/* How many of p[0..n) cannot start a candidate: junk outright.  Eight at
+ * a time, the whole words without '{', '[' (JSON) or 'C', 'c' (frames). */
+static inline size_t sg_plain_junk_bytes(const unsigned char *p, size_t n, unsigned char protocol)
+{
+    const unsigned long long ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    unsigned long long a = ones * '{', b = ones * '[', c = ones * 'C', d = ones * 'c';
+    size_t k = 0;
+    if (protocol == SG_JSONL)
+        c = a, d = b;
+    else if (protocol == SG_FRAMED)
+        a = c, b = d;
+    for (; k + 8 <= n; k += 8) {
+        unsigned long long w, x, y, z, t;
+        __builtin_memcpy(&w, p + k, sizeof w);
+        x = w ^ a, y = w ^ b, z = w ^ c, t = w ^ d;
+        if ((((x - ones) & ~x) | ((y - ones) & ~y) | ((z - ones) & ~z) | ((t - ones) & ~t)) & highs)
+            break;
+    }
+    return k;
+}
+
 /* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if
  * SG_WIRE or SG_JUNK, every byte fed so far through p[k-1] is decided so
  * (held bytes of earlier calls included); if SG_UNDECIDED, k == n and
@@ -746,6 +795,12 @@ static inline size_t sg_stream_scan(struct sg_stream *s, const unsigned char *p,
         unsigned char c = p[i];
         switch (s->where) {
         case SW_OUTSIDE: {
+            size_t k = sg_plain_junk_bytes(p + i, n - i, s->protocol);
+            if (k) {
+                i += k;
+                *verdict = SG_JUNK;
+                continue;
+            }
             int json = s->protocol != SG_FRAMED && (c == '{' || c == '[');
             int frame = s->protocol != SG_JSONL && (c == 'C' || c == 'c');
             if (!json && !frame) {
@@ -769,6 +824,14 @@ static inline size_t sg_stream_scan(struct sg_stream *s, const unsigned char *p,
             break;
         }
         case SW_JSON: {
+            if (s->json == SJ_STRING && !s->in_name) {
+                /* the bulk of a large message: string bytes, up to the bound */
+                size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - 1 - s->held);
+                i += k;
+                s->held += k;
+                if (k)
+                    continue;
+            }
             if (c == '\n') {
                 if (s->json != SJ_CLOSED)
                     goto fail;
@@ -818,8 +881,7 @@ static inline size_t sg_stream_scan(struct sg_stream *s, const unsigned char *p,
             break;
         }
         case SW_LINE:
-            while (i < n && p[i] != '\n')
-                i++;
+            i += sg_find_newline(p + i, n - i);
             if (i < n) {
                 i++;
                 s->where = SW_OUTSIDE;

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -45,7 +46,7 @@
 #include "detect.h"
 
 #define WIRE 1
-#define READ_SIZE (128 * 1024)
+#define READ_SIZE (256 * 1024)
 #define IOV_MAX_BATCH 64
 #define JUNK_BACKLOG (1024 * 1024)
 
@@ -196,6 +197,26 @@ static void junk_out(const struct iovec *iov, int cnt)
     }
 }
 
+/* The backlog is nearly full: stderr is read more slowly than the server writes
+ * junk.  Wait for it as the server's own writes to stderr would (the server
+ * waits in turn, on its stdout), unless stderr takes nothing for a second:
+ * then nobody reads it, and junk is dropped from then on rather than hold
+ * up the protocol. */
+static void backlog_wait(void)
+{
+    struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
+    int r;
+    while ((r = poll(&pfd, 1, 1000)) < 0 && errno == EINTR)
+        ;
+    if (r > 0) {
+        backlog_drain();
+        return;
+    }
+    say(2, "strict: stderr takes nothing: junk dropped from now on");
+    backlog_drop();
+    g_err.fd = -1;              /* (say() then stays silent too) */
+}
+
 /* At the end: the client gets its end of file now; stderr gets what is
  * still queued as long as it keeps taking some within a second. */
 static void backlog_finish(void)
@@ -236,8 +257,13 @@ static _Noreturn void report_and_exit(const char *why)
         g_stats.lines++;
         g_stats.partial = 0;
     }
-    say(2, "strict: %s; %llu bytes of junk in %llu lines diverted to %s, %llu of them dropped",
-        why, g_stats.bytes, g_stats.lines, g_discard ? "/dev/null" : "stderr", g_stats.dropped);
+    struct rusage ru;
+    long peak = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+    long cpu_us = peak < 0 ? -1 : (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+                                  ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+    say(2, "strict: %s; %llu bytes of junk in %llu lines diverted to %s, %llu of them dropped; "
+        "peak RSS %ld KiB, CPU %ld us", why, g_stats.bytes, g_stats.lines, g_discard ? "/dev/null" : "stderr",
+        g_stats.dropped, peak, cpu_us);
     _exit(0);
 }
 
@@ -362,6 +388,9 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
     say(2, "strict: filtering, protocol %s", protocol == SG_JSONL ? "jsonl" : protocol == SG_FRAMED ? "framed" : "auto");
 
     for (;;) {
+        /* room for all the junk one more read can make */
+        while (g_backlog.len > sizeof g_backlog.b - READ_SIZE - SG_HOLD_MAX)
+            backlog_wait();
         if (g_backlog.len) {    /* wait for the server and for stderr */
             struct pollfd fds[2] = { { .fd = in, .events = POLLIN }, { .fd = g_err.fd, .events = POLLOUT } };
             if (poll(fds, 2, -1) < 0)
@@ -446,6 +475,9 @@ static int start_filter(enum sg_protocol protocol, int discard)
         say(1, "strict: cannot create a pipe (%s): running without the filter", strerror(errno));
         return 0;
     }
+    /* Fewer, larger hops for large messages (at most what the system allows
+     * an unprivileged pipe; the server's writes block later, never sooner). */
+    (void)fcntl(p[1], F_SETPIPE_SZ, 1024 * 1024);
     /* No signal handler of the caller's may run in the children before
      * the filter has set its own dispositions. */
     sigfillset(&all);

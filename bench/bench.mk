@@ -32,3 +32,10 @@ bench-clean:
 	rm -rf $(BENCH_BIN) bench/out
 
 .PHONY: bench bench-bins bench-clean
+
+# Strict mode (stdiogate-filter): a separate item, bench/strict.py; report in
+# bench/out/strict.md.  BENCH_QUICK=1 and BENCH_CPU as above.
+bench-strict: bench-bins $(FILTER)
+	BENCH_CPU=$(BENCH_CPU) $(BENCH_PYTHON) bench/strict.py $(if $(filter 1,$(BENCH_QUICK)),--quick)
+
+.PHONY: bench-strict
