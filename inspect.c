@@ -144,10 +144,11 @@ static int go_notes(int fd, const struct sg_elf *e)
 }
 
 /* Findings from section names: .go.buildinfo (Go, also without the note),
- * .bun and .bun_builtins (Bun, and `bun build --compile` executables). */
+ * .bun and .bun_builtins together (Bun, and `bun build --compile`
+ * executables). */
 static unsigned section_findings(int fd, const struct sg_elf *e)
 {
-    unsigned want = e->wide ? 64 : 40, found = 0;
+    unsigned want = e->wide ? 64 : 40, found = 0, bun = 0;
     if (e->shnum == 0 || e->shnum > 65535 || e->shentsize < want || e->shstrndx >= e->shnum)
         return 0;
     unsigned char *table = read_at(fd, e->shoff, (uint64_t)e->shnum * e->shentsize);
@@ -164,9 +165,13 @@ static unsigned section_findings(int fd, const struct sg_elf *e)
         const char *s = names + name;
         if (strcmp(s, ".go.buildinfo") == 0)
             found |= SG_GO;
-        else if (strcmp(s, ".bun") == 0 || strcmp(s, ".bun_builtins") == 0)
-            found |= SG_BUN;
+        else if (strcmp(s, ".bun") == 0)
+            bun |= 1;
+        else if (strcmp(s, ".bun_builtins") == 0)
+            bun |= 2;
     }
+    if (bun == 3)   /* both, as the library's own check wants */
+        found |= SG_BUN;
     free(names);
     free(table);
     return found;

@@ -198,9 +198,10 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
     done
 }
 
-@test "Bun program (.bun section, as in bun build --compile executables): a warning that recommends --strict" {
+@test "Bun program (.bun and .bun_builtins sections, as in bun build --compile executables): a warning that recommends --strict" {
     cat >bun.c <<'EOF'
 __attribute__((section(".bun"), used)) static const char payload[] = "bun";
+__attribute__((section(".bun_builtins"), used)) static const char builtins[] = "builtins";
 int main(void) { return 0; }
 EOF
     cc -o bun-app bun.c
