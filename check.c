@@ -1025,6 +1025,9 @@ struct run {
     unsigned char err_head[ERR_HEAD_MAX];
     size_t err_head_len;
     int err_eof;
+    char err_line[160];      /* the start of the current stderr line */
+    size_t err_line_len;
+    unsigned long long dropped;  /* what stdiogate said it dropped */
 
     enum state state;
     double deadline;
@@ -1592,11 +1595,40 @@ static void read_stdout(struct run *r)
         end_stdout(r);
 }
 
+/* A line of the server's stderr ended: the library's level-1 report of
+ * startup output it could not deliver is counted (nothing lost, or said). */
+static void stderr_line(struct run *r)
+{
+    static const char said[] = " bytes of startup output were dropped";
+    char *p = r->err_line, *colon;
+    r->err_line[r->err_line_len] = '\0';
+    if (strncmp(p, "stdiogate[", 10) == 0 && (colon = strstr(p, "]: ")) && strstr(colon, said))
+        r->dropped += strtoull(colon + 3, NULL, 10);
+    r->err_line_len = 0;
+}
+
+static void scan_stderr(struct run *r, const char *p, size_t n)
+{
+    while (n > 0) {
+        const char *nl = memchr(p, '\n', n);
+        size_t take = nl ? (size_t)(nl - p) : n;
+        size_t room = sizeof r->err_line - 1 - r->err_line_len;
+        memcpy(r->err_line + r->err_line_len, p, take < room ? take : room);
+        r->err_line_len += take < room ? take : room;
+        if (!nl)
+            return;
+        stderr_line(r);
+        p = nl + 1;
+        n -= take + 1;
+    }
+}
+
 static void read_stderr(struct run *r)
 {
     static char buf[65536];
     ssize_t n = read(r->err_fd, buf, sizeof buf);
     if (n > 0) {
+        scan_stderr(r, buf, (size_t)n);
         size_t keep = ERR_HEAD_MAX - r->err_head_len;
         if (keep > (size_t)n)
             keep = (size_t)n;
@@ -2189,6 +2221,8 @@ static void text_run(const struct run *r, int index)
     else
         printf("  no answer; ");
     printf("stderr %llu bytes; %s\n", r->err_bytes, exit_text);
+    if (r->dropped)
+        printf("  stdiogate dropped %llu bytes of startup output it could not write to stderr\n", r->dropped);
     if (r->leftovers)
         printf("  left %d process%s running: killed\n", r->leftovers, r->leftovers == 1 ? "" : "es");
     if (died_before_answering(r) && r->err_head_len) {
@@ -2285,7 +2319,8 @@ static void json_run(const struct run *r)
     }
     printf("],\n     \"stray_answers\": %llu, \"first_answer_ms\": ", r->stray);
     json_number_or_null(r->first_answer);
-    printf(",\n     \"stderr\": {\"bytes\": %llu, \"first_bytes\": ", r->err_bytes);
+    printf(",\n     \"stderr\": {\"bytes\": %llu, \"dropped_by_stdiogate\": %llu, \"first_bytes\": ",
+           r->err_bytes, r->dropped);
     escape_bytes(r->err_head, r->err_head_len < HEAD_MAX ? r->err_head_len : HEAD_MAX, buf, sizeof buf);
     put_json_string(buf);
     describe_exit(r, exit_text, sizeof exit_text);

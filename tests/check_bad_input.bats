@@ -60,6 +60,8 @@ all_gone() {
     # stderr could not take it drops and counts: not the check's business)
     expect gated_before 0 "$(q .runs[1].stdout.junk.before_first_message)"
     expect gated_stderr '{xxxxxxxx' "$(q '.runs[1].stderr.first_bytes[0:9]')"
+    # nothing lost silently: what did not reach stderr, the library said it dropped
+    expect accounted true "$(q '.runs[1].stderr.bytes + .runs[1].stderr.dropped_by_stdiogate >= 104857601')"
     # far below the 100 MiB it read (a line is never kept whole)
     [ "$(q .self.max_rss_kib)" -lt 65536 ] || { show_check; return 1; }
     check_text --timeout 60 --linger 0 -- "$SRV" flood many
