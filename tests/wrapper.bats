@@ -141,6 +141,7 @@ env_of() {
     [ -z "$stderr" ]
     [[ "${lines[0]}" == "Usage: stdiogate [-v]... [--discard] [--strict [--protocol auto|jsonl|framed]] [--] COMMAND [ARG]..." ]]
     [[ "$output" == *"--discard"* ]]
+    [[ "$output" == *"--check ..."* ]]
     run --separate-stderr alone/stdiogate --version
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]

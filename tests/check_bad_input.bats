@@ -1,0 +1,135 @@
+#!/usr/bin/env bats
+# stdiogate --check against bad input: a server that never answers, one that
+# floods stdout, closes it, exits at once, needs arguments; a COMMAND that is
+# not there or not executable; Ctrl-C during a check.  Every process a run
+# started is gone when the check ends.
+
+load check_helpers
+
+setup() {
+    [ -x "$SRV" ] && [ -x "$ROOT/stdiogate-check" ] || {
+        echo "run 'make all fixtures' first" >&2
+        return 1
+    }
+    cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+# all_gone FILE: no pid listed in FILE is alive.
+all_gone() {
+    local pid
+    [ -s "$1" ] || { echo "no pids recorded in $1"; return 1; }
+    while read -r pid; do
+        if kill -0 "$pid" 2>/dev/null; then
+            echo "process $pid is still alive: $(cat "/proc/$pid/cmdline" 2>/dev/null | tr '\0' ' ')"
+            return 1
+        fi
+    done <"$1"
+}
+
+@test "check: a server that never answers: timeout verdict, status 3, its process group and its daemon killed" {
+    CHECK_PIDS=$BATS_TEST_TMPDIR/pids check --timeout 2 --linger 0 -- "$SRV" silent noexit daemon
+    expect status 3 "$status"
+    expect outcome no_answer "$(q .runs[0].requests[0].outcome)"
+    expect reason timeout "$(q .runs[0].requests[0].reason)"
+    expect answer_timeout true "$(q .runs[0].exit.answer_timeout)"
+    expect exit_timeout true "$(q .runs[0].exit.exit_timeout)"
+    expect killed "true true true" "$(q '[.runs[].exit.killed_by_check | tostring] | join(" ")')"
+    # the daemon (its own session, not in the group) counts as left behind
+    expect leftovers 1 "$(q .runs[0].exit.leftover_processes)"
+    [[ "$(q .verdict.summary)" == *"no answer within the timeout"* ]]
+    # three runs, each a server and a daemon: six pids, all gone
+    expect pids 6 "$(wc -l <"$BATS_TEST_TMPDIR/pids")"
+    all_gone "$BATS_TEST_TMPDIR/pids"
+    check_text --timeout 2 --linger 0 -- "$SRV" silent noexit
+    [[ "$output" == *"initialize 1: NO ANSWER (timeout)"* ]]
+    [[ "$output" == *"did not exit within 2s after its stdin was closed: killed"* ]]
+}
+
+@test "check: 100 MiB on stdout: every byte counted, memory bounded, the stretch list truncated with a count" {
+    check --timeout 60 --linger 0 -- "$SRV" flood many
+    expect status 2 "$status"
+    expect junk_before 104857601 "$(q .runs[0].stdout.junk.before_first_message)"
+    expect stdout_bytes_over_100MiB true "$(q '.runs[0].stdout.bytes > 104857600')"
+    # 1 flood stretch + 40 junk lines between notifications: 16 kept, 25 counted
+    expect listed 16 "$(q '.runs[0].stdout.stretches | length')"
+    expect omitted 25 "$(q .runs[0].stdout.stretches_omitted)"
+    expect omitted_bytes $((25 * 27)) "$(q .runs[0].stdout.bytes_omitted)"
+    expect first_bytes '{xxxxxxxx' "$(q '.runs[0].stdout.stretches[0].first_bytes[0:9]')"
+    expect answers "result result result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    # the gate kept the flood off the wire, sending it to stderr (what a full
+    # stderr could not take it drops and counts: not the check's business)
+    expect gated_before 0 "$(q .runs[1].stdout.junk.before_first_message)"
+    expect gated_stderr '{xxxxxxxx' "$(q '.runs[1].stderr.first_bytes[0:9]')"
+    # nothing lost silently: what did not reach stderr, the library said it dropped
+    expect accounted true "$(q '.runs[1].stderr.bytes + .runs[1].stderr.dropped_by_stdiogate >= 104857601')"
+    # far below the 100 MiB it read (a line is never kept whole)
+    [ "$(q .self.max_rss_kib)" -lt 65536 ] || { show_check; return 1; }
+    check_text --timeout 60 --linger 0 -- "$SRV" flood many
+    # the text lists 5: the flood and 4 lines
+    [[ "$output" == *"... and 36 more stretches (972 bytes), not listed"* ]]
+    [[ "$output" == *"104858681 bytes of non-protocol output in 41 stretches"* ]]
+}
+
+@test "check: a server that closes stdout at once: status 4, 'closed its stdout before it answered'" {
+    check --timeout 5 --linger 0 -- "$SRV" closeout
+    expect status 4 "$status"
+    expect reason "stdout closed" "$(q .runs[0].requests[0].reason)"
+    expect closed true "$(q .runs[0].stdout.closed)"
+    [[ "$(q .verdict.summary)" == *"closed its stdout before it answered"* ]]
+}
+
+@test "check: a server that exits at once: status 4, its exit status reported" {
+    check --timeout 5 --linger 0 -- "$SRV" exit
+    expect status 4 "$status"
+    expect exit 0 "$(q .runs[0].exit.status)"
+    expect early true "$(q .runs[0].exit.before_stdin_closed)"
+    [[ "$(q .verdict.summary)" == *"exited before it answered"* ]]
+    check --timeout 5 --linger 0 -- false
+    expect false_status 4 "$status"
+    expect false_exit 1 "$(q .runs[0].exit.status)"
+}
+
+@test "check: a server that needs arguments and fails: status 4, its exit status and stderr shown" {
+    check --timeout 5 --linger 0 -- "$SRV" needargs
+    expect status 4 "$status"
+    expect exit 2 "$(q .runs[0].exit.status)"
+    expect stderr 'usage: check_srv needargs -- FILE\n' "$(q .runs[0].stderr.first_bytes)"
+    check_text --timeout 5 --linger 0 -- "$SRV" needargs
+    [[ "$output" == *'stderr begins: "usage: check_srv needargs -- FILE\n"'* ]]
+    [[ "$output" == *"exited with status 2 before its stdin was closed"* ]]
+    # given its argument it is a clean server
+    check --linger 0 -- "$SRV" needargs -- file
+    expect with_args 0 "$status"
+}
+
+@test "check: COMMAND not found or not executable: status 4, nothing run" {
+    check -- no-such-command-xyz
+    expect status 4 "$status"
+    expect ran "false false false" "$(q '[.runs[].ran | tostring] | join(" ")')"
+    [[ "$(q .verdict.summary)" == *"command not found"* ]]
+    printf '#!/bin/sh\n' >not-executable
+    chmod 644 not-executable
+    check -- ./not-executable
+    expect not_executable 4 "$status"
+    [[ "$(q .verdict.summary)" == *"not executable"* ]]
+    check_text -- no-such-command-xyz
+    [[ "$output" == *"verdict (exit status 4): the server could not be started: command not found"* ]]
+}
+
+@test "check: Ctrl-C during a check: the server and its daemon are killed, the check dies of SIGINT" {
+    mkfifo started
+    CHECK_PIDS=$BATS_TEST_TMPDIR/started "$GATE" --check --timeout 60 -- "$SRV" silent noexit daemon \
+        >out 2>err &
+    local check_pid=$!
+    # the fixture writes its pid and its daemon's once both run
+    timeout 30 cat started >pids
+    expect pids 2 "$(wc -l <pids)"
+    kill -INT "$check_pid"
+    timeout 30 tail --pid="$check_pid" -f /dev/null
+    local rc=0
+    wait "$check_pid" || rc=$?
+    expect status 130 "$rc"
+    grep -q "interrupted; the server's processes were killed" err
+    [ ! -s out ]
+    all_gone pids
+}

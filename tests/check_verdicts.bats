@@ -1,0 +1,296 @@
+#!/usr/bin/env bats
+# stdiogate --check: one fixture server (tests/fixtures/check_srv.c) per
+# verdict and exit status, MCP, LSP and DAP; the --json fields and the text
+# report.  Each junk test also asserts where the junk went in the other runs
+# (the default gate puts it on stderr, --strict too), so that a check that
+# saw nothing could not pass.
+
+bats_require_minimum_version 1.5.0
+
+load check_helpers
+
+setup() {
+    [ -x "$SRV" ] && [ -x "$ROOT/stdiogate-check" ] || {
+        echo "run 'make all fixtures' first" >&2
+        return 1
+    }
+    # Strict mode is part of the build: the third run is expected.
+    [ -x "$ROOT/stdiogate-filter" ] || { echo "stdiogate-filter is not built" >&2; return 1; }
+    cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+@test "check: a clean server: status 0, three clean runs, every request answered, no change needed" {
+    check --linger 0 -- "$SRV"
+    expect status 0 "$status"
+    expect verdict 0 "$(q .verdict.status)"
+    expect fixed_by unwrapped "$(q .verdict.fixed_by)"
+    expect runs "unwrapped gated strict" "$(q '[.runs[].mode] | join(" ")')"
+    expect clean "true true true" "$(q '[.runs[].clean | tostring] | join(" ")')"
+    expect junk "0 0 0" "$(q '[.runs[].stdout.junk_bytes | tostring] | join(" ")')"
+    # initialize, tools/list and resources/list (advertised), ping; no prompts/list
+    expect methods "initialize tools/list resources/list ping" "$(q '[.runs[0].requests[].method] | join(" ")')"
+    expect outcomes "result result result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    expect ping_id '"stdiogate-ping"' "$(q '.runs[0].requests[3].id')"
+    expect exit 0 "$(q .runs[0].exit.status)"
+    expect killed false "$(q .runs[0].exit.killed_by_check)"
+    [ "$(q .runs[0].first_answer_ms)" != null ]
+    expect config "$SRV" "$(q .verdict.config.command)"
+    expect config_args 0 "$(q '.verdict.config.args | length')"
+    expect gated_argv "$GATE -- $SRV" "$(q '.runs[1].argv | join(" ")')"
+    expect strict_argv "$GATE --strict --protocol jsonl -- $SRV" "$(q '.runs[2].argv | join(" ")')"
+    expect program_static false "$(q .program.static)"
+    [[ "$(q .program.elf_interpreter)" == */ld-linux* ]]
+
+    check_text --linger 0 -- "$SRV"
+    expect text_status 0 "$status"
+    [[ "$output" == *"run 1, unwrapped: $SRV"* ]]
+    [[ "$output" == *"stdout: protocol only, 4 messages"* ]]
+    [[ "$output" == *'ping "stdiogate-ping": answered'* ]]
+    [[ "$output" == *"verdict (exit status 0): clean"* ]]
+    [[ "$output" == *"\"command\": \"$SRV\", \"args\": []"* ]]
+}
+
+@test "check: a banner before the first message: status 1, fixed by the default gate, the junk on stderr" {
+    check --linger 0 -- "$SRV" banner
+    expect status 1 "$status"
+    expect verdict 1 "$(q .verdict.status)"
+    expect fixed_by gated "$(q .verdict.fixed_by)"
+    # unwrapped: the banner on stdout, at offset 0, before the first message
+    expect stretches 1 "$(q '.runs[0].stdout.stretches | length')"
+    expect phase before_first_message "$(q .runs[0].stdout.stretches[0].phase)"
+    expect offset 0 "$(q .runs[0].stdout.stretches[0].offset)"
+    expect length 20 "$(q .runs[0].stdout.stretches[0].length)"
+    expect first_bytes 'check_srv: starting\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
+    expect junk_before 20 "$(q .runs[0].stdout.junk.before_first_message)"
+    expect unwrapped_stderr 0 "$(q .runs[0].stderr.bytes)"
+    # gated: nothing but protocol on stdout, the banner on stderr
+    expect gated_clean true "$(q .runs[1].clean)"
+    expect gated_junk 0 "$(q .runs[1].stdout.junk_bytes)"
+    expect gated_stderr 'check_srv: starting\n' "$(q .runs[1].stderr.first_bytes)"
+    expect gated_answers "result result result result" "$(q '[.runs[1].requests[].outcome] | join(" ")')"
+    expect config_command stdiogate "$(q .verdict.config.command)"
+    expect config_args "[\"$SRV\",\"banner\"]" "$(q -c .verdict.config.args)"
+
+    check_text --linger 0 -- "$SRV" banner
+    expect text_status 1 "$status"
+    [[ "$output" == *'before the first message, offset 0, 20 bytes: "check_srv: starting\n"'* ]]
+    [[ "$output" == *"verdict (exit status 1)"*"the default gate keeps them off the wire"* ]]
+    [[ "$output" == *"\"command\": \"stdiogate\", \"args\": [\"$SRV\", \"banner\"]"* ]]
+}
+
+@test "check: through a launcher (sh -c): named as one, the gate follows the server, status 1" {
+    check --linger 0 -- sh -c "echo launcher says hi; exec $SRV banner"
+    expect status 1 "$status"
+    expect launcher "a shell" "$(q .program.launcher)"
+    expect first_bytes 'launcher says hi\ncheck_srv: starting\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
+    expect gated_clean true "$(q .runs[1].clean)"
+    expect config "[\"sh\",\"-c\",\"echo launcher says hi; exec $SRV banner\"]" "$(q -c .verdict.config.args)"
+    check_text --linger 0 -- sh -c "echo launcher says hi; exec $SRV banner"
+    [[ "$output" == *"a launcher (a shell): the server runs under it"* ]]
+    [[ "$output" == *"run 1, unwrapped: sh -c 'echo launcher says hi; exec $SRV banner'"* ]]
+}
+
+@test "check: junk glued to the first answer: the answer still counts, status 1" {
+    check --linger 0 -- "$SRV" glued
+    expect status 1 "$status"
+    expect first_bytes Starting "$(q .runs[0].stdout.stretches[0].first_bytes)"
+    expect length 8 "$(q .runs[0].stdout.junk_bytes)"
+    expect outcomes "result result result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    expect gated_clean true "$(q .runs[1].clean)"
+}
+
+@test "check: a log line while serving: status 2, not fixed by the gate, fixed by --strict" {
+    check --linger 0 -- "$SRV" serving
+    expect status 2 "$status"
+    expect fixed_by strict "$(q .verdict.fixed_by)"
+    expect phase serving "$(q .runs[0].stdout.stretches[0].phase)"
+    expect first_bytes 'log: handled tools/list\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
+    expect length 24 "$(q .runs[0].stdout.junk.serving)"
+    # the gate opened at the first message: the line is still on stdout
+    expect gated_junk 24 "$(q .runs[1].stdout.junk.serving)"
+    expect gated_clean false "$(q .runs[1].clean)"
+    # strict: stdout clean, the line on stderr
+    expect strict_junk 0 "$(q .runs[2].stdout.junk_bytes)"
+    expect strict_stderr 'log: handled tools/list\n' "$(q .runs[2].stderr.first_bytes)"
+    expect config_args "[\"--strict\",\"--protocol\",\"jsonl\",\"$SRV\",\"serving\"]" "$(q -c .verdict.config.args)"
+
+    check_text --linger 0 -- "$SRV" serving
+    [[ "$output" == *'while serving, offset '*', 24 bytes: "log: handled tools/list\n"'* ]]
+    [[ "$output" == *"verdict (exit status 2)"*"--strict keeps them off the wire"* ]]
+    [[ "$output" == *"\"args\": [\"--strict\", \"--protocol\", \"jsonl\", \"$SRV\", \"serving\"]"* ]]
+}
+
+@test "check: a static program's startup junk: the gate cannot enter it, status 2, fixed by --strict; facts say static" {
+    check --linger 0 -- "$ROOT/tests/bin/tree_server_static"
+    expect status 2 "$status"
+    expect static true "$(q .program.static)"
+    expect elf_interpreter null "$(q .program.elf_interpreter)"
+    [[ "$(q '.program.warnings[0]')" == *"is statically linked"* ]]
+    expect before_unwrapped true "$(q '.runs[0].stdout.junk.before_first_message > 0')"
+    expect before_gated true "$(q '.runs[1].stdout.junk.before_first_message > 0')"
+    expect fixed_by strict "$(q .verdict.fixed_by)"
+    [[ "$(q .verdict.summary)" == *"the library cannot guard this program's own stdout"* ]]
+    check_text --linger 0 -- "$ROOT/tests/bin/tree_server_static"
+    [[ "$output" == *"program: $ROOT/tests/bin/tree_server_static: statically linked"* ]]
+    [[ "$output" == *"  stdiogate: warning: $ROOT/tests/bin/tree_server_static is statically linked"* ]]
+}
+
+@test "check: a musl program: facts say musl, the library stays out, status 2 fixed by --strict" {
+    command -v musl-gcc >/dev/null || { echo "musl-gcc missing (tests/setups.mk installs musl-tools)"; return 1; }
+    musl-gcc -O2 -D_GNU_SOURCE -o srv_musl "$ROOT/tests/fixtures/check_srv.c"
+    check --linger 0 -- ./srv_musl banner
+    expect status 2 "$status"
+    expect musl "true true" "$(q '"\(.program.musl) \(.program.foreign_loader)"')"
+    [[ "$(q .program.elf_interpreter)" == *ld-musl* ]]
+    expect gated_before 20 "$(q .runs[1].stdout.junk.before_first_message)"
+    expect fixed_by strict "$(q .verdict.fixed_by)"
+}
+
+@test "check: output at exit (after stdin closed): phase at_exit, status 2" {
+    check --linger 0 -- "$SRV" atexit
+    expect status 2 "$status"
+    expect phase at_exit "$(q .runs[0].stdout.stretches[0].phase)"
+    expect first_bytes 'bye\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
+    expect strict_clean true "$(q .runs[2].clean)"
+}
+
+@test "check: output on a timer after the session: caught while lingering" {
+    check --linger 3 -- "$SRV" timer
+    expect status 2 "$status"
+    expect phase serving "$(q .runs[0].stdout.stretches[0].phase)"
+    expect first_bytes 'tick\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
+    expect linger 3 "$(q .linger)"
+}
+
+@test "check: without stdiogate-filter beside it: two runs, the third says why, status 2 not fixed" {
+    mkdir inst
+    cp "$ROOT/stdiogate" "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" inst/
+    check --linger 0 -- "$SRV" serving
+    expect with_filter strict "$(q .verdict.fixed_by)"
+    status=0
+    timeout "$CHECK_BOUND" inst/stdiogate --check --json --linger 0 -- "$SRV" serving \
+        >"$BATS_TEST_TMPDIR/check.json" || status=$?
+    expect status 2 "$status"
+    expect strict_available false "$(q .strict_available)"
+    expect ran "true true false" "$(q '[.runs[].ran | tostring] | join(" ")')"
+    [[ "$(q .runs[2].note)" == "strict mode is not installed"* ]]
+    expect fixed_by null "$(q .verdict.fixed_by)"
+    expect config null "$(q .verdict.config)"
+    [[ "$(q .verdict.advice)" == *"not installed"* ]]
+}
+
+@test "check: a run broken by a stronger mode is named in a note (do no harm), the verdict stays" {
+    check --linger 0 -- "$SRV" hatesgate
+    expect status 0 "$status"
+    expect gated_junk 'preloaded!\n' "$(q .runs[1].stdout.stretches[0].first_bytes)"
+    expect notes 1 "$(q '.verdict.notes | length')"
+    [[ "$(q '.verdict.notes[0]')" == "the default gate run was not clean although the unwrapped one was"* ]]
+    check --linger 0 -- "$SRV"
+    expect clean_notes 0 "$(q '.verdict.notes | length')"
+}
+
+@test "check: answers with the wrong id: status 3, each request named" {
+    check --linger 0 -- "$SRV" wrongid
+    expect status 3 "$status"
+    expect outcomes "wrong_id wrong_id wrong_id wrong_id" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    expect seen_id 999 "$(q .runs[0].requests[0].seen_id)"
+    expect errors 4 "$(q .runs[0].protocol_errors)"
+    expect config null "$(q .verdict.config)"
+    check_text --linger 0 -- "$SRV" wrongid
+    [[ "$output" == *"initialize 1: WRONG ID 999"* ]]
+    [[ "$output" == *"verdict (exit status 3): protocol errors in every run"* ]]
+}
+
+@test "check: answers that are not JSON-RPC: junk and malformed answers, status 3" {
+    check --linger 0 --timeout 3 -- "$SRV" nojsonrpc
+    expect status 3 "$status"
+    expect outcome malformed "$(q .runs[0].requests[0].outcome)"
+    [ "$(q .runs[0].stdout.junk_bytes)" -gt 0 ]
+    # strict passes only JSON-RPC: the answer went to stderr, no answer at all
+    expect strict_outcome no_answer "$(q .runs[2].requests[0].outcome)"
+}
+
+@test "check: a request from the server is answered, the session goes on" {
+    check --linger 0 -- "$SRV" asks
+    expect status 0 "$status"
+    expect server_requests 1 "$(q .runs[0].stdout.server_requests)"
+    expect outcomes "result result result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+}
+
+@test "check: --call runs a tool; an error answer is an answer with its message" {
+    check --linger 0 --call echo --args '{"x":1}' -- "$SRV"
+    expect status 0 "$status"
+    expect call "tools/call result" "$(q '.runs[0].requests[4] | "\(.method) \(.outcome)"')"
+    expect call_name echo "$(q .call)"
+    check --linger 0 --call fail -- "$SRV"
+    expect status 0 "$status"
+    expect call_error "error Unknown tool: fail" "$(q '.runs[0].requests[4] | "\(.outcome) \(.error)"')"
+}
+
+@test "check --protocol lsp: initialize, initialized, shutdown, exit; clean, banner, serving" {
+    check --protocol lsp --linger 0 -- "$SRV" --lsp
+    expect status 0 "$status"
+    expect methods "initialize shutdown" "$(q '[.runs[0].requests[].method] | join(" ")')"
+    expect outcomes "result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    # it exits on "exit" (maybe just after its stdin was closed: --linger 0)
+    expect exit 0 "$(q .runs[0].exit.status)"
+    expect strict_argv "$GATE --strict --protocol framed -- $SRV --lsp" "$(q '.runs[2].argv | join(" ")')"
+    check --protocol lsp --linger 0 -- "$SRV" --lsp banner
+    expect banner_status 1 "$status"
+    expect banner_bytes 'check_srv: starting\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
+    expect banner_answers "result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    check --protocol lsp --linger 0 -- "$SRV" --lsp serving
+    expect serving_status 2 "$status"
+    expect serving_fixed strict "$(q .verdict.fixed_by)"
+    expect serving_args "[\"--strict\",\"--protocol\",\"framed\",\"$SRV\",\"--lsp\",\"serving\"]" \
+        "$(q -c .verdict.config.args)"
+}
+
+@test "check --protocol dap: initialize, disconnect; events are not answers; wrong request_seq" {
+    check --protocol dap --linger 0 -- "$SRV" --dap
+    expect status 0 "$status"
+    expect methods "initialize disconnect" "$(q '[.runs[0].requests[].method] | join(" ")')"
+    expect notifications 1 "$(q .runs[0].stdout.notifications)"
+    check --protocol dap --linger 0 -- "$SRV" --dap wrongid
+    expect wrong_status 3 "$status"
+    expect wrong "wrong_id wrong_id" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    check --protocol dap --linger 0 -- "$SRV" --dap banner
+    expect banner_status 1 "$status"
+}
+
+@test "check: bad options and no COMMAND keep the wrapper's 125, nothing on stdout" {
+    for args in "" "--timeout" "--timeout x $SRV" "--timeout 0 $SRV" "--linger -1 $SRV" \
+                "--protocol xyz $SRV" "--bogus $SRV" "--args {} $SRV" "--call t --args [1] $SRV" \
+                "--protocol lsp --call t $SRV"; do
+        # shellcheck disable=SC2086  # the words of each case
+        run --separate-stderr "$GATE" --check $args
+        [ "$status" -eq 125 ] || { echo "args: $args -> $status"; return 1; }
+        [ -z "$output" ] || { echo "args: $args: stdout: $output"; return 1; }
+        [[ "$stderr" == "stdiogate --check: "* ]]
+        [[ "$stderr" == *"Usage: stdiogate --check"* ]]
+    done
+    run "$GATE" --check --help
+    [ "$status" -eq 0 ]
+    [[ "$output" == "Usage: stdiogate --check"* ]]
+}
+
+@test "check: installed (make install): the wrapper in bin finds the check, the filter and itself" {
+    make -C "$ROOT" -s install DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/usr >/dev/null
+    local bin=$BATS_TEST_TMPDIR/root/usr/bin/stdiogate
+    # (found through ../lib/stdiogate beside bin: DESTDIR is not in the configured LIBDIR)
+    status=0
+    timeout "$CHECK_BOUND" "$bin" --check --json --linger 0 -- "$SRV" serving >"$BATS_TEST_TMPDIR/check.json" ||
+        status=$?
+    expect status 2 "$status"
+    expect gated_argv0 "$bin" "$(q '.runs[1].argv[0]')"
+    expect strict fixed "$(q 'if .verdict.fixed_by == "strict" then "fixed" else .verdict.fixed_by end')"
+}
+
+@test "check: stdiogate-check missing beside the library: the wrapper says so, status 125" {
+    mkdir alone
+    cp "$ROOT/stdiogate" "$ROOT/libstdiogate.so" alone/
+    run --separate-stderr alone/stdiogate --check -- "$SRV"
+    expect status 125 "$status"
+    [ -z "$output" ]
+    [[ "$stderr" == "stdiogate: cannot find stdiogate-check beside "* ]]
+}
