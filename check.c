@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check.c - stdiogate-check, installed beside libstdiogate.so.
  *
  *   stdiogate-check --inspect PATH

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* filter.c - stdiogate-filter: strict mode.
  *
  *   stdiogate-filter [--protocol auto|jsonl|framed] [--discard] -- COMMAND [ARG]...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inspect.c - why the preloaded library cannot guard a program, read from
  * its file: setuid or file capabilities (the dynamic linker drops
  * LD_PRELOAD), a container CLI, a loader that is not glibc's (musl), no

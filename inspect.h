@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inspect.h - what stdiogate can tell about a program before it runs it.
  *
  * sg_inspect() looks at the file a command name runs (following a #!

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/strict.py - what strict mode (stdiogate-filter) costs: `make bench-strict`.
 
 A separate item from bench/run.py, with its statistics and C helpers:

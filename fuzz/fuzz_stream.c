@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_stream.c - libFuzzer target for detect.h's stream classifier (strict
  * mode).  The first byte picks the protocol (auto, jsonl, framed), the rest
  * is what a server writes.  Checks (fuzz/stream_harness.h): the same verdict

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fuzz/stream.mk - fuzzing and differential testing of the stream classifier
 # (detect.h, strict mode).  Included by the top Makefile beside fuzz/fuzz.mk.
 #

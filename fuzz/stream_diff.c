@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stream_diff.c - differential test of detect.h's stream classifier.
  *
  *   stream_diff [-s SEED] [-n ITERATIONS] [-t SECONDS] [-v]    random server output

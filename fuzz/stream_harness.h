@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stream_harness.h - shared by fuzz_stream.c (libFuzzer) and stream_diff.c:
  * feed detect.h's stream classifier an input whole, byte by byte and in
  * pseudo-random pieces, as the filter does (held bytes kept aside), and check:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # stdiogate --check against bad input: a server that never answers, one that
 # floods stdout, closes it, exits at once, needs arguments; a COMMAND that is
 # not there or not executable; Ctrl-C during a check.  Every process a run

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # check_helpers.bash - helpers for tests/check_*.bats (stdiogate --check).
 #
 #   ROOT, GATE (./stdiogate), SRV (tests/bin/check_srv: see its usage)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # stdiogate --check against the real MCP servers pinned in tests/package-lock.json
 # (server-everything, server-filesystem, server-memory) and a real SDK server with
 # the startup noise users report (tests/integration/fixtures/noisy-server.cjs: a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # stdiogate --check: one fixture server (tests/fixtures/check_srv.c) per
 # verdict and exit status, MCP, LSP and DAP; the --json fields and the text
 # report.  Each junk test also asserts where the junk went in the other runs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The fail-safe: a server whose reads stdiogate cannot see (raw system calls,
 # a worker process that never reads stdin) still gets its answers to the
 # client.  A complete answer written to the diversion opens the gate; junk

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Read paths beyond the plain byte readers (issue 11 §2): readers that push
 # bytes back with ungetc and read them again without a call, wide stdio
 # (fgetws, fgetwc, getwc, the w-scanf family, C++ std::wcin), and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Correctness of the library (issue 11, sections 3 and 4): descriptors the
 # program points elsewhere by itself, descriptors past 4096, close-on-exec,
 # the stack of a thread that execs, signal handlers inside stdio, vfork

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/glibc.mk - the read-path tests on a newer and an older glibc than the
 # host's (optional; CI does not run them).  Each builds a Debian root with
 # debootstrap once, under build/ (kept between runs), builds the library and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/glibc_root.sh - run the read-path tests on another glibc, in a Debian
 # root made by debootstrap (make test-glibc-new, make test-glibc-old).
 #

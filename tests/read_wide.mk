@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/read_wide.mk - the C++ fixture of tests/core_read_wide.bats (std::wcin).
 CXX ?= g++
 FIXTURE_CXXFLAGS ?= -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE

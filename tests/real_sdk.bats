@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Do no harm, on servers written against each official MCP SDK, through their real launchers:
 # Python (mcp 2.3.0, MCPServer, the SDK's "v2" stdio transport) under `uvx --from`, `uv run` and
 # `python -m`; Go (go-sdk) static and with cgo; Rust (rmcp); Java (io.modelcontextprotocol.sdk).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/sdk.mk - small MCP servers written against each official SDK, for tests/real_sdk.bats
 # (issue 15). Sources in tests/sdk/; everything fetched or built lands in build/sdk (gitignored),
 # so a second `make test` only checks time stamps.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/setups.mk - what tests/setups_*.bats need (issue 12): musl-gcc (a
 # dynamically linked musl server), perl and ruby (their stdout buffers),
 # setcap (file capabilities).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Where stderr goes decides what the diverted fd 1 is (issue 12).
 #
 # - stderr a regular file (2>>server.log): fd 1 must still be something a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Do no harm in every setup (issue 12): the environment COMMAND gets, an
 # invalid STDIOGATE_DEBUG, nesting (exactly one gate acts), musl programs,
 # file capabilities, container CLIs and Bun programs, Perl and Ruby stdout

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/strict.mk - what the strict-mode tests (tests/strict_*.bats) need: the
 # filter, perl, and a static Go server (CGO_ENABLED=0) built under build/
 # with its build cache there too.  Go: /usr/local/go/bin/go or go in PATH,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Strict mode: what passes and what is junk, byte for byte (README, "Strict
 # mode"; docs/CONTRACT.md).  A fixture writes an exact byte sequence in one
 # write; the test asserts stdout is exactly the protocol part and stderr

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Strict mode under faults: the server killed, children that keep stdout, the
 # client closing its end, the filter killed, stderr closed or full, Ctrl-C and
 # SIGHUP to the process group.  Each compares with the same server unwrapped

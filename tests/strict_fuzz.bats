@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The strict-mode stream classifier (detect.h) under its differential test
 # and libFuzzer (fuzz/stream.mk): every byte gets the same verdict whole,
 # byte by byte and in random pieces; never more than SG_HOLD_MAX bytes held;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # strict_helpers.bash - shared by tests/strict_*.bats (`load strict_helpers`).
 # Loads helpers.bash, and makes `gated` (and `both`) run COMMAND under
 # `stdiogate --strict` (STRICT_OPTS: more wrapper options, e.g. --protocol

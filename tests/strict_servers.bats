@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Strict mode (stdiogate --strict): servers that write junk on stdout while
 # they serve.  Each test runs the server unwrapped (the junk is on stdout: the
 # test can fail), then under --strict: the junk is on stderr, and stdout is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The wrapper's strict-mode options and the launcher (stdiogate-filter): bad
 # values, a missing filter, the pid, stdin, the environment and the signal
 # dispositions COMMAND gets, the filter's descriptors and parent, and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* relay - the floor for a filter process: a bare read/write relay between a
  * pipe and its own stdout, started the way stdiogate-filter starts its
  * filter (forked twice, COMMAND exec'd in this process with the pipe as fd 1).

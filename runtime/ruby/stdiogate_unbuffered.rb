@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Loaded into Ruby programs by stdiogate, through RUBYOPT, as
 # PYTHONUNBUFFERED=1 does for Python: STDOUT is written at once, so that
 # what a server prints while it starts reaches the diversion instead of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """MCP client on the official Python SDK (mcp 2.x): stdio_client + ClientSession, as Python hosts
 launch a server: stdin and stdout are pipes, the environment is the SDK's default plus --env.
 

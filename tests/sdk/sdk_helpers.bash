@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers for tests/real_sdk.bats: servers written against each official MCP SDK (tests/sdk/,
 # built by tests/sdk.mk into build/sdk), driven by three clients: the TypeScript SDK client over
 # sockets, the Python SDK client over pipes, the strict raw client over sockets and over pipes.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Stdiogate::Unbuffered - loaded into Perl programs by stdiogate, through
 # PERL5OPT, as PYTHONUNBUFFERED=1 does for Python: STDOUT is written at
 # once, so that what a server prints while it starts reaches the diversion

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // noisy-go-sdk: a stdio MCP server on the official Go SDK that behaves like many real ones: a
 // fmt.Println banner before the transport starts, one tool (`echo`) that prints a line on stdout
 // while it runs.

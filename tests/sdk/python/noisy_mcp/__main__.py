@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 from noisy_mcp.server import main
 
 main()

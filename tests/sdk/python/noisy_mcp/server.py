@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """noisy-mcp-python: a print() banner at import, a dependency's notice at import (pygame prints
 two lines on stdout when it is imported), one tool (`echo`) that print()s while it runs."""
 print("noisy-mcp-python: starting MCP server on stdio")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // noisy-rmcp: an rmcp stdio server that behaves like many real ones: a println! banner before the
 // transport starts, one tool (`echo`) that println!s a line while it runs. With --pipes it serves
 // on rmcp's stdio_pipes() (which reopens /proc/self/fd/0 and /proc/self/fd/1 when both are FIFOs)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // noisy-java-sdk: a stdio MCP server on the official Java SDK that behaves like many real ones: a
 // System.out.println banner before the transport starts, one tool (`echo`) that prints a line on
 // stdout while it runs.
