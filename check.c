@@ -2,7 +2,8 @@
 /* check.c - stdiogate-check, installed beside libstdiogate.so.
  *
  *   stdiogate-check --inspect PATH
- *   stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH
+ *   stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH [--strict]
+ *   stdiogate-check --environment PID
  *   stdiogate-check --check [--wrapper-path WRAPPER] [OPTION]... [--] COMMAND [ARG]...
  *
  * --inspect looks at PATH, the file a COMMAND resolved to.  It prints at
@@ -78,7 +79,9 @@ static unsigned main_finding(unsigned findings)
     return 0;
 }
 
-static int inspect(const char *path)
+/* quiet: under --strict the filter guards what the library cannot, so
+ * the warning (which recommends --strict) is left out. */
+static int inspect(const char *path, int quiet)
 {
     static struct sg_inspection r;
     char line[3 * SG_PATH_SIZE];
@@ -88,7 +91,8 @@ static int inspect(const char *path)
     if (!finding)
         return 0;
     sg_warning(&r, finding, line, sizeof line);
-    fprintf(stderr, "stdiogate: warning: %s\n", line);
+    if (!quiet)
+        fprintf(stderr, "stdiogate: warning: %s\n", line);
     return sg_drop_library(&r) ? 2 : 1;
 }
 
@@ -246,12 +250,13 @@ static void unbuffer_runtimes(const char *library)
     add_option("RUBYOPT", dir, "ruby/stdiogate_unbuffered.rb", option);
 }
 
-static int wrapper(const char *pid, const char *verbosity, const char *library, const char *path)
+static int wrapper(const char *pid, const char *verbosity, const char *library, const char *path,
+                   int strict)
 {
     size_t len = 0;
     char *block = initial_environment(pid, &len), wire[64] = "";
     struct stat st;
-    int status = inspect(path);
+    int status = inspect(path, strict);
     int level = debug_level(getenv("STDIOGATE_DEBUG"), atoi(verbosity));
     if (block)
         restore_environment(block, len);
@@ -290,6 +295,21 @@ static int wrapper(const char *pid, const char *verbosity, const char *library, 
                 wire[0] ? wire : "closed", path);
     free(block);
     return status;
+}
+
+/* --environment: only the commands that put the caller's environment back
+ * (what the wrapper runs before it execs --check, whose servers must see the
+ * caller's environment). */
+static int environment(const char *pid)
+{
+    size_t len = 0;
+    char *block = initial_environment(pid, &len);
+    if (!block)
+        return 125;
+    restore_environment(block, len);
+    puts(":");
+    free(block);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2520,13 +2540,18 @@ static int check_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--inspect") == 0)
-        return inspect(argv[2]);
+        return inspect(argv[2], 0);
     if (argc == 6 && strcmp(argv[1], "--wrapper") == 0)
-        return wrapper(argv[2], argv[3], argv[4], argv[5]);
+        return wrapper(argv[2], argv[3], argv[4], argv[5], 0);
+    if (argc == 7 && strcmp(argv[1], "--wrapper") == 0 && strcmp(argv[6], "--strict") == 0)
+        return wrapper(argv[2], argv[3], argv[4], argv[5], 1);
+    if (argc == 3 && strcmp(argv[1], "--environment") == 0)
+        return environment(argv[2]);
     if (argc >= 2 && strcmp(argv[1], "--check") == 0)
         return check_main(argc - 2, argv + 2);
     fprintf(stderr, "Usage: stdiogate-check --inspect PATH\n"
-                    "       stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH\n"
+                    "       stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH [--strict]\n"
+                    "       stdiogate-check --environment PID\n"
                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\n");
     return 125;
 }

@@ -59,6 +59,35 @@ descsz note_type name go_type IFS PPID CDPATH OLDPWD"
     grep -qx 'version=2' err
 }
 
+@test "environment: under --strict, COMMAND gets exactly the caller's too" {
+    vars=(PATH="$PATH" HOME=/nonexistent-home strict="caller's strict" protocol="caller's protocol")
+    for n in $WRAPPER_NAMES; do vars+=("$n=caller's $n"); done
+    vars+=(OPTIND=5)
+    env -i "${vars[@]}" env -0 >want.env
+    # env's output is not protocol: the filter (or the gate) puts it on stderr
+    env -i "${vars[@]}" "$STDIOGATE_WRAPPER" --strict env -0 </dev/null >out 2>got.env
+    [ ! -s out ]
+    sorted_env want.env >want
+    sorted_env got.env | grep -Ev '^(LD_PRELOAD|PYTHONUNBUFFERED|PERL5OPT|RUBYOPT|STDIOGATE_[A-Z]*)=' >got
+    diff want got
+}
+
+@test "environment: the servers --check runs get exactly the caller's environment (unwrapped run)" {
+    # (LC_CTYPE set: CPython would otherwise coerce the C locale into it)
+    vars=(PATH="$PATH" HOME=/nonexistent-home LC_CTYPE=C.UTF-8 strict="caller's strict" protocol="caller's protocol")
+    for n in $WRAPPER_NAMES; do vars+=("$n=caller's $n"); done
+    vars+=(OPTIND=5)
+    env -i "${vars[@]}" env -0 >want.env
+    # The server writes its environment (one block per run), then is a clean MCP server.
+    dump='import os,sys; f=open(sys.argv[1],"ab"); f.write(b"".join(k.encode()+b"="+v.encode()+b"\0" for k,v in os.environ.items())+b"\n--run--\n"); f.close(); os.execv(sys.argv[2], sys.argv[2:])'
+    run env -i "${vars[@]}" "$STDIOGATE_WRAPPER" --check --json -- "$PYTHON" -c "$dump" "$PWD/runs.env" "$BIN/check_srv" </dev/null
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    awk 'BEGIN{RS="\n--run--\n"} NR==1{printf "%s", $0}' runs.env >first.env
+    sorted_env want.env >want
+    sorted_env first.env >got
+    diff want got
+}
+
 # --- STDIOGATE_DEBUG
 
 @test "STDIOGATE_DEBUG invalid (abc, -1, 9, 12, x1): one warning for the whole tree, the nearest level used" {
@@ -209,6 +238,18 @@ EOF
     run --separate-stderr "$STDIOGATE_WRAPPER" ./bun-app </dev/null
     [ "$status" -eq 0 ]
     [ "$stderr" = "stdiogate: warning: ./bun-app is a Bun program (raw system calls), so its own stdout is not guarded (programs it starts are; use stdiogate --strict)" ]
+}
+
+@test "under --strict the step-aside warnings are left out: the filter guards such a program" {
+    cat >bun.c <<'EOF'
+__attribute__((section(".bun"), used)) static const char payload[] = "bun";
+__attribute__((section(".bun_builtins"), used)) static const char builtins[] = "builtins";
+int main(void) { return 0; }
+EOF
+    cc -o bun-app bun.c
+    run --separate-stderr "$STDIOGATE_WRAPPER" --strict ./bun-app </dev/null
+    [ "$status" -eq 0 ]
+    [ -z "$stderr" ]
 }
 
 @test "stdiogate-check --inspect: statuses 0 (nothing), 1 (warn), 2 (drop the library), 125 (usage)" {
