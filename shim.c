@@ -1452,8 +1452,10 @@ __attribute__((constructor)) static void stdiogate_init(void)
     int valid = parse_marker(m, &wire);
     if (valid && is(1, &wire) && is_bun_program()) {
         /* Like Go: the marker stays.  Bun's process.env never reaches libc
-         * setenv, so not even the handshake could open a gate. */
-        say(1, "Bun program: not diverting (it reads stdin and writes stdout with raw system "
+         * setenv, so not even the handshake could open a gate.  (Level 2:
+         * the wrapper's inspector has warned already where Bun is COMMAND,
+         * and under --strict the filter guards it.) */
+        say(2, "Bun program: not diverting (it reads stdin and writes stdout with raw system "
                "calls), so its own stdout is not guarded; use --strict", NULL);
         return;
     }

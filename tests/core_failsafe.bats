@@ -217,7 +217,7 @@ bun_binary() {
 stepped_aside() {
     both "$@"
     cp "$OUT" "$BATS_TEST_TMPDIR/unwrapped"
-    gated --timeout 20 "$@"
+    STDIOGATE_DEBUG=2 gated --timeout 20 "$@"
     assert_status 0
     assert_stderr_has "$BUN_WARNING" "use --strict"
     cmp "$BATS_TEST_TMPDIR/unwrapped" "$OUT" || { echo "stdout differs from the unwrapped run" >&2; show_run; false; }
