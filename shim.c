@@ -451,8 +451,8 @@ static int is_copy(int fd)
 static void copy_untracked(int fd)
 {
     char numbuf[24];
-    say(1, "descriptor ", NUM(fd), " is a copy of the diverted stdout beyond the ",
-        NUM(g_tracked), " the library tracks: it stays diverted", NULL);
+    say(1, "descriptor ", NUM(fd), " is a copy of the diversion beyond the ",
+        NUM(g_tracked), " descriptors the library tracks: it stays on the diversion", NULL);
 }
 
 static void set_copy(int fd, int on)
@@ -622,7 +622,7 @@ static void point_copy_at_wire(int fd, int wire)
     if (REAL(dup3)(wire, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
         say(1, "cannot put descriptor ", NUM(fd), " on the wire: ", err_name(errno), NULL);
     else
-        say(3, "descriptor ", NUM(fd), " follows fd 1 onto the wire", NULL);
+        say(3, "descriptor ", NUM(fd), " follows stdout onto the wire", NULL);
 }
 
 /* Calls fn(fd, arg) for each copy of the diversion in [first, last]. */
@@ -720,7 +720,7 @@ static void release_if_unused(void)
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         drop_privates();
         STORE(g_state, GATE_OPEN);
-        say(3, "stdout is the program's own now: letting the wire go", NULL);
+        say(3, "nothing points at the diversion any more: the kept wire is closed", NULL);
     }
     unlock_wire(held);
 }
@@ -781,7 +781,7 @@ static void feed(const void *p, size_t n, const char *how)
     __atomic_store_n(&g_detect_busy, 0, __ATOMIC_RELEASE);
     if (g_level >= 4) {
         char numbuf[24];
-        say(4, how, " read ", NUM(n), " bytes of stdin", NULL);
+        say(4, how, ": ", NUM(n), " bytes from stdin", NULL);
     }
     if (done)
         open_gate(how, total, n == 0);
@@ -1195,7 +1195,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
         return;
     }
     if (!is(1, &wire)) {
-        say(3, "stdout is not the wire: pass-through", NULL);
+        say(3, "stdout is not the wire: not diverting", NULL);
         return;
     }
     const char *h = getenv(HANDSHAKE);
@@ -1467,7 +1467,7 @@ static void refill_feed(struct refill_view *v, FILE *fp, const char *point, cons
     }
     long long kept = base && end >= base ? (long long)(end - base) : 0;
     if (got > 0 && (v->partial || !base || (got > kept && !one_refill))) {
-        say(3, how, " read more than one buffer fill in one call", NULL);
+        say(3, how, ": more than one buffer fill from stdin in one call", NULL);
         open_gate(how, g_detect_bytes, 0);
         return;
     }
@@ -1843,9 +1843,9 @@ static void note_copy(int oldfd, int newfd)
         set_copy(newfd, div);
     unlock_wire(held);
     if (div && newfd != 1)
-        say(3, "descriptor ", NUM(newfd), " is a copy of the diverted stdout", NULL);
+        say(3, "descriptor ", NUM(newfd), " is a copy of the diversion", NULL);
     else if (newfd == 1)
-        say(3, div ? "fd 1 points at the diversion again" : "fd 1 is the program's now", NULL);
+        say(3, div ? "stdout points at the diversion again" : "stdout is the program's now", NULL);
     if (!div)
         release_if_unused();
 }
@@ -2367,7 +2367,7 @@ static int open_by_name(int named, const char *path, int flags, mode_t mode)
         REAL(close)(standin);
     /* The gate opened meanwhile, or no room: the wire, at once. */
     if (shut())
-        say(1, "no room to keep the wire for ", path, ": it is the wire already", NULL);
+        say(1, "no descriptor to spare for ", path, ": it is the wire at once", NULL);
     if (shared >= 0)
         REAL(fcntl)(prog, F_SETFL, shared);
     int fd = REAL(fcntl)(prog, F_GETFD);
