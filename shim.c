@@ -184,6 +184,7 @@ static int g_log_ok = 1;     /* fd 2 was open at start */
 struct identity { dev_t dev; ino_t ino; int valid; };
 static struct identity g_wire_id, g_stdin_id, g_div_id;
 static int g_div_flags;      /* status flags of the diversion at start */
+static const char *g_div_name = "stderr";   /* what the diversion is, for diagnostics */
 static char g_marker[64];    /* "STDIOGATE_WIRE=dev:ino" for exec'd programs */
 
 /* Descriptors that are copies of the diversion (a shell's saved fd 1, an
@@ -271,6 +272,8 @@ static void say(int level, const char *first, ...)
 }
 
 #define NUM(v) fmt_num(numbuf + sizeof numbuf, (unsigned long long)(v))
+/* A second number in the same line needs a buffer of its own. */
+#define NUM_IN(buf, v) fmt_num((buf) + sizeof (buf), (unsigned long long)(v))
 
 /* strerror may translate and allocate; the name comes from a static table. */
 static const char *err_name(int e)
@@ -450,9 +453,9 @@ static int is_copy(int fd)
 /* Only a root program raises its hard limit past what the constructor saw. */
 static void copy_untracked(int fd)
 {
-    char numbuf[24];
+    char numbuf[24], limit[24];
     say(1, "descriptor ", NUM(fd), " is a copy of the diversion beyond the ",
-        NUM(g_tracked), " descriptors the library tracks: it stays on the diversion", NULL);
+        NUM_IN(limit, g_tracked), " descriptors the library tracks: it stays on the diversion", NULL);
 }
 
 static void set_copy(int fd, int on)
@@ -542,7 +545,7 @@ static int is_private(int fd)
 /* The program wants the number a private descriptor sits on: move it. */
 static void move_private(int fd)
 {
-    char numbuf[24];
+    char numbuf[24], to[24];
     int held = lock_wire(), moved = -2;
     int *which = fd == LOAD(g_wire) ? &g_wire : fd == LOAD(g_div) ? &g_div : NULL;
     if (which) {
@@ -557,7 +560,7 @@ static void move_private(int fd)
     if (moved == -1)
         say(1, "cannot move a private descriptor off ", NUM(fd), ": ", err_name(err), NULL);
     else if (moved >= 0)
-        say(3, "moved descriptor ", NUM(fd), " to ", NUM(moved), NULL);
+        say(3, "moved descriptor ", NUM(fd), " to ", NUM_IN(to, moved), NULL);
 }
 
 /* Let the private descriptors go: the number is cleared before it is
@@ -645,6 +648,22 @@ static void point_copies_at_wire(int wire)
     each_copy(0, ~0U, point_copy_at_wire, wire);
 }
 
+/* What reached the diversion through the fail-safe's write interposers
+ * (write, writev, pwrite, send... below), counted there while the gate is
+ * shut.  C stdio writes its buffer with glibc-internal calls that no
+ * interposer sees (a full buffer, the flush as the gate opens): those bytes
+ * reach the diversion too but are not counted, hence "at least". */
+static unsigned long long g_div_bytes, g_div_lines;
+
+/* One line, as the gate opens, sums up what the diversion took. */
+static void diverted_summary(void)
+{
+    char numbuf[24], lines[24];
+    unsigned long long n = LOAD(g_div_lines);
+    say(2, "diverted to ", g_div_name, ": at least ", NUM(LOAD(g_div_bytes)), " bytes in ",
+        NUM_IN(lines, n), n == 1 ? " line" : " lines", NULL);
+}
+
 /* eof: 1 at end of input; GATE_BY_ANSWER when the fail-safe saw an answer. */
 #define GATE_BY_ANSWER 2
 
@@ -701,6 +720,7 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
     } else {
         say(2, "gate opened by ", how, " after ", NUM(bytes), " bytes", NULL);
     }
+    diverted_summary();
     errno = saved;
 }
 
@@ -1146,7 +1166,8 @@ static void divert(void)
     g_pid = getpid();
     pthread_atfork(NULL, NULL, atfork_child);
     STORE(g_state, GATE_SHUT);
-    say(2, "diverting stdout to ", to_stderr ? "stderr" : "/dev/null", NULL);
+    g_div_name = to_stderr ? "stderr" : "/dev/null";
+    say(2, "diverting stdout to ", g_div_name, NULL);
     say(3, "the wire is kept at descriptor ", NUM(wire), NULL);
 }
 
@@ -1639,6 +1660,32 @@ static void open_by_answer(const char *how)
         sched_yield();
 }
 
+/* The first r bytes of iov went to the diversion: counted for
+ * diverted_summary(), and traced at level 4.  Only this shut path pays. */
+static void count_diverted(const struct iovec *iov, int cnt, ssize_t r, const char *how)
+{
+    unsigned long long lines = 0;
+    size_t left = r > 0 ? (size_t)r : 0;
+
+    if (left == 0)
+        return;
+    for (int i = 0; i < cnt && left; i++) {
+        size_t len = iov[i].iov_len < left ? iov[i].iov_len : left;
+        const char *p = iov[i].iov_base, *end = p + len;
+        while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+            lines++;
+            p++;
+        }
+        left -= len;
+    }
+    __atomic_add_fetch(&g_div_bytes, (unsigned long long)r, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&g_div_lines, lines, __ATOMIC_RELAXED);
+    if (g_level >= 4) {
+        char numbuf[24];
+        say(4, how, ": ", NUM(r), " bytes to the diversion", NULL);
+    }
+}
+
 /* Does this call go to the diversion while the gate is shut?  A vfork
  * child writes no shared state: its writes go where they point. */
 static int to_diversion(int fd)
@@ -1664,6 +1711,7 @@ static int answered(struct put *c, const struct iovec *iov, int cnt, const char 
     size_t start = (size_t)a.start, total = iov_total(iov, cnt);
     if (start > 0) {
         ssize_t r = put_range(c, iov, cnt, 0, start, 0);
+        count_diverted(iov, cnt, r, how);
         if (r < (ssize_t)start) {
             *ret = r;   /* the program will write the rest again */
             return 1;
@@ -1686,9 +1734,13 @@ static int answered(struct put *c, const struct iovec *iov, int cnt, const char 
         struct iovec v = { (void *)buf, n };                                    \
         struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         ssize_t r;                                                              \
-        if (to_diversion(fd) && answered(&c, &v, 1, #name, &r))                 \
+        if (!to_diversion(fd))                                                  \
+            return REAL(name) args;                                             \
+        if (answered(&c, &v, 1, #name, &r))                                     \
             return r;                                                           \
-        return REAL(name) args;                                                 \
+        r = REAL(name) args;                                                    \
+        count_diverted(&v, 1, r, #name);                                        \
+        return r;                                                               \
     })
 FD_WRITER(write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
 FD_WRITER(__write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
@@ -1700,9 +1752,13 @@ FD_WRITER(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, 
     WRITER(ssize_t, name, params, args, {                                       \
         struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         ssize_t r;                                                              \
-        if (to_diversion(fd) && answered(&c, iov, cnt, #name, &r))              \
+        if (!to_diversion(fd))                                                  \
+            return REAL(name) args;                                             \
+        if (answered(&c, iov, cnt, #name, &r))                                  \
             return r;                                                           \
-        return REAL(name) args;                                                 \
+        r = REAL(name) args;                                                    \
+        count_diverted(iov, cnt, r, #name);                                     \
+        return r;                                                               \
     })
 IOV_WRITER(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), PUT_WRITE, 0)
 IOV_WRITER(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off),
@@ -1721,7 +1777,9 @@ static ssize_t send_diverted(struct put *c, const struct iovec *iov, int cnt, co
     ssize_t r;
     if (answered(c, iov, cnt, how, &r))
         return r;
-    return put_range(c, iov, cnt, 0, iov_total(iov, cnt), 0);
+    r = put_range(c, iov, cnt, 0, iov_total(iov, cnt), 0);
+    count_diverted(iov, cnt, r, how);
+    return r;
 }
 
 #define SEND_WRITER(name, params, args, address, address_len)                   \
@@ -1777,6 +1835,8 @@ static void answer_in_stdout(const char *how)
                 break;
             done += (size_t)r;
         }
+        struct iovec junk = { base, done };
+        count_diverted(&junk, 1, (ssize_t)done, how);
         memmove(base, base + done, len - done);
         fp->_IO_write_ptr = base;               /* hidden from the gate's flush */
         if (done == start)
