@@ -84,6 +84,31 @@ assert_prefix_pid() {
     done
 }
 
+# Level 3: decisions and descriptor moves, once per event.  Level 4 adds a
+# per-call trace: each read of stdin and each write to the diversion.
+@test "diagnostics: level 3 traces events, level 4 adds every read of stdin and write to the diversion" {
+    local three=(
+        "the wire is kept at descriptor "
+        "libstdiogate.so version "
+    ) four=(
+        "read: $((${#INIT} + 1)) bytes from stdin"
+        "write: 11 bytes to the diversion"
+    )
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_lacks "${three[@]}" "${four[@]}"
+    STDIOGATE_DEBUG=3 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "${three[@]}"
+    assert_stderr_lacks "${four[@]}"
+    STDIOGATE_DEBUG=4 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "${three[@]}" "${four[@]}"
+    # once per call: one write-junk, one trace line for it
+    [ "$(grep -c 'bytes to the diversion' "$ERR")" -eq 1 ] || { show_run; false; }
+    assert_prefix_pid
+}
+
 @test "diagnostics: a bad STDIOGATE_DEBUG value does not break the server" {
     STDIOGATE_DEBUG=banana gated --line "$INIT" -- "$SRV" read write
     assert_status 0
