@@ -243,7 +243,10 @@ static char *fmt_num(char *end, unsigned long long v)
     return end;
 }
 
-static void say(int level, const char *first, ...)
+/* say(level, string...): say_line with the sentinel its loop stops at. */
+#define say(...) say_line(__VA_ARGS__, (const char *)0)
+
+static void say_line(int level, const char *first, ...)
 {
     char line[512], num[24];
     size_t n = 0;
@@ -340,7 +343,7 @@ static void check_spawn_layout(void)
     }
     STORE(g_spawn_layout, known);
     if (known != 1)
-        say(2, "posix_spawn: glibc's file action layout is not the known one", NULL);
+        say(2, "posix_spawn: glibc's file action layout is not the known one");
 }
 
 /* With the layout unknown, a caller without file actions of its own gets
@@ -357,7 +360,7 @@ static void check_versions(void)
 {
     void *old = dlvsym(RTLD_NEXT, "posix_spawn", "GLIBC_2.2.5");
     if (old && old == (void *)REAL(posix_spawn))
-        say(2, "posix_spawn: the default version is the GLIBC_2.2.5 compatibility one", NULL);
+        say(2, "posix_spawn: the default version is the GLIBC_2.2.5 compatibility one");
 }
 
 struct io_lock { int lock; int cnt; void *owner; };
@@ -378,7 +381,7 @@ static void check_stdio_lock(void)
     funlockfile(stdout);
     g_stdio_lock_known = free_ == NULL && held == self && stdout_lock_owner() == NULL;
     if (!g_stdio_lock_known)
-        say(2, "stdio: glibc's FILE lock layout is not the known one", NULL);
+        say(2, "stdio: glibc's FILE lock layout is not the known one");
 }
 
 /* Is stdout's lock held by this very thread?  Then this call interrupted
@@ -455,7 +458,7 @@ static void copy_untracked(int fd)
 {
     char numbuf[24], limit[24];
     say(1, "descriptor ", NUM(fd), " is a copy of the diversion beyond the ",
-        NUM_IN(limit, g_tracked), " descriptors the library tracks: it stays on the diversion", NULL);
+        NUM_IN(limit, g_tracked), " descriptors the library tracks: it stays on the diversion");
 }
 
 static void set_copy(int fd, int on)
@@ -558,9 +561,9 @@ static void move_private(int fd)
     int err = errno;
     unlock_wire(held);
     if (moved == -1)
-        say(1, "cannot move a private descriptor off ", NUM(fd), ": ", err_name(err), NULL);
+        say(1, "cannot move a private descriptor off ", NUM(fd), ": ", err_name(err));
     else if (moved >= 0)
-        say(3, "moved descriptor ", NUM(fd), " to ", NUM_IN(to, moved), NULL);
+        say(3, "moved descriptor ", NUM(fd), " to ", NUM_IN(to, moved));
 }
 
 /* Let the private descriptors go: the number is cleared before it is
@@ -588,7 +591,7 @@ static void drop_privates(void)
 static void flush_stdout(void)
 {
     if (stdout_locked_here()) {
-        say(3, "stdout is in use by the code this call interrupted: not flushed", NULL);
+        say(3, "stdout is in use by the code this call interrupted: not flushed");
         return;
     }
     for (int tries = 0; tries < 100; tries++) {
@@ -599,7 +602,7 @@ static void flush_stdout(void)
         }
         sched_yield();
     }
-    say(3, "stdout is locked by another thread: not flushed", NULL);
+    say(3, "stdout is locked by another thread: not flushed");
 }
 
 /* Node marks its stdout O_NONBLOCK when it starts: that belongs to the
@@ -623,9 +626,9 @@ static void point_copy_at_wire(int fd, int wire)
         return;   /* closed behind our back and reused */
     int fl = REAL(fcntl)(fd, F_GETFD);
     if (REAL(dup3)(wire, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
-        say(1, "cannot put descriptor ", NUM(fd), " on the wire: ", err_name(errno), NULL);
+        say(1, "cannot put descriptor ", NUM(fd), " on the wire: ", err_name(errno));
     else
-        say(3, "descriptor ", NUM(fd), " follows stdout onto the wire", NULL);
+        say(3, "descriptor ", NUM(fd), " follows stdout onto the wire");
 }
 
 /* Calls fn(fd, arg) for each copy of the diversion in [first, last]. */
@@ -661,7 +664,7 @@ static void diverted_summary(void)
     char numbuf[24], lines[24];
     unsigned long long n = LOAD(g_div_lines);
     say(2, "diverted to ", g_div_name, ": at least ", NUM(LOAD(g_div_bytes)), " bytes in ",
-        NUM_IN(lines, n), n == 1 ? " line" : " lines", NULL);
+        NUM_IN(lines, n), n == 1 ? " line" : " lines");
 }
 
 /* eof: 1 at end of input; GATE_BY_ANSWER when the fail-safe saw an answer. */
@@ -696,7 +699,7 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
         int fl = REAL(fcntl)(1, F_GETFD);
         carry_nonblock(wire);
         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) {
-            say(1, "cannot put stdout back on the wire: ", err_name(errno), NULL);
+            say(1, "cannot put stdout back on the wire: ", err_name(errno));
             _exit(1);
         }
     }
@@ -708,17 +711,17 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
     STORE(g_state, GATE_OPEN);
     unlock_wire(held);
     if (!how) {
-        say(2, "gate opened by handshake", NULL);
+        say(2, "gate opened by handshake");
     } else if (eof == GATE_BY_ANSWER) {
         say(1, "the server answered before stdiogate saw the client's first message end "
                "(stdin was read in a way stdiogate cannot see, or by another process): gate "
                "opened at the answer; to guard startup output without that, have the server set "
-               HANDSHAKE "=1 when it is ready, or use --strict", NULL);
-        say(2, "gate opened by ", how, ": the server answered", NULL);
+               HANDSHAKE "=1 when it is ready, or use --strict");
+        say(2, "gate opened by ", how, ": the server answered");
     } else if (eof) {
-        say(2, "gate opened by ", how, " at end of input", NULL);
+        say(2, "gate opened by ", how, " at end of input");
     } else {
-        say(2, "gate opened by ", how, " after ", NUM(bytes), " bytes", NULL);
+        say(2, "gate opened by ", how, " after ", NUM(bytes), " bytes");
     }
     diverted_summary();
     errno = saved;
@@ -740,7 +743,7 @@ static void release_if_unused(void)
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         drop_privates();
         STORE(g_state, GATE_OPEN);
-        say(3, "nothing points at the diversion any more: the kept wire is closed", NULL);
+        say(3, "nothing points at the diversion any more: the kept wire is closed");
     }
     unlock_wire(held);
 }
@@ -801,7 +804,7 @@ static void feed(const void *p, size_t n, const char *how)
     __atomic_store_n(&g_detect_busy, 0, __ATOMIC_RELEASE);
     if (g_level >= 4) {
         char numbuf[24];
-        say(4, how, ": ", NUM(n), " bytes from stdin", NULL);
+        say(4, how, ": ", NUM(n), " bytes from stdin");
     }
     if (done)
         open_gate(how, total, n == 0);
@@ -1133,14 +1136,14 @@ static void divert(void)
     int wire = high_dup(1);
 
     if (wire < 0) {
-        say(1, "cannot keep the wire (", err_name(errno), "): stdout left as it is", NULL);
+        say(1, "cannot keep the wire (", err_name(errno), "): stdout left as it is");
         return;
     }
     /* /dev/null may land on a closed fd 0 or 2 for a moment: it is closed
      * again right after, so they stay closed. */
     int target = to_stderr ? 2 : open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (target < 0) {
-        say(1, "cannot open /dev/null (", err_name(errno), "): stdout left as it is", NULL);
+        say(1, "cannot open /dev/null (", err_name(errno), "): stdout left as it is");
         REAL(close)(wire);
         return;
     }
@@ -1149,7 +1152,7 @@ static void divert(void)
     if (!to_stderr)
         REAL(close)(target);
     if (r < 0) {
-        say(1, "cannot divert stdout (", err_name(err), "): stdout left as it is", NULL);
+        say(1, "cannot divert stdout (", err_name(err), "): stdout left as it is");
         REAL(close)(wire);
         return;
     }
@@ -1167,8 +1170,8 @@ static void divert(void)
     pthread_atfork(NULL, NULL, atfork_child);
     STORE(g_state, GATE_SHUT);
     g_div_name = to_stderr ? "stderr" : "/dev/null";
-    say(2, "diverting stdout to ", g_div_name, NULL);
-    say(3, "the wire is kept at descriptor ", NUM(wire), NULL);
+    say(2, "diverting stdout to ", g_div_name);
+    say(3, "the wire is kept at descriptor ", NUM(wire));
 }
 
 static void set_level(void)
@@ -1190,10 +1193,10 @@ __attribute__((constructor)) static void stdiogate_init(void)
 
     set_level();
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
-    say(3, "libstdiogate.so version " STDIOGATE_VERSION, NULL);
+    say(3, "libstdiogate.so version " STDIOGATE_VERSION);
     if (is_go_program()) {
         /* The marker stays: the programs it starts may take part. */
-        say(2, "Go program: not diverting", NULL);
+        say(2, "Go program: not diverting");
         return;
     }
     struct identity wire;
@@ -1202,7 +1205,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
         /* Like Go: the marker stays.  Bun's process.env never reaches libc
          * setenv, so not even the handshake could open a gate. */
         say(1, "Bun program: not diverting (it reads stdin and writes stdout with raw system "
-               "calls), so its own stdout is not guarded; use --strict", NULL);
+               "calls), so its own stdout is not guarded; use --strict");
         return;
     }
     size_t len = strlen(m);
@@ -1212,16 +1215,16 @@ __attribute__((constructor)) static void stdiogate_init(void)
     }
     unsetenv(MARKER);
     if (!valid) {
-        say(1, "ignoring a malformed " MARKER, NULL);
+        say(1, "ignoring a malformed " MARKER);
         return;
     }
     if (!is(1, &wire)) {
-        say(3, "stdout is not the wire: not diverting", NULL);
+        say(3, "stdout is not the wire: not diverting");
         return;
     }
     const char *h = getenv(HANDSHAKE);
     if (h && strcmp(h, "1") == 0) {
-        say(2, HANDSHAKE "=1 already: not diverting", NULL);
+        say(2, HANDSHAKE "=1 already: not diverting");
         return;
     }
     g_wire_id = wire;
@@ -1488,7 +1491,7 @@ static void refill_feed(struct refill_view *v, FILE *fp, const char *point, cons
     }
     long long kept = base && end >= base ? (long long)(end - base) : 0;
     if (got > 0 && (v->partial || !base || (got > kept && !one_refill))) {
-        say(3, how, ": more than one buffer fill from stdin in one call", NULL);
+        say(3, how, ": more than one buffer fill from stdin in one call");
         open_gate(how, g_detect_bytes, 0);
         return;
     }
@@ -1682,7 +1685,7 @@ static void count_diverted(const struct iovec *iov, int cnt, ssize_t r, const ch
     __atomic_add_fetch(&g_div_lines, lines, __ATOMIC_RELAXED);
     if (g_level >= 4) {
         char numbuf[24];
-        say(4, how, ": ", NUM(r), " bytes to the diversion", NULL);
+        say(4, how, ": ", NUM(r), " bytes to the diversion");
     }
 }
 
@@ -1903,9 +1906,9 @@ static void note_copy(int oldfd, int newfd)
         set_copy(newfd, div);
     unlock_wire(held);
     if (div && newfd != 1)
-        say(3, "descriptor ", NUM(newfd), " is a copy of the diversion", NULL);
+        say(3, "descriptor ", NUM(newfd), " is a copy of the diversion");
     else if (newfd == 1)
-        say(3, div ? "stdout points at the diversion again" : "stdout is the program's now", NULL);
+        say(3, div ? "stdout points at the diversion again" : "stdout is the program's now");
     if (!div)
         release_if_unused();
 }
@@ -2244,12 +2247,12 @@ static void point_one_at_wire(struct reopened *e)
     if (e->flags >= 0)   /* a copy of the diversion: stderr gets its mode back */
         REAL(fcntl)(prog, F_SETFL, e->flags);
     if (REAL(dup3)(wire, prog, (fd > 0 && (fd & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
-        say(1, "cannot put descriptor ", NUM(prog), " on the wire: ", err_name(errno), NULL);
+        say(1, "cannot put descriptor ", NUM(prog), " on the wire: ", err_name(errno));
     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
         say(1, "cannot register descriptor ", NUM(prog), " with epoll again: ",
-            err_name(errno), NULL);
+            err_name(errno));
     else
-        say(3, "descriptor ", NUM(prog), " opened by name is on the wire now", NULL);
+        say(3, "descriptor ", NUM(prog), " opened by name is on the wire now");
 }
 
 /* open_gate, under the wire lock, after the copies: each stand-in the
@@ -2419,15 +2422,14 @@ static int open_by_name(int named, const char *path, int flags, mode_t mode)
     }
     unlock_wire(held);
     if (e) {
-        say(3, path, " opened as descriptor ", NUM(prog), ": the diversion until the gate opens",
-            NULL);
+        say(3, path, " opened as descriptor ", NUM(prog), ": the diversion until the gate opens");
         return prog;
     }
     if (standin >= 0)
         REAL(close)(standin);
     /* The gate opened meanwhile, or no room: the wire, at once. */
     if (shut())
-        say(1, "no descriptor to spare for ", path, ": it is the wire at once", NULL);
+        say(1, "no descriptor to spare for ", path, ": it is the wire at once");
     if (shared >= 0)
         REAL(fcntl)(prog, F_SETFL, shared);
     int fd = REAL(fcntl)(prog, F_GETFD);
@@ -2672,7 +2674,7 @@ static void exec_begin(struct exec_plan *x, const char *what)
     }
     unlock_wire(held);
     if (x->hand)
-        say(2, "exec: handing the wire to ", what ? what : "a program", NULL);
+        say(2, "exec: handing the wire to ", what ? what : "a program");
 }
 
 /* The exec failed: divert again, keep errno.  Unless the gate opened in
@@ -2885,10 +2887,10 @@ static int spawn_with(int search, pid_t *pid, const char *file,
         mine = spawn_actions(&c, &x, fa);
     if (mine) {
         fa = mine;
-        say(2, "exec: handing the wire to ", file, NULL);
+        say(2, "exec: handing the wire to ", file);
     } else if (x.hand && !fa && g_spawn_wire_only_fd >= 0 && g_spawn_wire_only_fd == LOAD(g_wire)) {
         fa = &g_spawn_wire_only;   /* unknown layout, no actions of the caller's */
-        say(2, "exec: handing the wire to ", file, NULL);
+        say(2, "exec: handing the wire to ", file);
     } else {
         exec_begin(&x, file);      /* unknown layout: the caller's fd 1, for the call */
     }
