@@ -191,6 +191,7 @@ static int g_log_ok = 1;     /* fd 2 was open at start */
 struct identity { dev_t dev; ino_t ino; int valid; };
 static struct identity g_wire_id, g_stdin_id, g_div_id;
 static int g_div_flags;      /* status flags of the diversion at start */
+static const char *g_div_name = "stderr";   /* what the diversion is, for diagnostics */
 static char g_marker[64];    /* "STDIOGATE_WIRE=dev:ino" for exec'd programs */
 
 /* Descriptors that are copies of the diversion (a shell's saved fd 1, an
@@ -251,7 +252,10 @@ static char *fmt_num(char *end, unsigned long long v)
 
 static pid_t g_say_as;        /* the drain process speaks for its server */
 
-static void say(int level, const char *first, ...)
+/* say(level, string...): say_line with the sentinel its loop stops at. */
+#define say(...) say_line(__VA_ARGS__, (const char *)0)
+
+static void say_line(int level, const char *first, ...)
 {
     char line[512], num[24];
     size_t n = 0;
@@ -280,6 +284,8 @@ static void say(int level, const char *first, ...)
 }
 
 #define NUM(v) fmt_num(numbuf + sizeof numbuf, (unsigned long long)(v))
+/* A second number in the same line needs a buffer of its own. */
+#define NUM_IN(buf, v) fmt_num((buf) + sizeof (buf), (unsigned long long)(v))
 
 /* strerror may translate and allocate, and strerrorname_np is glibc's
  * alone (musl's loader could not resolve it): our own table of the errors
@@ -359,7 +365,7 @@ static void check_spawn_layout(void)
     }
     STORE(g_spawn_layout, known);
     if (known != 1)
-        say(2, "posix_spawn: glibc's file action layout is not the known one", NULL);
+        say(2, "posix_spawn: glibc's file action layout is not the known one");
 }
 
 /* With the layout unknown, a caller without file actions of its own gets
@@ -376,7 +382,7 @@ static void check_versions(void)
 {
     void *old = dlvsym(RTLD_NEXT, "posix_spawn", "GLIBC_2.2.5");
     if (old && old == (void *)REAL(posix_spawn))
-        say(2, "posix_spawn: the default version is the GLIBC_2.2.5 compatibility one", NULL);
+        say(2, "posix_spawn: the default version is the GLIBC_2.2.5 compatibility one");
 }
 
 struct io_lock { int lock; int cnt; void *owner; };
@@ -397,7 +403,7 @@ static void check_stdio_lock(void)
     funlockfile(stdout);
     g_stdio_lock_known = free_ == NULL && held == self && stdout_lock_owner() == NULL;
     if (!g_stdio_lock_known)
-        say(2, "stdio: glibc's FILE lock layout is not the known one", NULL);
+        say(2, "stdio: glibc's FILE lock layout is not the known one");
 }
 
 /* Is stdout's lock held by this very thread?  Then this call interrupted
@@ -472,9 +478,9 @@ static int is_copy(int fd)
 /* Only a root program raises its hard limit past what the constructor saw. */
 static void copy_untracked(int fd)
 {
-    char numbuf[24];
-    say(1, "descriptor ", NUM(fd), " is a copy of the diverted stdout beyond the ",
-        NUM(g_tracked), " the library tracks: it stays diverted", NULL);
+    char numbuf[24], limit[24];
+    say(1, "descriptor ", NUM(fd), " is a copy of the diversion beyond the ",
+        NUM_IN(limit, g_tracked), " descriptors the library tracks: it stays on the diversion");
 }
 
 static void set_copy(int fd, int on)
@@ -564,7 +570,7 @@ static int is_private(int fd)
 /* The program wants the number a private descriptor sits on: move it. */
 static void move_private(int fd)
 {
-    char numbuf[24];
+    char numbuf[24], to[24];
     int held = lock_wire(), moved = -2;
     int *which = fd == LOAD(g_wire) ? &g_wire : fd == LOAD(g_div) ? &g_div : NULL;
     if (which) {
@@ -577,9 +583,9 @@ static void move_private(int fd)
     int err = errno;
     unlock_wire(held);
     if (moved == -1)
-        say(1, "cannot move a private descriptor off ", NUM(fd), ": ", err_name(err), NULL);
+        say(1, "cannot move a private descriptor off ", NUM(fd), ": ", err_name(err));
     else if (moved >= 0)
-        say(3, "moved descriptor ", NUM(fd), " to ", NUM(moved), NULL);
+        say(3, "moved descriptor ", NUM(fd), " to ", NUM_IN(to, moved));
 }
 
 /* Let the private descriptors go: the number is cleared before it is
@@ -607,7 +613,7 @@ static void drop_privates(void)
 static void flush_stdout(void)
 {
     if (stdout_locked_here()) {
-        say(3, "stdout is in use by the code this call interrupted: not flushed", NULL);
+        say(3, "stdout is in use by the code this call interrupted: not flushed");
         return;
     }
     for (int tries = 0; tries < 100; tries++) {
@@ -618,7 +624,7 @@ static void flush_stdout(void)
         }
         sched_yield();
     }
-    say(3, "stdout is locked by another thread: not flushed", NULL);
+    say(3, "stdout is locked by another thread: not flushed");
 }
 
 /* Node marks its stdout O_NONBLOCK when it starts: that belongs to the
@@ -642,9 +648,9 @@ static void point_copy_at_wire(int fd, int wire)
         return;   /* closed behind our back and reused */
     int fl = REAL(fcntl)(fd, F_GETFD);
     if (REAL(dup3)(wire, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
-        say(1, "cannot put descriptor ", NUM(fd), " on the wire: ", err_name(errno), NULL);
+        say(1, "cannot put descriptor ", NUM(fd), " on the wire: ", err_name(errno));
     else
-        say(3, "descriptor ", NUM(fd), " follows fd 1 onto the wire", NULL);
+        say(3, "descriptor ", NUM(fd), " follows stdout onto the wire");
 }
 
 /* Calls fn(fd, arg) for each copy of the diversion in [first, last]. */
@@ -668,6 +674,21 @@ static void point_copies_at_wire(int wire)
 }
 
 static void wait_drained(void);
+/* What reached the diversion through the fail-safe's write interposers
+ * (write, writev, pwrite, send... below), counted there while the gate is
+ * shut.  C stdio writes its buffer with glibc-internal calls that no
+ * interposer sees (a full buffer, the flush as the gate opens): those bytes
+ * reach the diversion too but are not counted, hence "at least". */
+static unsigned long long g_div_bytes, g_div_lines;
+
+/* One line, as the gate opens, sums up what the diversion took. */
+static void diverted_summary(void)
+{
+    char numbuf[24], lines[24];
+    unsigned long long n = LOAD(g_div_lines);
+    say(2, "diverted to ", g_div_name, ": at least ", NUM(LOAD(g_div_bytes)), " bytes in ",
+        NUM_IN(lines, n), n == 1 ? " line" : " lines");
+}
 
 /* eof: 1 at end of input; GATE_BY_ANSWER when the fail-safe saw an answer. */
 #define GATE_BY_ANSWER 2
@@ -702,7 +723,7 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
         int fl = REAL(fcntl)(1, F_GETFD);
         carry_nonblock(wire);
         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) {
-            say(1, "cannot put stdout back on the wire: ", err_name(errno), NULL);
+            say(1, "cannot put stdout back on the wire: ", err_name(errno));
             _exit(1);
         }
     }
@@ -714,18 +735,19 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
     STORE(g_state, GATE_OPEN);
     unlock_wire(held);
     if (!how) {
-        say(2, "gate opened by handshake", NULL);
+        say(2, "gate opened by handshake");
     } else if (eof == GATE_BY_ANSWER) {
         say(1, "the server answered before stdiogate saw the client's first message end "
                "(stdin was read in a way stdiogate cannot see, or by another process): gate "
                "opened at the answer; to guard startup output without that, have the server set "
-               HANDSHAKE "=1 when it is ready, or use --strict", NULL);
-        say(2, "gate opened by ", how, ": the server answered", NULL);
+               HANDSHAKE "=1 when it is ready, or use --strict");
+        say(2, "gate opened by ", how, ": the server answered");
     } else if (eof) {
-        say(2, "gate opened by ", how, " at end of input", NULL);
+        say(2, "gate opened by ", how, " at end of input");
     } else {
-        say(2, "gate opened by ", how, " after ", NUM(bytes), " bytes", NULL);
+        say(2, "gate opened by ", how, " after ", NUM(bytes), " bytes");
     }
+    diverted_summary();
     errno = saved;
 }
 
@@ -745,7 +767,7 @@ static void release_if_unused(void)
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         drop_privates();
         STORE(g_state, GATE_OPEN);
-        say(3, "stdout is the program's own now: letting the wire go", NULL);
+        say(3, "nothing points at the diversion any more: the kept wire is closed");
     }
     unlock_wire(held);
 }
@@ -806,7 +828,7 @@ static void feed(const void *p, size_t n, const char *how)
     __atomic_store_n(&g_detect_busy, 0, __ATOMIC_RELEASE);
     if (g_level >= 4) {
         char numbuf[24];
-        say(4, how, " read ", NUM(n), " bytes of stdin", NULL);
+        say(4, how, ": ", NUM(n), " bytes from stdin");
     }
     if (done)
         open_gate(how, total, n == 0);
@@ -1253,8 +1275,7 @@ __attribute__((noreturn)) static void drain(struct drain_state *d)
     unsigned long long lost = LOAD(d->dropped) + (alive ? len : 0);
     struct pollfd e = { 2, POLLOUT, 0 };
     if (lost && alive && poll(&e, 1, 5000) == 1 && (e.revents & POLLOUT))
-        say(1, NUM(lost), " bytes of startup output were dropped: stderr was full (nobody read it)",
-            NULL);
+        say(1, NUM(lost), " bytes of startup output were dropped: stderr was full (nobody read it)");
     _exit(0);
 }
 
@@ -1336,7 +1357,7 @@ static void divert(void)
     int drained = 0;
 
     if (wire < 0) {
-        say(1, "cannot keep the wire (", err_name(errno), "): stdout left as it is", NULL);
+        say(1, "cannot keep the wire (", err_name(errno), "): stdout left as it is");
         return;
     }
     /* /dev/null may land on a closed fd 0 or 2 for a moment: it is closed
@@ -1349,7 +1370,7 @@ static void divert(void)
             struct stat st;
             if (fstat(2, &st) == 0 && S_ISREG(st.st_mode)) {
                 say(1, "cannot start the drain process (", err_name(errno),
-                    "): startup output goes to /dev/null", NULL);
+                    "): startup output goes to /dev/null");
                 to_stderr = 0;
             }
             target = 2;
@@ -1359,7 +1380,7 @@ static void divert(void)
         target = open("/dev/null", O_WRONLY | O_CLOEXEC);
     int ours = !to_stderr || drained;   /* a descriptor to close after the dup2 */
     if (target < 0) {
-        say(1, "cannot open /dev/null (", err_name(errno), "): stdout left as it is", NULL);
+        say(1, "cannot open /dev/null (", err_name(errno), "): stdout left as it is");
         REAL(close)(wire);
         return;
     }
@@ -1368,7 +1389,7 @@ static void divert(void)
     if (ours)
         REAL(close)(target);
     if (r < 0) {
-        say(1, "cannot divert stdout (", err_name(err), "): stdout left as it is", NULL);
+        say(1, "cannot divert stdout (", err_name(err), "): stdout left as it is");
         REAL(close)(wire);
         return;
     }
@@ -1385,10 +1406,11 @@ static void divert(void)
     g_pid = getpid();
     pthread_atfork(NULL, NULL, atfork_child);
     STORE(g_state, GATE_SHUT);
-    say(2, "diverting stdout to ", to_stderr ? "stderr" : "/dev/null", NULL);
+    g_div_name = to_stderr ? "stderr" : "/dev/null";
+    say(2, "diverting stdout to ", g_div_name);
     if (drained)
-        say(3, "through a drain process", NULL);
-    say(3, "the wire is kept at descriptor ", NUM(wire), NULL);
+        say(3, "through a drain process");
+    say(3, "the wire is kept at descriptor ", NUM(wire));
 }
 
 /* A process that exits while diverted: its startup output is in the log
@@ -1426,7 +1448,7 @@ static void set_level(void)
     g_level = !digits ? 1 : negative ? 0 : value;
     fixed[sizeof fixed - 2] = (char)('0' + g_level);
     say(1, "STDIOGATE_DEBUG=", d, " is not a level from 0 to 4: using ",
-        fixed + sizeof fixed - 2, NULL);
+        fixed + sizeof fixed - 2);
     putenv(fixed);
 }
 
@@ -1442,10 +1464,10 @@ __attribute__((constructor)) static void stdiogate_init(void)
 
     set_level();
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
-    say(3, "libstdiogate.so version " STDIOGATE_VERSION, NULL);
+    say(3, "libstdiogate.so version " STDIOGATE_VERSION);
     if (is_go_program()) {
         /* The marker stays: the programs it starts may take part. */
-        say(2, "Go program: not diverting", NULL);
+        say(2, "Go program: not diverting");
         return;
     }
     struct identity wire;
@@ -1456,7 +1478,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
          * the wrapper's inspector has warned already where Bun is COMMAND,
          * and under --strict the filter guards it.) */
         say(2, "Bun program: not diverting (it reads stdin and writes stdout with raw system "
-               "calls), so its own stdout is not guarded; use --strict", NULL);
+               "calls), so its own stdout is not guarded; use --strict");
         return;
     }
     size_t len = strlen(m);
@@ -1466,16 +1488,16 @@ __attribute__((constructor)) static void stdiogate_init(void)
     }
     unsetenv(MARKER);
     if (!valid) {
-        say(1, "ignoring a malformed " MARKER, NULL);
+        say(1, "ignoring a malformed " MARKER);
         return;
     }
     if (!is(1, &wire)) {
-        say(3, "stdout is not the wire: pass-through", NULL);
+        say(3, "stdout is not the wire: not diverting");
         return;
     }
     const char *h = getenv(HANDSHAKE);
     if (h && strcmp(h, "1") == 0) {
-        say(2, HANDSHAKE "=1 already: not diverting", NULL);
+        say(2, HANDSHAKE "=1 already: not diverting");
         return;
     }
     g_wire_id = wire;
@@ -1742,7 +1764,7 @@ static void refill_feed(struct refill_view *v, FILE *fp, const char *point, cons
     }
     long long kept = base && end >= base ? (long long)(end - base) : 0;
     if (got > 0 && (v->partial || !base || (got > kept && !one_refill))) {
-        say(3, how, " read more than one buffer fill in one call", NULL);
+        say(3, how, ": more than one buffer fill from stdin in one call");
         open_gate(how, g_detect_bytes, 0);
         return;
     }
@@ -1914,6 +1936,32 @@ static void open_by_answer(const char *how)
         sched_yield();
 }
 
+/* The first r bytes of iov went to the diversion: counted for
+ * diverted_summary(), and traced at level 4.  Only this shut path pays. */
+static void count_diverted(const struct iovec *iov, int cnt, ssize_t r, const char *how)
+{
+    unsigned long long lines = 0;
+    size_t left = r > 0 ? (size_t)r : 0;
+
+    if (left == 0)
+        return;
+    for (int i = 0; i < cnt && left; i++) {
+        size_t len = iov[i].iov_len < left ? iov[i].iov_len : left;
+        const char *p = iov[i].iov_base, *end = p + len;
+        while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+            lines++;
+            p++;
+        }
+        left -= len;
+    }
+    __atomic_add_fetch(&g_div_bytes, (unsigned long long)r, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&g_div_lines, lines, __ATOMIC_RELAXED);
+    if (g_level >= 4) {
+        char numbuf[24];
+        say(4, how, ": ", NUM(r), " bytes to the diversion");
+    }
+}
+
 /* Does this call go to the diversion while the gate is shut?  A vfork
  * child writes no shared state: its writes go where they point. */
 static int to_diversion(int fd)
@@ -1939,6 +1987,7 @@ static int answered(struct put *c, const struct iovec *iov, int cnt, const char 
     size_t start = (size_t)a.start, total = iov_total(iov, cnt);
     if (start > 0) {
         ssize_t r = put_range(c, iov, cnt, 0, start, 0);
+        count_diverted(iov, cnt, r, how);
         if (r < (ssize_t)start) {
             *ret = r;   /* the program will write the rest again */
             return 1;
@@ -1961,9 +2010,13 @@ static int answered(struct put *c, const struct iovec *iov, int cnt, const char 
         struct iovec v = { (void *)buf, n };                                    \
         struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         ssize_t r;                                                              \
-        if (to_diversion(fd) && answered(&c, &v, 1, #name, &r))                 \
+        if (!to_diversion(fd))                                                  \
+            return REAL(name) args;                                             \
+        if (answered(&c, &v, 1, #name, &r))                                     \
             return r;                                                           \
-        return REAL(name) args;                                                 \
+        r = REAL(name) args;                                                    \
+        count_diverted(&v, 1, r, #name);                                        \
+        return r;                                                               \
     })
 FD_WRITER(write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
 FD_WRITER(__write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
@@ -1975,9 +2028,13 @@ FD_WRITER(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, 
     WRITER(ssize_t, name, params, args, {                                       \
         struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         ssize_t r;                                                              \
-        if (to_diversion(fd) && answered(&c, iov, cnt, #name, &r))              \
+        if (!to_diversion(fd))                                                  \
+            return REAL(name) args;                                             \
+        if (answered(&c, iov, cnt, #name, &r))                                  \
             return r;                                                           \
-        return REAL(name) args;                                                 \
+        r = REAL(name) args;                                                    \
+        count_diverted(iov, cnt, r, #name);                                     \
+        return r;                                                               \
     })
 IOV_WRITER(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), PUT_WRITE, 0)
 IOV_WRITER(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off),
@@ -1996,7 +2053,9 @@ static ssize_t send_diverted(struct put *c, const struct iovec *iov, int cnt, co
     ssize_t r;
     if (answered(c, iov, cnt, how, &r))
         return r;
-    return put_range(c, iov, cnt, 0, iov_total(iov, cnt), 0);
+    r = put_range(c, iov, cnt, 0, iov_total(iov, cnt), 0);
+    count_diverted(iov, cnt, r, how);
+    return r;
 }
 
 #define SEND_WRITER(name, params, args, address, address_len)                   \
@@ -2052,6 +2111,8 @@ static void answer_in_stdout(const char *how)
                 break;
             done += (size_t)r;
         }
+        struct iovec junk = { base, done };
+        count_diverted(&junk, 1, (ssize_t)done, how);
         memmove(base, base + done, len - done);
         fp->_IO_write_ptr = base;               /* hidden from the gate's flush */
         if (done == start)
@@ -2118,9 +2179,9 @@ static void note_copy(int oldfd, int newfd)
         set_copy(newfd, div);
     unlock_wire(held);
     if (div && newfd != 1)
-        say(3, "descriptor ", NUM(newfd), " is a copy of the diverted stdout", NULL);
+        say(3, "descriptor ", NUM(newfd), " is a copy of the diversion");
     else if (newfd == 1)
-        say(3, div ? "fd 1 points at the diversion again" : "fd 1 is the program's now", NULL);
+        say(3, div ? "stdout points at the diversion again" : "stdout is the program's now");
     if (!div)
         release_if_unused();
 }
@@ -2459,12 +2520,12 @@ static void point_one_at_wire(struct reopened *e)
     if (e->flags >= 0)   /* a copy of the diversion: stderr gets its mode back */
         REAL(fcntl)(prog, F_SETFL, e->flags);
     if (REAL(dup3)(wire, prog, (fd > 0 && (fd & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
-        say(1, "cannot put descriptor ", NUM(prog), " on the wire: ", err_name(errno), NULL);
+        say(1, "cannot put descriptor ", NUM(prog), " on the wire: ", err_name(errno));
     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
         say(1, "cannot register descriptor ", NUM(prog), " with epoll again: ",
-            err_name(errno), NULL);
+            err_name(errno));
     else
-        say(3, "descriptor ", NUM(prog), " opened by name is on the wire now", NULL);
+        say(3, "descriptor ", NUM(prog), " opened by name is on the wire now");
 }
 
 /* open_gate, under the wire lock, after the copies: each stand-in the
@@ -2634,15 +2695,14 @@ static int open_by_name(int named, const char *path, int flags, mode_t mode)
     }
     unlock_wire(held);
     if (e) {
-        say(3, path, " opened as descriptor ", NUM(prog), ": the diversion until the gate opens",
-            NULL);
+        say(3, path, " opened as descriptor ", NUM(prog), ": the diversion until the gate opens");
         return prog;
     }
     if (standin >= 0)
         REAL(close)(standin);
     /* The gate opened meanwhile, or no room: the wire, at once. */
     if (shut())
-        say(1, "no room to keep the wire for ", path, ": it is the wire already", NULL);
+        say(1, "no descriptor to spare for ", path, ": it is the wire at once");
     if (shared >= 0)
         REAL(fcntl)(prog, F_SETFL, shared);
     int fd = REAL(fcntl)(prog, F_GETFD);
@@ -3001,7 +3061,7 @@ static void plan_exec(struct exec_plan *x, char *const *env, const char *what, i
     x->edit_env = (x->hand || has_stale || x->foreign) && x->n < MAX_ENV;
     if (x->foreign)
         say(x->hand ? 1 : 2, "exec: ", what, " has a loader that cannot load " LIB_NAME
-            ": it runs without it", x->hand ? ", unguarded" : "", NULL);
+            ": it runs without it", x->hand ? ", unguarded" : "");
     if (!x->edit_env)
         return;
     x->out = exec_buffer(x->small, sizeof x->small, (x->n + 2) * sizeof *x->out, &x->mapped);
@@ -3091,7 +3151,7 @@ static void exec_begin(struct exec_plan *x, const char *what)
     }
     unlock_wire(held);
     if (x->hand)
-        say(2, "exec: handing the wire to ", what ? what : "a program", NULL);
+        say(2, "exec: handing the wire to ", what ? what : "a program");
 }
 
 /* The exec failed: divert again, keep errno.  Unless the gate opened in
@@ -3306,10 +3366,10 @@ static int spawn_with(int search, pid_t *pid, const char *file,
         mine = spawn_actions(&c, &x, fa);
     if (mine) {
         fa = mine;
-        say(2, "exec: handing the wire to ", file, NULL);
+        say(2, "exec: handing the wire to ", file);
     } else if (x.hand && !fa && g_spawn_wire_only_fd >= 0 && g_spawn_wire_only_fd == LOAD(g_wire)) {
         fa = &g_spawn_wire_only;   /* unknown layout, no actions of the caller's */
-        say(2, "exec: handing the wire to ", file, NULL);
+        say(2, "exec: handing the wire to ", file);
     } else {
         exec_begin(&x, file);      /* unknown layout: the caller's fd 1, for the call */
     }

@@ -30,6 +30,22 @@ assert_prefix_pid() {
     [ "$(grep -n 'gate opened' "$ERR" | cut -d: -f1)" -gt "$(grep -n write-junk "$ERR" | cut -d: -f1)" ]
 }
 
+# write-junk is 11 bytes, 1 line, by write(2): counted; printf-junk sits in
+# C stdio's buffer and is flushed by glibc itself: on stderr, not counted.
+@test "diagnostics: level 2 sums up in one line what the diversion took, counting what went through write" {
+    JUNK=(write-junk printf-junk)
+    STDIOGATE_DEBUG=2 diverted --line "$INIT" -- "$SRV" read write write printf stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    [ "$(grep -c '^write-junk$' "$ERR")" -eq 2 ] || { show_run; false; }
+    assert_stderr_has "diverted to stderr: at least 22 bytes in 2 lines"
+    [ "$(grep -c 'diverted to' "$ERR")" -eq 1 ] || { show_run; false; }
+    # it follows the gate's opening
+    [ "$(grep -n 'diverted to' "$ERR" | cut -d: -f1)" -gt "$(grep -n 'gate opened' "$ERR" | cut -d: -f1)" ]
+    STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write printf stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "diverted to /dev/null: at least 11 bytes in 1 line"
+}
+
 @test "diagnostics: level 2 with --discard semantics says /dev/null" {
     STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write stderr-mark
     assert_status 0
@@ -66,6 +82,31 @@ assert_prefix_pid() {
         assert_stderr_has "gate opened by __getdelim"
         assert_prefix_pid
     done
+}
+
+# Level 3: decisions and descriptor moves, once per event.  Level 4 adds a
+# per-call trace: each read of stdin and each write to the diversion.
+@test "diagnostics: level 3 traces events, level 4 adds every read of stdin and write to the diversion" {
+    local three=(
+        "the wire is kept at descriptor "
+        "libstdiogate.so version "
+    ) four=(
+        "read: $((${#INIT} + 1)) bytes from stdin"
+        "write: 11 bytes to the diversion"
+    )
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_lacks "${three[@]}" "${four[@]}"
+    STDIOGATE_DEBUG=3 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "${three[@]}"
+    assert_stderr_lacks "${four[@]}"
+    STDIOGATE_DEBUG=4 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_has "${three[@]}" "${four[@]}"
+    # once per call: one write-junk, one trace line for it
+    [ "$(grep -c 'bytes to the diversion' "$ERR")" -eq 1 ] || { show_run; false; }
+    assert_prefix_pid
 }
 
 @test "diagnostics: a bad STDIOGATE_DEBUG value does not break the server" {

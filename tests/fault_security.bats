@@ -52,17 +52,17 @@ not_the_wire() {    # not_the_wire OPT...  (fault_exec options naming the marker
     # fd 1 got exactly what it gets without the library, junk and frame
     cmp "$plain" "$OUT" || { show_run; false; }
     assert_stdout_has junk-write junk-printf "$(frame basic)"
-    assert_stderr_lacks junk-write junk-printf '"jsonrpc"' "diverting"
+    assert_stderr_lacks junk-write junk-printf '"jsonrpc"' "diverting stdout"
 }
 
 @test "security: marker naming stderr's file: no diversion, nothing written elsewhere" {
     not_the_wire --marker-of 2
-    assert_stderr_has "stdout is not the wire"
+    assert_stderr_has "stdout is not the wire: not diverting"
 }
 
 @test "security: marker naming stdin's file: no diversion" {
     not_the_wire --marker-of 0
-    assert_stderr_has "stdout is not the wire"
+    assert_stderr_has "stdout is not the wire: not diverting"
 }
 
 @test "security: marker naming another pipe: no diversion" {
@@ -70,7 +70,7 @@ not_the_wire() {    # not_the_wire OPT...  (fault_exec options naming the marker
     id=$( (stat -L -c %d:%i /proc/$BASHPID/fd/1) | cat)     # fd 1 of a subshell: a pipe
     [ -n "$id" ]
     not_the_wire --marker "$id"
-    assert_stderr_has "stdout is not the wire"
+    assert_stderr_has "stdout is not the wire: not diverting"
 }
 
 @test "security: malformed markers are ignored (pass-through)" {
