@@ -48,6 +48,7 @@ setup() {
 }
 
 @test "stderr a log file opened for appending (2>>): earlier lines kept, the junk appended before the server is gone" {
+    cd "$BATS_TEST_TMPDIR"   # (server.log and out, not in the source tree)
     printf 'earlier line\n' >server.log
     printf '%s\n' "$INIT" | timeout 20 "$STDIOGATE_WRAPPER" "$PYTHON" "$PYSRV" 2>>server.log | cat >out
     [ "$(cat out)" = "$ANSWER" ]
