@@ -47,13 +47,15 @@
 #include <unistd.h>
 
 #include "detect.h"
+#include "stall.h"
 
 #define WIRE 1
 #define READ_SIZE (256 * 1024)
 #define IOV_MAX_BATCH 64
 #define JUNK_BACKLOG (1024 * 1024)
-/* A stderr that takes nothing for this long is taken as read by nobody. */
-#define STALL_MS 5000
+/* A stderr that takes nothing for this long is taken as read by nobody
+ * (stall.h: the drain in shim.c uses the same rule). */
+#define STALL_MS SG_STALL_MS
 
 static int g_level = 1;
 

@@ -59,6 +59,7 @@
 
 #include "detect.h"
 #include "inspect.h"
+#include "stall.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -1159,9 +1160,13 @@ static void map_copies(void)
  * it must never block (a stderr pipe that nobody reads fills at 64 KiB,
  * where unwrapped the bytes went to a client that skips bad lines).  Unless
  * stderr is a character device, fd 1 becomes a pipe that a small drain
- * process copies to stderr: it keeps up to DRAIN_SIZE bytes while stderr is
- * full, drops what does not fit and reports the count; a dead stderr makes
- * it drop everything (no SIGPIPE for the server).  It is forked twice, so
+ * process copies to stderr.  While stderr takes bytes, however slowly,
+ * nothing is lost: with DRAIN_SIZE bytes held, the drain stops reading the
+ * pipe and the server waits, as it would on a slow client unwrapped.  Only
+ * a stderr that has taken no byte for SG_STALL_MS (stall.h, the filter's
+ * rule too) makes it read and drop, counting, until stderr takes again; a
+ * dead stderr makes it drop everything at once (no SIGPIPE for the
+ * server).  The count is reported at the end.  It is forked twice, so
  * that the server's wait() never sees it, and ends when the last copy of
  * the pipe's write end is closed: when the gate opens, at exec (the wire is
  * handed on), or at exit.  Those three wait, bounded, until what was written
@@ -1169,6 +1174,9 @@ static void map_copies(void)
  * server is gone. */
 
 #define DRAIN_SIZE 65536
+/* Shorter than SG_STALL_MS: a stderr that nobody reads delays the gate by
+ * this at most, not by the stall verdict; a slow one gets this long to
+ * take what is queued before the gate opens (the rest follows, not lost). */
 #define DRAIN_WAIT_MS 2000
 
 /* Shared with the drain process (a MAP_SHARED page). */
@@ -1191,8 +1199,9 @@ static void drain_settle(struct drain_state *d, size_t *head, size_t *len, size_
     __atomic_add_fetch(&d->settled, (unsigned long long)n, __ATOMIC_RELEASE);
 }
 
-static void drain_out(struct drain_state *d, const char *buf, size_t *head, size_t *len,
-                      int kind, int *alive)
+/* Returns whether stderr took some bytes. */
+static int drain_out(struct drain_state *d, const char *buf, size_t *head, size_t *len,
+                     int kind, int *alive)
 {
     size_t chunk = *len;
     if (kind != S_IFREG && chunk > 4096)
@@ -1200,15 +1209,25 @@ static void drain_out(struct drain_state *d, const char *buf, size_t *head, size
     ssize_t w = kind == S_IFSOCK ? send(2, buf + *head, chunk, MSG_DONTWAIT)
                                  : write(2, buf + *head, chunk);
     if (w < 0 && (errno == EAGAIN || errno == EINTR))
-        return;
+        return 0;
     if (w <= 0) {   /* stderr is gone: drop everything from now on */
         *alive = 0;
-        w = (ssize_t)*len;
-        __atomic_add_fetch(&d->dropped, (unsigned long long)w, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&d->dropped, (unsigned long long)*len, __ATOMIC_RELAXED);
+        drain_settle(d, head, len, *len);
+        return 0;
     }
     drain_settle(d, head, len, (size_t)w);
+    return 1;
 }
 
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Called with room in the buffer, or to drop: stderr dead or stalled. */
 static void drain_in(struct drain_state *d, char *buf, size_t *head, size_t *len, int alive,
                      int *open_in, short revents)
 {
@@ -1250,19 +1269,29 @@ __attribute__((noreturn)) static void drain(struct drain_state *d)
     char numbuf[24];
     size_t head = 0, len = 0;
     int open_in = 1, alive = 1;
+    long long moved = now_ms();  /* stderr last took a byte, or had none to take */
     struct stat st;
     int kind = fstat(2, &st) == 0 ? (int)(st.st_mode & S_IFMT) : 0;
 
     (void)signal(SIGPIPE, SIG_IGN);
     while (open_in || (len && alive)) {
-        struct pollfd p[2] = { { open_in ? 0 : -1, POLLIN, 0 }, { len && alive ? 2 : -1, POLLOUT, 0 } };
-        int r = poll(p, 2, open_in ? -1 : 5000);
+        if (!len)
+            moved = now_ms();
+        long long left = moved + SG_STALL_MS - now_ms();
+        /* Full and stderr still within its time: the server waits. */
+        int hold = alive && len == DRAIN_SIZE && left > 0;
+        struct pollfd p[2] = { { open_in && !hold ? 0 : -1, POLLIN, 0 },
+                               { len && alive ? 2 : -1, POLLOUT, 0 } };
+        int r = poll(p, 2, !open_in ? SG_STALL_MS : hold ? (int)left : -1);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
-            break;  /* stderr has not moved for 5 s after the end: give up */
+        if (r < 0 || (r == 0 && !open_in))
+            break;  /* stderr has not moved for SG_STALL_MS after the end: give up */
+        if (r == 0)
+            continue;   /* the stall verdict: read and drop from now on */
         if (p[1].revents & POLLOUT) {
-            drain_out(d, buf, &head, &len, kind, &alive);
+            if (drain_out(d, buf, &head, &len, kind, &alive))
+                moved = now_ms();
         } else if (p[1].revents) {   /* stderr hung up or failed */
             alive = 0;
             __atomic_add_fetch(&d->dropped, (unsigned long long)len, __ATOMIC_RELAXED);
@@ -1274,7 +1303,7 @@ __attribute__((noreturn)) static void drain(struct drain_state *d)
     }
     unsigned long long lost = LOAD(d->dropped) + (alive ? len : 0);
     struct pollfd e = { 2, POLLOUT, 0 };
-    if (lost && alive && poll(&e, 1, 5000) == 1 && (e.revents & POLLOUT))
+    if (lost && alive && poll(&e, 1, SG_STALL_MS) == 1 && (e.revents & POLLOUT))
         say(1, NUM(lost), " bytes of startup output were dropped: stderr was full (nobody read it)");
     _exit(0);
 }

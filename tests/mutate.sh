@@ -107,7 +107,9 @@ reopen-copies-unknown | the program's copies of a stand-in are not the diversion
 reopen-file-reopened | a stand-in for a stderr that is a file is a new open file of it (written from offset 0, over the log) |     if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) { |     if (fstat(fd, &st) == 0) {
 no-drain | the diversion is stderr itself whatever it is (a log file, a pipe nobody reads) |     if (to_stderr && stderr_needs_drain()) { |     if (0 && stderr_needs_drain()) {
 no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_div_id))\n        return; |     if (1)\n        return;
-drain-blocks | the drain writes to stderr without asking whether it would block |         if (p[1].revents & POLLOUT) {\n            drain_out( |         if (len && alive) {\n            drain_out(
+drain-blocks | the drain writes to stderr without asking whether it would block |         if (p[1].revents & POLLOUT) {\n            if (drain_out( |         if (len && alive) {\n            if (drain_out(
+drain-drops-when-full | the drain drops what its full buffer cannot hold at once, stderr's reader alive or not |         int hold = alive && len == DRAIN_SIZE && left > 0; |         int hold = 0 && left > 0;
+drain-never-drops | the drain never gives up on a stderr that takes nothing (the server blocks for good) |         int hold = alive && len == DRAIN_SIZE && left > 0; |         int hold = alive && len == DRAIN_SIZE; left = -1;
 strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && strcmp(e, g_marker) == 0; |     return is_marker(e);
 musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     return path[0] && runs_foreign_loader(path); |     return 0 && runs_foreign_loader(path);
 debug-not-fixed | an invalid STDIOGATE_DEBUG is warned about in every process of the tree |     putenv(fixed); |     (void)fixed;

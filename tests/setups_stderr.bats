@@ -6,7 +6,9 @@
 #   program accepts as its stdout (asyncio's pipe transport refuses a
 #   regular file), and the startup output must reach the file, all of it.
 # - stderr a pipe nobody reads while the server runs: the server must never
-#   block on the diversion; what does not fit is dropped and counted.
+#   block on the diversion for good: once stderr has taken nothing for 5 s
+#   (stall.h), what does not fit is dropped and counted.
+# - stderr a pipe read slowly: nothing is lost; the server waits for it.
 # Each over pipes and over sockets (as Node-based clients give).
 
 bats_require_minimum_version 1.5.0
@@ -46,6 +48,7 @@ setup() {
 }
 
 @test "stderr a log file opened for appending (2>>): earlier lines kept, the junk appended before the server is gone" {
+    cd "$BATS_TEST_TMPDIR"   # (server.log and out, not in the source tree)
     printf 'earlier line\n' >server.log
     printf '%s\n' "$INIT" | timeout 20 "$STDIOGATE_WRAPPER" "$PYTHON" "$PYSRV" 2>>server.log | cat >out
     [ "$(cat out)" = "$ANSWER" ]
@@ -79,7 +82,8 @@ setup() {
 @test "stderr a pipe nobody reads: a server printing 1 MiB before its first read answers; the loss is counted" {
     for sockets in "" --sockets; do
         JUNK=("setups-junk 00000000")
-        both $sockets --stderr-late --line "$INIT" -- "$SRV" 1048576
+        # the server waits once for the stall verdict (5 s): well within 30 s
+        both $sockets --stderr-late --timeout 30 --line "$INIT" -- "$SRV" 1048576
         assert_status 0
         assert_frames "$ANSWER"
         assert_stderr_has "setups-junk 00000000"
@@ -101,4 +105,32 @@ setup() {
     assert_junk_on_stderr
     [ "$(grep -c '^setups-junk' "$ERR")" -eq 1000 ] || { show_run; false; }
     assert_stderr_lacks "dropped"
+}
+
+# --- stderr a pipe read slowly (a live reader behind the server)
+
+# Reads stdin 1 KiB at a time with a pause between reads: slower than the
+# server writes, so the drain finds stderr full again and again.
+SLOW_READER='
+import os, sys, time
+while True:
+    b = os.read(0, 1024)
+    if not b:
+        break
+    os.write(1, b)
+    time.sleep(0.0002)
+'
+
+@test "stderr a pipe read slowly: 16 MiB of startup output all reach stderr, byte-exact; nothing dropped" {
+    n=16777216
+    # unwrapped, all of it is on stdout
+    "$SRV" $n </dev/null >"$BATS_TEST_TMPDIR/want"
+    [ "$(wc -c <"$BATS_TEST_TMPDIR/want")" -eq $n ]
+    printf '%s\n' "$INIT" | {
+        timeout 120 "$STDIOGATE_WRAPPER" "$SRV" $n 2>&1 >"$BATS_TEST_TMPDIR/out" |
+            timeout 120 "$PYTHON" -c "$SLOW_READER" >"$BATS_TEST_TMPDIR/err"
+    }
+    [ "$(cat "$BATS_TEST_TMPDIR/out")" = "$ANSWER" ] || { head -c 300 "$BATS_TEST_TMPDIR/out"; false; }
+    if grep -a 'dropped' "$BATS_TEST_TMPDIR/err"; then false; fi
+    cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/err"
 }
