@@ -28,11 +28,16 @@ bench-bins: $(BENCH_PROGS)
 # Build the library only when measuring the one in this tree.
 bench: bench-bins $(if $(filter $(CURDIR)/$(LIB),$(BENCH_LIB)),$(LIB))
 	BENCH_CPU=$(BENCH_CPU) BENCH_ALT_LIB=$(BENCH_ALT_LIB) $(BENCH_PYTHON) bench/run.py --lib '$(BENCH_LIB)' $(if $(filter 1,$(BENCH_QUICK)),--quick)
+	$(MAKE) -s bench-start
+
+# The wrapper's start cost against stdbuf's (bench/start.py; bench/out/start.md).
+bench-start: all
+	BENCH_CPU=$(BENCH_CPU) $(BENCH_PYTHON) bench/start.py $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
 bench-clean:
 	rm -rf $(BENCH_BIN) bench/out
 
-.PHONY: bench bench-bins bench-clean
+.PHONY: bench bench-bins bench-clean bench-start
 
 # Strict mode (stdiogate-filter): a separate item, bench/strict.py; report in
 # bench/out/strict.md.  BENCH_QUICK=1 and BENCH_CPU as above.

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/start.py - what the wrapper costs per server start (issue 14's target).
+
+Each round starts every variant once, in a rotated order, with stdout and
+stderr pipes (as a client gives them) that are read to the end:
+
+    /bin/true                      bare
+    stdbuf -o0 /bin/true           coreutils' wrapper, the reference
+    ./stdiogate /bin/true          the default mode (inspector, eval, preload)
+    ./stdiogate --strict /bin/true strict mode (the filter started as well)
+
+Wall time from just before the spawn to the child's exit, pinned to one CPU
+(BENCH_CPU, default the last one; "none" leaves it floating).  The verdict
+is the median of the per-round ratios stdiogate / stdbuf, with a
+distribution-free 95% confidence interval.  Report: stdout and
+bench/out/start.md.
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+WRAPPER = os.path.join(ROOT, "stdiogate")
+TARGET = 2.0
+
+
+def median_ci(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    k = max(int((n - 1.96 * n ** 0.5) / 2), 0)
+    return xs[k], xs[n - 1 - k]
+
+
+def run_once(argv, env):
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
+    out, err = p.communicate()
+    t1 = time.perf_counter()
+    if p.returncode != 0:
+        sys.exit(f"bench/start.py: {argv} exited {p.returncode}: {err.decode(errors='replace')}")
+    return (t1 - t0) * 1e3
+
+
+def main():
+    quick = "--quick" in sys.argv[1:]
+    rounds = 30 if quick else 400
+    cpu = os.environ.get("BENCH_CPU", "auto")
+    if cpu != "none":
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[-1] if cpu == "auto" else int(cpu)})
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("STDIOGATE_") and k != "LD_PRELOAD"}
+    true = "/bin/true"
+    variants = [("bare /bin/true", [true]),
+                ("stdbuf -o0 /bin/true", ["stdbuf", "-o0", true]),
+                ("./stdiogate /bin/true", [WRAPPER, true]),
+                ("./stdiogate --strict /bin/true", [WRAPPER, "--strict", true])]
+    times = {name: [] for name, _ in variants}
+    for _, argv in variants:          # warm the page cache
+        for _ in range(5):
+            run_once(argv, env)
+    for r in range(rounds):
+        order = variants[r % len(variants):] + variants[:r % len(variants)]
+        for name, argv in order:
+            times[name].append(run_once(argv, env))
+    ref = times["stdbuf -o0 /bin/true"]
+    lines = [f"### Wrapper start cost ({rounds} rounds, CPU {'floating' if cpu == 'none' else 'pinned'})",
+             "",
+             "| variant | median ms | min ms | / stdbuf (median of per-round ratios) | 95% CI |",
+             "| --- | ---: | ---: | ---: | --- |"]
+    verdict = ""
+    for name, _ in variants:
+        ts = times[name]
+        ratios = [a / b for a, b in zip(ts, ref)]
+        lo, hi = median_ci(ratios)
+        med = statistics.median(ratios)
+        lines.append(f"| {name} | {statistics.median(ts):.2f} | {min(ts):.2f} | {med:.2f} | "
+                     f"{lo:.2f}–{hi:.2f} |")
+        if name == "./stdiogate /bin/true":
+            verdict = (f"target ≤ {TARGET:.1f}× stdbuf: {'met' if hi <= TARGET else 'CI straddles the target' if lo <= TARGET else 'missed'}"
+                       f" ({med:.2f}×, CI {lo:.2f}–{hi:.2f})")
+    lines += ["", verdict, ""]
+    text = "\n".join(lines)
+    print(text)
+    os.makedirs(os.path.join(HERE, "out"), exist_ok=True)
+    with open(os.path.join(HERE, "out", "start.md"), "w") as f:
+        f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
