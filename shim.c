@@ -1483,13 +1483,16 @@ static void set_level(void)
 
 __attribute__((constructor)) static void stdiogate_init(void)
 {
+    /* Without the marker there is nothing to do (pass-through), whatever
+     * the process; looking first keeps getauxval's lazy binding off every
+     * process that merely inherits LD_PRELOAD. */
+    const char *m = getenv(MARKER);
+    if (!m)
+        return;     /* not under the wrapper, or not on the wire: pass-through */
     /* A program that gained privileges (setuid, file capabilities) takes no
      * decision from its environment: the library does nothing at all. */
     if (getauxval(AT_SECURE))
         return;
-    const char *m = getenv(MARKER);
-    if (!m)
-        return;     /* not under the wrapper, or not on the wire: pass-through */
 
     set_level();
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
