@@ -30,14 +30,14 @@ $(CHECK): $(CHECK_SRC) inspect.h detect.h stdiogate
 	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o $@ $(CHECK_SRC)
 
 $(FILTER): filter.c detect.h stall.h
-	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o $@ filter.c
+	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o $@ filter.c -pthread
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
 check-clang: shim.c detect.h $(CHECK_SRC) inspect.h stall.h filter.c
 	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) shim.c -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
-	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter.c
+	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter.c -pthread
 	rm -f clang-$(LIB) clang-$(CHECK) clang-$(FILTER)
 
 examples: $(EXAMPLES)
