@@ -406,11 +406,38 @@ static void wire_splice(int in, size_t len, unsigned char *buf)
     }
 }
 
+/* A message too large to hold is streaming.  Through 64 KiB pipes the
+ * server, the filter and the client each wake once per 64 KiB, and on one
+ * CPU those wake-ups cost more than the filter's copy: from here on the
+ * server's pipe and the wire hold BIG_PIPE.  Only a session that streams
+ * large messages pays the pages, and the server's writes can only block
+ * later, never sooner.  A pipe already as large is left alone; a refusal (a
+ * socket, the user's pipe pages at their limit) costs nothing. */
+#define BIG_PIPE (1024 * 1024)
+
+static void grow_pipe(int fd)
+{
+    int now = fcntl(fd, F_GETPIPE_SZ);
+    if (now > 0 && now < BIG_PIPE)
+        (void)fcntl(fd, F_SETPIPE_SZ, BIG_PIPE);
+}
+
+static void grow_pipes_once(int in)
+{
+    static int grown;
+    if (!grown) {
+        grown = 1;
+        grow_pipe(in);
+        grow_pipe(WIRE);
+    }
+}
+
 static int splice_line(int in, struct sg_stream *s, unsigned char *buf, size_t size)
 {
     unsigned long long body = sg_stream_body_left(s);
     if (g_splice.off || (!sg_stream_in_line(s) && body < SG_HOLD_MAX))
         return 0;
+    grow_pipes_once(in);
     if (body) {                 /* a frame's body needs no look at all */
         struct pollfd pfd = { .fd = in, .events = POLLIN };
         size_t len = body < size ? (size_t)body : size;
@@ -603,9 +630,6 @@ static int start_filter(enum sg_protocol protocol, int discard)
         say(1, "strict: cannot create a pipe (%s): running without the filter", strerror(errno));
         return 0;
     }
-    /* Fewer, larger hops for large messages (at most what the system allows
-     * an unprivileged pipe; the server's writes block later, never sooner). */
-    (void)fcntl(p[1], F_SETPIPE_SZ, 1024 * 1024);
     /* No signal handler of the caller's may run in the children before
      * the filter has set its own dispositions. */
     sigfillset(&all);

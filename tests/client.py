@@ -79,6 +79,8 @@ The command:
 
 Output:
   --out FILE         COMMAND's stdout bytes
+  --wire-size FILE   the capacity of the stdout pipe at the end (F_GETPIPE_SZ
+                     on this client's end), in decimal
   --err FILE         COMMAND's stderr bytes
   --timeout SECS     bound for every wait (default 20)
 """
@@ -127,7 +129,7 @@ def parse_args(argv):
         "frames": None, "framing": "line", "gate": False, "sockets": False,
         "close": [], "nofile": None, "one_socket": False, "stderr_file": False, "stderr_inherit": False, "stderr_late": False, "out": None, "err": None,
         "timeout": 20.0, "cmd": None,
-        "answers": {}, "eof_within": None, "session": False,
+        "answers": {}, "eof_within": None, "session": False, "wire_size": None,
     }
     i = 0
 
@@ -194,6 +196,8 @@ def parse_args(argv):
             o["stderr_late"] = True
         elif a == "--out":
             o["out"] = arg()
+        elif a == "--wire-size":
+            o["wire_size"] = arg()
         elif a == "--err":
             o["err"] = arg()
         elif a == "--timeout":
@@ -538,6 +542,9 @@ def run_session(o, out_path, err_path):
     with cond:
         out_bytes = out_r.buf
         err_bytes = err_r.buf if err_r is not None else b""
+    if o["wire_size"]:
+        with open(o["wire_size"], "w") as f:
+            f.write("%d\n" % fcntl.fcntl(out_ours, fcntl.F_GETPIPE_SZ))
     for fd in {out_ours, err_ours}:
         if fd is not None:
             try:

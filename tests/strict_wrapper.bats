@@ -97,6 +97,40 @@ SH
     [ -n "$filter" ] && [ "$ppid" != "$server" ]
 }
 
+# pipes FILE: strict_pipes.py writes FILE, unwrapped and under --strict;
+# sizes "START END WIRE" of each run in $plain and $strict
+pipes() {
+    local run
+    for run in plain strict; do
+        if [ $run = plain ]; then
+            ungated --frames 0 --wire-size "$BATS_TEST_TMPDIR/wire" -- "$PYTHON" "$FIX/strict_pipes.py" "$1"
+        else
+            gated --frames 0 --wire-size "$BATS_TEST_TMPDIR/wire" -- "$PYTHON" "$FIX/strict_pipes.py" "$1"
+        fi
+        assert_status 0
+        assert_file_stdout "$1"
+        printf -v "$run" '%s %s' "$(sed -n 's/^pipe //p' "$ERR" | paste -sd' ')" "$(cat "$BATS_TEST_TMPDIR/wire")"
+    done
+    echo "unwrapped: $plain; strict: $strict" >&2
+}
+
+@test "strict launcher: COMMAND's stdout starts as large as unwrapped, and small messages leave both pipes alone" {
+    strict_wrapper
+    printf '{"jsonrpc":"2.0","id":%d,"result":{}}\n' 1 2 3 >"$BATS_TEST_TMPDIR/small"
+    pipes "$BATS_TEST_TMPDIR/small"
+    [ "$plain" = "65536 65536 65536" ]
+    [ "$strict" = "$plain" ]
+}
+
+@test "strict launcher: a message too large to hold grows COMMAND's pipe and the wire to 1 MiB (fewer wake-ups)" {
+    strict_wrapper
+    big=$BATS_TEST_TMPDIR/big
+    { printf '{"jsonrpc":"2.0","id":1,"result":{"text":"'; head -c 524288 /dev/zero | tr '\0' x; printf '"}}\n'; } >"$big"
+    pipes "$big"
+    [ "$plain" = "65536 65536 65536" ]
+    [ "$strict" = "65536 1048576 1048576" ]
+}
+
 @test "strict launcher: COMMAND gets the caller's signal dispositions and mask (ignored SIGPIPE and SIGINT kept, a blocked signal kept)" {
     # the caller: ignores SIGPIPE and SIGINT, blocks SIGUSR1, then execs
     caller() {
