@@ -7,7 +7,8 @@ variants interleaved round by round (order rotated), medians of per-round
 ratios with a distribution-free 95% CI, an A/A row for the noise floor.
 Timed runs are pinned to one CPU (the client, the server and the filter
 alike: unpinned figures on 2 cores measure where the scheduler put each
-process).
+process).  Throughput is also measured with the client on one CPU and the
+server (with the filter) on the other, and not pinned.
 
   per message   bin/client, 10,000 sequential pings to bin/echo_server:
                 direct; through bin/relay (a bare read/write relay started as
@@ -15,7 +16,9 @@ process).
                 stdiogate-filter (strict); through `./stdiogate --strict`
   syscalls      strace -f of a strict run of 1,000 pings: read and write calls
                 of the filter process itself
-  throughput    ten 8 MiB answers: direct, relay, strict
+  throughput    ten 8 MiB answers: direct, relay, relay with 1 MiB pipes
+                (the wake-ups strict mode has for a large message, without
+                filtering), strict; on one CPU, on two, not pinned
   memory        the filter's peak RSS (its level-2 exit line) for 1 GiB of
                 junk without a newline, and for the 8 MiB answers
   start cost    time to the first answer (spawn to initialize answer) of
@@ -59,11 +62,15 @@ class Strict:
             v.append(("./stdiogate --strict", ["-u", "LD_PRELOAD", "--", R.WRAPPER, "--strict", "--"] + srv))
         return v
 
-    def interleave(self, variants, cargs, rounds, value, pin=True):
+    def interleave(self, variants, cargs, rounds, value, pin=True, inner=()):
+        """inner: a prefix for the command (after the client's `--`)."""
         series = [R.Series(v[0]) for v in variants]
         for r in range(rounds):
             for i in R.rotate(list(range(len(variants))), r):
-                p = R.run((self.pin if pin else []) + [R.b("client")] + cargs + variants[i][1])
+                cmd = variants[i][1]
+                cut = cmd.index("--") + 1
+                cmd = cmd[:cut] + list(inner) + cmd[cut:]
+                p = R.run((self.pin if pin else []) + [R.b("client")] + cargs + cmd)
                 kv = R.parse_kv(p.stdout.decode())
                 if p.returncode != 0 or not kv:
                     series[i].values.append(None)
@@ -161,18 +168,25 @@ class Strict:
 
     # ------------------------------------------------------------ throughput
     def throughput(self):
-        self.throughput_run(True)
-        self.throughput_run(False)
+        other = [c for c in sorted(os.sched_getaffinity(0)) if str(c) != self.cpu]
+        self.throughput_run("pinned to one CPU", True)
+        if self.pin and other:
+            self.throughput_run(f"client on CPU {self.cpu}, server and filter on CPU {other[0]}", True,
+                                ["taskset", "-c", str(other[0])])
+        self.throughput_run("not pinned", False)
 
-    def throughput_run(self, pin):
+    def throughput_run(self, how, pin, inner=()):
         cnt, size = self.p["tp_count"], 8 << 20
         srv = [R.b("echo_server"), "-b", str(size)]
         variants = self.variants(srv)
-        how = "pinned to one CPU" if pin and self.pin else "not pinned"
+        variants.insert(3, ("relay, 1 MiB pipes", ["-u", "LD_PRELOAD", "--", R.b("relay"), "-g"] + srv))
+        if not self.pin:
+            how = "not pinned"
         R.log(f"strict throughput ({how}): {len(variants)} variants x {self.p['tp_rounds']} rounds")
         series = self.interleave(variants, ["-n", str(cnt)], self.p["tp_rounds"],
                                  lambda kv: (kv["bytes"] / cnt / (1 << 20) / (kv["min_ns"] / 1e9),
-                                             kv["bytes"] / (1 << 20) / (kv["total_ns"] / 1e9)), pin=pin)
+                                             kv["bytes"] / (1 << 20) / (kv["total_ns"] / 1e9)), pin=pin,
+                                 inner=inner)
         fast = [R.Series(s.name) for s in series]
         whole = [R.Series(s.name) for s in series]
         for s, a, b in zip(series, fast, whole):
@@ -185,11 +199,13 @@ class Strict:
                                    what="throughput ratio")
         for name, s in (("fastest answer", fast), ("whole runs", whole)):
             aa = R.paired(s[1], s[0])
-            self.ratio(f"throughput ({how}, {name}): strict / direct", R.paired(s[3], s[0]), "≥ 0.8",
+            self.ratio(f"throughput ({how}, {name}): strict / direct", R.paired(s[4], s[0]), "≥ 0.8",
                        lambda x: x >= 0.8, aa)
-            self.ratio(f"throughput ({how}, {name}): strict / bare relay", R.paired(s[3], s[2]), "≥ 0.9",
+            self.ratio(f"throughput ({how}, {name}): strict / bare relay", R.paired(s[4], s[2]), "≥ 0.9",
                        lambda x: x >= 0.9)
             self.ratio(f"throughput ({how}, {name}): bare relay / direct", R.paired(s[2], s[0]),
+                       "(report)", None)
+            self.ratio(f"throughput ({how}, {name}): strict / relay with 1 MiB pipes", R.paired(s[4], s[3]),
                        "(report)", None)
 
     # ------------------------------------------------------------ memory

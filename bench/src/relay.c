@@ -3,18 +3,28 @@
  * pipe and its own stdout, started the way stdiogate-filter starts its
  * filter (forked twice, COMMAND exec'd in this process with the pipe as fd 1).
  *
- *   relay COMMAND [ARG]...
+ *   relay [-g] COMMAND [ARG]...
  *
- * The relay reads 128 KiB at a time and writes what it read, nothing else. */
+ * The relay reads 128 KiB at a time and writes what it read, nothing else.
+ * -g gives its pipe and its stdout 1 MiB first (F_SETPIPE_SZ), as the
+ * strict filter does for a large message: the same wake-ups, no filtering. */
 #include "common.h"
+#include <fcntl.h>
 #include <sys/wait.h>
 
 int main(int argc, char **argv)
 {
     static char buf[128 * 1024];
     int p[2];
+    int grow = argc > 1 && strcmp(argv[1], "-g") == 0;
+    argv += grow;
+    argc -= grow;
     if (argc < 2 || pipe(p) < 0)
         return 125;
+    if (grow) {
+        (void)fcntl(p[0], F_SETPIPE_SZ, 1 << 20);
+        (void)fcntl(1, F_SETPIPE_SZ, 1 << 20);
+    }
     pid_t middle = fork();
     if (middle == 0) {
         if (fork() == 0) {
