@@ -238,17 +238,35 @@ static void backlog_wait(void)
     g_err.fd = -1;              /* (say() then stays silent too) */
 }
 
-/* At the end: the client gets its end of file now; stderr gets what is
- * still queued as long as it keeps taking some within STALL_MS. */
+/* The server's side is gone, and with it the last byte for the wire: the
+ * client gets its end of file now, even while stderr still takes queued
+ * junk.  At the end of the input the watcher has ended, or is about to (its
+ * sleeping poll would keep the wire open); after a read error it may not. */
+static void end_of_wire(pthread_t *watcher)
+{
+    if (watcher)
+        (void)pthread_join(*watcher, NULL);
+    close(WIRE);
+}
+
+/* The exit line at level 2: stderr may be full of the junk just queued. */
+static void wait_stderr_room(void)
+{
+    struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
+    if (g_level >= 2 && g_err.fd >= 0)
+        while (poll(&pfd, 1, STALL_MS) < 0 && errno == EINTR)
+            ;
+}
+
+/* At the end, the wire closed: stderr gets what is still queued as long as
+ * it keeps taking some within STALL_MS. */
 static void backlog_finish(void)
 {
-    if (g_backlog.len == 0)
-        return;
-    close(WIRE);
     while (g_backlog.len && g_err.fd >= 0) {
         struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
         if (poll(&pfd, 1, STALL_MS) <= 0) {
             backlog_drop();
+            g_err.fd = -1;      /* nobody reads it: no exit line to wait for */
             break;
         }
         backlog_drain();
@@ -351,16 +369,20 @@ static void out_add(struct out *o, enum sg_verdict side, const unsigned char *p,
 }
 
 /* Watches the wire for the client's close while the filter waits for the
- * server (events 0: only POLLERR and POLLHUP are reported). */
-static void *watch_wire(void *unused)
+ * server (events 0: only POLLERR and POLLHUP are reported).  It ends when
+ * the server's side of the pipe is gone: a poll that sleeps holds the wire
+ * open, and the client's end of file must not wait for it. */
+static void *watch_wire(void *arg)
 {
-    (void)unused;
-    struct pollfd pfd = { .fd = WIRE, .events = 0 };
+    struct pollfd pfd[2] = { { .fd = WIRE, .events = 0 }, { .fd = *(int *)arg, .events = 0 } };
     for (;;) {
-        if (poll(&pfd, 1, -1) > 0 && (pfd.revents & (POLLERR | POLLHUP)))
+        if (poll(pfd, 2, -1) <= 0)
+            continue;
+        if (pfd[0].revents & (POLLERR | POLLHUP))
             report_and_exit("the client closed the wire");
+        if (pfd[0].revents || pfd[1].revents)
+            return NULL;
     }
-    return NULL;
 }
 
 /* A committed line of many megabytes: its bytes go from the pipe to the
@@ -542,7 +564,8 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
     open_stderr(discard);
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, (size_t)64 * 1024);
-    if (pthread_create(&watcher, &attr, watch_wire, NULL) != 0)
+    int watching = pthread_create(&watcher, &attr, watch_wire, &in) == 0, at_end = 0;
+    if (!watching)
         say(2, "strict: cannot watch the wire: a closed client is seen at the next write");
     sg_stream_init(&s, protocol);
     say(2, "strict: filtering, protocol %s", protocol == SG_JSONL ? "jsonl" : protocol == SG_FRAMED ? "framed" : "auto");
@@ -563,13 +586,17 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
         int spliced = splice_line(in, &s, buf, sizeof buf / 2);
         if (spliced > 0)
             continue;
-        if (spliced < 0)
+        if (spliced < 0) {
+            at_end = 1;
             break;
+        }
         ssize_t n = read(in, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
+        if (n <= 0) {
+            at_end = n == 0;
             break;
+        }
         size_t off = 0, undecided = 0;
         while (off < (size_t)n) {
             enum sg_verdict v;
@@ -595,7 +622,9 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
         out_add(&junk, SG_JUNK, held, nheld);
         out_flush(&junk, SG_JUNK);
     }
+    end_of_wire(watching && at_end ? &watcher : NULL);
     backlog_finish();
+    wait_stderr_room();
     report_and_exit("end of the server's output");
 }
 

@@ -102,6 +102,26 @@ fault() {
     assert_no_filter "$TAG"
 }
 
+@test "strict fault: a client that reads stderr only after end of file on stdout gets end of file at once, then all the junk and the exit line" {
+    # 300,000 bytes of junk: more than stderr's pipe takes, the rest queued in
+    # the filter when the server exits.  The end of file must not wait for
+    # stderr (a 5 s stall there drops the queued junk); then stderr is read.
+    head -c 300000 /dev/zero | tr '\0' j >"$BATS_TEST_TMPDIR/junk"
+    ungated --frames 0 --stderr-late -- "$PYTHON" "$FIX/strict_emit.py" "$BATS_TEST_TMPDIR/junk"
+    assert_status 0
+    assert_file_stdout "$BATS_TEST_TMPDIR/junk"
+    STDIOGATE_DEBUG=2 gated --frames 0 --stderr-late --eof-within 4 -- \
+        "$PYTHON" "$FIX/strict_emit.py" "$BATS_TEST_TMPDIR/junk" tag=$TAG
+    assert_status 0
+    [ ! -s "$OUT" ] || { show_run; return 1; }
+    # (the junk has no newline: the filter's exit line follows it on its line)
+    junk=$(sed -E 's/stdiogate\[[0-9]+\]: .*//' "$ERR" | tr -cd j | wc -c)
+    [ "$junk" -eq 300000 ] || { echo "junk on stderr: $junk bytes" >&2; show_run; return 1; }
+    grep -q "strict: end of the server's output; 300000 bytes of junk in 1 lines diverted to stderr, 0 of them dropped" "$ERR" ||
+        { show_run; return 1; }
+    assert_no_filter "$TAG"
+}
+
 @test "strict fault: Ctrl-C and SIGHUP to the process group: shutdown answers still pass" {
     for sig in INT HUP; do
         fault signal=$sig -- "$PYTHON" "$SRV" signals tag=$TAG
