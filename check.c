@@ -316,7 +316,7 @@ static int environment(const char *pid)
 /* --check */
 
 #ifndef STDIOGATE_VERSION
-#define STDIOGATE_VERSION "0.1.0"
+#define STDIOGATE_VERSION "unknown" /* (the Makefile gives the wrapper's) */
 #endif
 
 #define EXIT_USAGE 125
