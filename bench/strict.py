@@ -48,7 +48,7 @@ class Strict:
         self.cpu = cpu
         q = self.quick
         self.p = {"msg_rounds": 3 if q else 21, "pings": 1000 if q else 10000,
-                  "tp_rounds": 3 if q else 21, "tp_count": 3 if q else 10,
+                  "tp_rounds": 3 if q else 41, "tp_count": 3 if q else 10,
                   "ttfa_rounds": 3 if q else 21, "junk": (64 << 20) if q else (1 << 30)}
         self.summary, self.out, self.notes = [], [], []
         self.load = [os.getloadavg()]
