@@ -11,7 +11,7 @@
 #                library (by default it runs first, and a failure there stops
 #                everything: a mutant "killed" by an already failing test
 #                would mean nothing)
-#   -t FILE      run only this test file (repeatable; default: every
+#   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable; default: every
 #                tests/*.bats except those listed in SLOW below, cheapest first)
 #   MUTATION     run only these mutations (default: all)
 #
@@ -125,7 +125,7 @@ while [ $# -gt 0 ]; do
         -c) check=1 ;;
         -k) keep=1 ;;
         -n) baseline=0 ;;
-        -t) [ $# -ge 2 ] || usage; files+=("$2"); shift ;;
+        -t) [ $# -ge 2 ] || usage; files+=("${2##*/}"); shift ;;
         -h|--help) usage ;;
         -*) usage ;;
         *) only+=("$1") ;;
