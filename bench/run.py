@@ -71,6 +71,29 @@ def rotate(items, r):
 
 # ---------------------------------------------------------------- statistics
 
+
+def ratio_row(label, rs, target, ok, aa=None):
+    """A summary row (label, measured, target, verdict) for per-round ratios
+    rs: median, 95% CI of the median and a verdict that says so when the
+    noise is larger than the effect (bench/strict.py uses it too)."""
+    if not rs:
+        return (label, "no data", target or "(report)", "**NO DATA**" if ok else "")
+    lo, hi = median_ci(rs)
+    text = f"{med(rs):.3f} (95% CI {lo:.3f}–{hi:.3f}; rounds {min(rs):.3f}–{max(rs):.3f}"
+    if aa:
+        text += f"; A/A {med(aa):.3f}"
+    text += ")"
+    if ok is None:
+        verdict = ""
+    elif ok(lo) and ok(hi):
+        verdict = "met"
+    elif not ok(lo) and not ok(hi):
+        verdict = "**MISSED**"
+    else:
+        verdict = ("met (median; CI straddles the target)" if ok(med(rs))
+                   else "**MISSED** (median; CI straddles the target)")
+    return (label, text, target or "(report)", verdict)
+
 class Series:
     """Values of one variant, one per round (None where the run failed)."""
 
@@ -330,26 +353,7 @@ class Bench:
         return "met" if ok else "**MISSED**"
 
     def ratio_item(self, label, rs, target, ok, aa=None):
-        """A summary row for per-round ratios rs: median, 95% CI of the median
-        and a verdict that says so when the noise is larger than the effect."""
-        if not rs:
-            self.summary.append((label, "no data", target or "(report)", "**NO DATA**" if ok else ""))
-            return
-        lo, hi = median_ci(rs)
-        text = f"{med(rs):.3f} (95% CI {lo:.3f}–{hi:.3f}; rounds {min(rs):.3f}–{max(rs):.3f}"
-        if aa:
-            text += f"; A/A {med(aa):.3f}"
-        text += ")"
-        if ok is None:
-            verdict = ""
-        elif ok(lo) and ok(hi):
-            verdict = "met"
-        elif not ok(lo) and not ok(hi):
-            verdict = "**MISSED**"
-        else:
-            verdict = ("met (median; CI straddles the target)" if ok(med(rs))
-                       else "**MISSED** (median; CI straddles the target)")
-        self.summary.append((label, text, target or "(report)", verdict))
+        self.summary.append(ratio_row(label, rs, target, ok, aa))
 
     # ------------------------------------------------------------ sanity
     def sanity(self):

@@ -83,22 +83,7 @@ class Strict:
         return series
 
     def ratio(self, label, rs, target, ok, aa=None):
-        if not rs:
-            self.summary.append((label, "no data", target, "**NO DATA**"))
-            return
-        lo, hi = R.median_ci(rs)
-        text = f"{R.med(rs):.3f} (95% CI {lo:.3f}–{hi:.3f}; rounds {min(rs):.3f}–{max(rs):.3f}"
-        text += f"; A/A {R.med(aa):.3f})" if aa else ")"
-        if ok is None:
-            verdict = ""
-        elif ok(lo) and ok(hi):
-            verdict = "met"
-        elif not ok(lo) and not ok(hi):
-            verdict = "**MISSED**"
-        else:
-            verdict = "met (median; CI straddles the target)" if ok(R.med(rs)) else \
-                "**MISSED** (median; CI straddles the target)"
-        self.summary.append((label, text, target, verdict))
+        self.summary.append(R.ratio_row(label, rs, target, ok, aa))
 
     # ------------------------------------------------------------ per message
     def per_message(self):
