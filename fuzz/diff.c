@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "diff_main.h"
 #include "harness.h"
 
 #define SPLITS 6
@@ -388,54 +389,34 @@ static int run_files(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    uint64_t seed = 1;
-    unsigned long iterations = 20000;
-    double seconds = 20;
-    int verbose = 0, i;
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 0);
-        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
-            iterations = strtoul(argv[++i], NULL, 0);
-        else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
-            seconds = strtod(argv[++i], NULL);
-        else if (strcmp(argv[i], "-v") == 0)
-            verbose = 1;
-        else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: %s [-s SEED] [-n ITERATIONS] [-t SECONDS] [-v] | FILE...\n", argv[0]);
-            return 2;
-        } else
-            break;
-    }
+    struct diff_opts o;
+    int i = diff_options(argc, argv, &o);
+    if (i < 0)
+        return 2;
     if (i < argc)
         return run_files(argc - i, argv + i);
 
     char msg[256];
     struct buf b = { 0 };
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    rng_state = seed;
+    rng_state = o.seed;
     unsigned long n;
     size_t ended = 0, bytes = 0;
-    for (n = 0; n < iterations; n++) {
+    for (n = 0; n < o.iterations; n++) {
         generate(&b);
         bytes += b.n;
         if (ref_first_message_end(b.p, b.n))
             ended++;
         if (h_check(b.p, b.n, SPLITS, msg, sizeof msg) != NULL) {
             char origin[64];
-            snprintf(origin, sizeof origin, "seed %llu iteration %lu", (unsigned long long)seed, n);
+            snprintf(origin, sizeof origin, "seed %llu iteration %lu", (unsigned long long)o.seed, n);
             uint64_t saved = rng_state;     /* shrinking must not disturb the stream */
             report(b.p, b.n, origin);
             rng_state = saved;
         }
-        if ((n & 255) == 0) {
-            clock_gettime(CLOCK_MONOTONIC, &t);
-            if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 > seconds)
-                break;
-        }
+        if ((n & 255) == 0 && diff_time_is_up(&o))
+            break;
     }
-    if (verbose || nfail)
+    if (o.verbose || nfail)
         printf("%lu inputs (%zu bytes, %zu with a complete first message), %d disagreed, %d distinct minimal inputs\n",
                n, bytes, ended, nfail, nreports);
     free(b.p);

@@ -17,7 +17,7 @@ FUZZ_MAX_LEN ?= 8192
 DIFF_SECONDS ?= 60
 DIFF_SEED    ?= 1
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_SRC      = fuzz/harness.h fuzz/reference.h fuzz/reference.c detect.h
+FUZZ_SRC      = fuzz/diff_main.h fuzz/harness.h fuzz/reference.h fuzz/reference.c detect.h
 
 TEST_DEPS += fuzz-build
 

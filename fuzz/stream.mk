@@ -10,7 +10,7 @@
 #   make fuzz-stream-build  both programs (part of `make test`:
 #                        tests/strict_fuzz.bats runs them)
 
-STREAM_SRC = fuzz/stream_harness.h detect.h
+STREAM_SRC = fuzz/diff_main.h fuzz/stream_harness.h detect.h
 
 TEST_DEPS += fuzz-stream-build
 

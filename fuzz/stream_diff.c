@@ -14,8 +14,7 @@
  * whole-buffer reference.  Exit status: 0 all agreed, 1 a failure (the input
  * is written to stream-failure.bin, protocol byte first), 2 usage error.
  */
-#include <time.h>
-
+#include "diff_main.h"
 #include "stream_harness.h"
 
 static uint64_t rng_state;
@@ -177,26 +176,12 @@ static int fail(const uint8_t *p, size_t n, enum sg_protocol proto, const char *
 
 int main(int argc, char **argv)
 {
-    uint64_t seed = 1;
-    unsigned long iterations = 20000, it;
-    double seconds = 20;
-    int verbose = 0, i;
+    struct diff_opts o;
+    unsigned long it;
     char msg[256];
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 0);
-        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
-            iterations = strtoul(argv[++i], NULL, 0);
-        else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
-            seconds = strtod(argv[++i], NULL);
-        else if (strcmp(argv[i], "-v") == 0)
-            verbose = 1;
-        else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: %s [-s SEED] [-n ITERATIONS] [-t SECONDS] [-v] | FILE...\n", argv[0]);
-            return 2;
-        } else
-            break;
-    }
+    int i = diff_options(argc, argv, &o);
+    if (i < 0)
+        return 2;
     struct buf b = { 0 };
     if (i < argc) {
         for (; i < argc; i++) {
@@ -225,11 +210,9 @@ int main(int argc, char **argv)
         free(b.p);
         return 0;
     }
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    rng_state = seed;
+    rng_state = o.seed;
     size_t bytes = 0;
-    for (it = 0; it < iterations; it++) {
+    for (it = 0; it < o.iterations; it++) {
         generate(&b);
         bytes += b.n;
         for (int proto = SG_AUTO; proto <= SG_FRAMED; proto++) {
@@ -240,13 +223,10 @@ int main(int argc, char **argv)
                 return r;
             }
         }
-        if ((it & 63) == 0) {
-            clock_gettime(CLOCK_MONOTONIC, &t);
-            if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 > seconds)
-                break;
-        }
+        if ((it & 63) == 0 && diff_time_is_up(&o))
+            break;
     }
-    if (verbose)
+    if (o.verbose)
         printf("%lu streams (%zu bytes) x 3 protocols: all agreed\n", it, bytes);
     free(b.p);
     return 0;
