@@ -42,33 +42,6 @@ static size_t below(size_t n)
     return n ? (size_t)(rnd() % n) : 0;
 }
 
-struct buf {
-    uint8_t *p;
-    size_t n, cap;
-};
-
-static void put(struct buf *b, const void *s, size_t n)
-{
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n)
-            cap *= 2;
-        b->p = realloc(b->p, cap);
-        if (b->p == NULL) {
-            perror("realloc");
-            exit(2);
-        }
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-}
-
-static void puts_(struct buf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
 static void putc_(struct buf *b, uint8_t c)
 {
     put(b, &c, 1);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* diff_main.h - what the two differential drivers (diff.c, stream_diff.c)
- * share: their options and their time budget.
+ * share: their options, their time budget and the growing buffer they build
+ * their inputs in.
  *
  *   PROG [-s SEED] [-n ITERATIONS] [-t SECONDS] [-v] | FILE...
  */
@@ -53,6 +54,34 @@ static int diff_time_is_up(const struct diff_opts *o)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)(t.tv_sec - o->start.tv_sec) + (double)(t.tv_nsec - o->start.tv_nsec) / 1e9 > o->seconds;
+}
+
+/* The input being built: grows by doubling; out of memory is exit 2. */
+struct buf {
+    uint8_t *p;
+    size_t n, cap;
+};
+
+static void put(struct buf *b, const void *s, size_t n)
+{
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n)
+            cap *= 2;
+        b->p = realloc(b->p, cap);
+        if (b->p == NULL) {
+            perror("realloc");
+            exit(2);
+        }
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+
+static void puts_(struct buf *b, const char *s)
+{
+    put(b, s, strlen(s));
 }
 
 #endif

@@ -24,31 +24,6 @@ static size_t below(size_t n)
     return n ? (size_t)(sh_splitmix(&rng_state) % n) : 0;
 }
 
-struct buf {
-    uint8_t *p;
-    size_t n, cap;
-};
-
-static void put(struct buf *b, const void *s, size_t n)
-{
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n)
-            cap *= 2;
-        b->p = realloc(b->p, cap);
-        if (!b->p)
-            exit(2);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-}
-
-static void puts_(struct buf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
 static const char *const messages[] = {
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
     "{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a } ] \\\" { [ \\\\\"}]},\"jsonrpc\":\"2.0\",\"id\":7}",
