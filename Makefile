@@ -93,7 +93,12 @@ uninstall:
 # Tools the tests run, as COMMAND:DEBIAN-PACKAGE; each missing one is installed
 # with apt-get (the package lists are fetched only if the first attempt fails).
 # Fragments append theirs: TEST_TOOLS += node:nodejs
-TEST_TOOLS = bats:bats shellcheck:shellcheck python3:python3
+TEST_TOOLS = bats:bats shellcheck:shellcheck python3:python3 parallel:parallel
+
+# Test files run side by side, one per CPU (at most 4), the tests of a file in
+# order: bats does it through GNU parallel.  TEST_JOBS=1 runs them one by one.
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
+BATS_JOBS = --jobs $(TEST_JOBS) --no-parallelize-within-files
 
 test-tools:
 	@for tool in $(TEST_TOOLS); do \
@@ -109,7 +114,7 @@ TEST_DEPS = test-tools all fixtures examples
 -include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk fuzz/*.mk))
 
 test: $(TEST_DEPS)
-	bats tests
+	bats $(BATS_JOBS) tests
 
 clean:
 	rm -rf $(LIB) clang-$(LIB) $(CHECK) clang-$(CHECK) $(FILTER) clang-$(FILTER) tests/bin examples/bin
