@@ -76,6 +76,10 @@ LINT_SH_POSIX   = $(wildcard tests/fixtures/*.sh)
 
 lint: lint-cppcheck lint-tidy lint-shell lint-build
 
+# Installed before the test files start: lint.bats and strict_lint.bats run
+# side by side, and two apt-get runs at once fight over dpkg's lock.
+TEST_DEPS += lint-deps
+
 lint-deps:
 	@for t in cppcheck:cppcheck clang-tidy:clang-tidy clang:clang shellcheck:shellcheck; do \
 		command -v $${t%%:*} >/dev/null && continue; \
