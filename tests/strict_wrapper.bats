@@ -80,6 +80,8 @@ SH
     cat >report <<'SH'
 exec 4</dev/null
 wait
+# the filter says it is filtering once it is set up, maybe after this starts
+for _ in $(seq 2000); do grep -q "strict: filtering" err-log && break; sleep 0.01; done
 pid=$(sed -n "s/^stdiogate\[\([0-9]*\)\]: strict: filtering.*/\1/p" err-log)
 echo "server $$ filter $pid ppid $(sed -n "s/^PPid:[[:space:]]*//p" /proc/$pid/status)" >&2
 echo "filter fds $(ls /proc/$pid/fd | sort -n | tr "\n" " ")" >&2
