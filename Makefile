@@ -102,7 +102,7 @@ TEST_TOOLS = bats:bats shellcheck:shellcheck python3:python3 parallel:parallel
 # does not (two found and fixed so far).
 CPUS = $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
 TEST_JOBS ?= 1
-BATS_JOBS = --jobs $(TEST_JOBS) --no-parallelize-within-files
+bats_jobs = $(if $(filter-out 0 1,$(1)),--jobs $(1) --no-parallelize-within-files)
 
 test-tools:
 	@for tool in $(TEST_TOOLS); do \
@@ -118,7 +118,7 @@ TEST_DEPS = test-tools all fixtures examples
 -include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk fuzz/*.mk))
 
 test: $(TEST_DEPS)
-	bats $(BATS_JOBS) tests
+	bats $(call bats_jobs,$(TEST_JOBS)) tests
 
 clean:
 	rm -rf $(LIB) clang-$(LIB) $(CHECK) clang-$(CHECK) $(FILTER) clang-$(FILTER) tests/bin examples/bin

@@ -57,7 +57,7 @@ deb: dist examples | test-tools
 # end of input: 126 tests, no npm, no fuzzer; 50 s on 2 cores at load 5 (2026-12-01).
 CHECK_TESTS ?= wrapper core_junk core_read_paths core_diagnostics tree_exec_spawn tree_eof
 check: test-tools all fixtures examples
-	bats --jobs $(if $(filter command line environment,$(origin TEST_JOBS)),$(TEST_JOBS),$(CPUS)) --no-parallelize-within-files $(CHECK_TESTS:%=tests/%.bats)
+	bats $(call bats_jobs,$(if $(filter command line environment,$(origin TEST_JOBS)),$(TEST_JOBS),$(CPUS))) $(CHECK_TESTS:%=tests/%.bats)
 
 clean: clean-more
 clean-more:
