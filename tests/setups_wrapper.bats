@@ -231,25 +231,14 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
 }
 
 @test "Bun program (.bun and .bun_builtins sections, as in bun build --compile executables): a warning that recommends --strict" {
-    cat >bun.c <<'EOF'
-__attribute__((section(".bun"), used)) static const char payload[] = "bun";
-__attribute__((section(".bun_builtins"), used)) static const char builtins[] = "builtins";
-int main(void) { return 0; }
-EOF
-    cc -o bun-app bun.c
-    run --separate-stderr "$STDIOGATE_WRAPPER" ./bun-app </dev/null
+    # (tests/fixtures/core_bun_fake.c: the sections, no output, exit 0)
+    run --separate-stderr "$STDIOGATE_WRAPPER" "$BIN/core_bun_fake" none </dev/null
     [ "$status" -eq 0 ]
-    [ "$stderr" = "stdiogate: warning: ./bun-app is a Bun program (raw system calls), so its own stdout is not guarded (programs it starts are; use stdiogate --strict)" ]
+    [ "$stderr" = "stdiogate: warning: $BIN/core_bun_fake is a Bun program (raw system calls), so its own stdout is not guarded (programs it starts are; use stdiogate --strict)" ]
 }
 
 @test "under --strict the step-aside warnings are left out: the filter guards such a program" {
-    cat >bun.c <<'EOF'
-__attribute__((section(".bun"), used)) static const char payload[] = "bun";
-__attribute__((section(".bun_builtins"), used)) static const char builtins[] = "builtins";
-int main(void) { return 0; }
-EOF
-    cc -o bun-app bun.c
-    run --separate-stderr "$STDIOGATE_WRAPPER" --strict ./bun-app </dev/null
+    run --separate-stderr "$STDIOGATE_WRAPPER" --strict "$BIN/core_bun_fake" none </dev/null
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
 }
