@@ -96,10 +96,10 @@ uninstall:
 TEST_TOOLS = bats:bats shellcheck:shellcheck python3:python3 parallel:parallel
 
 # TEST_JOBS=N runs N test files side by side (the tests of a file in order;
-# bats does it through GNU parallel): `make check` uses one per CPU, at most 4.
-# `make test`, what CI runs, keeps them one by one by default: under the load
-# of two files at once, races in the tests themselves show that one at a time
-# does not (two found and fixed so far).
+# bats does it through GNU parallel); `make check` runs CHECK_JOBS, one per CPU
+# (at most 4).  `make test`, what CI runs, keeps them one by one by default:
+# under the load of two files at once, races in the tests themselves show that
+# one at a time does not (two found and fixed so far).
 CPUS = $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
 TEST_JOBS ?= 1
 bats_jobs = $(if $(filter-out 0 1,$(1)),--jobs $(1) --no-parallelize-within-files)

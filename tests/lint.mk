@@ -76,8 +76,9 @@ LINT_SH_POSIX   = $(wildcard tests/fixtures/*.sh)
 
 lint: lint-cppcheck lint-tidy lint-shell lint-build
 
-# Installed before the test files start: lint.bats and strict_lint.bats run
-# side by side, and two apt-get runs at once fight over dpkg's lock.
+# Installed before the test files start: with TEST_JOBS lint.bats and
+# strict_lint.bats run side by side, and two apt-get runs at once fight over
+# dpkg's lock.
 TEST_DEPS += lint-deps
 
 lint-deps:
