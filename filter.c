@@ -218,6 +218,16 @@ static void junk_out(const struct iovec *iov, int cnt)
     }
 }
 
+/* Does stderr take bytes again within STALL_MS? */
+static int stderr_moves(void)
+{
+    struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
+    int r;
+    while ((r = poll(&pfd, 1, STALL_MS)) < 0 && errno == EINTR)
+        ;
+    return r > 0;
+}
+
 /* The backlog is nearly full: stderr is read more slowly than the server writes
  * junk.  Wait for it as the server's own writes to stderr would (the server
  * waits in turn, on its stdout), unless stderr takes nothing for STALL_MS:
@@ -225,11 +235,7 @@ static void junk_out(const struct iovec *iov, int cnt)
  * up the protocol (a one-time delay of STALL_MS). */
 static void backlog_wait(void)
 {
-    struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
-    int r;
-    while ((r = poll(&pfd, 1, STALL_MS)) < 0 && errno == EINTR)
-        ;
-    if (r > 0) {
+    if (stderr_moves()) {
         backlog_drain();
         return;
     }
@@ -252,10 +258,8 @@ static void end_of_wire(pthread_t *watcher)
 /* The exit line at level 2: stderr may be full of the junk just queued. */
 static void wait_stderr_room(void)
 {
-    struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
     if (g_level >= 2 && g_err.fd >= 0)
-        while (poll(&pfd, 1, STALL_MS) < 0 && errno == EINTR)
-            ;
+        (void)stderr_moves();
 }
 
 /* At the end, the wire closed: stderr gets what is still queued as long as
@@ -263,8 +267,7 @@ static void wait_stderr_room(void)
 static void backlog_finish(void)
 {
     while (g_backlog.len && g_err.fd >= 0) {
-        struct pollfd pfd = { .fd = g_err.fd, .events = POLLOUT };
-        if (poll(&pfd, 1, STALL_MS) <= 0) {
+        if (!stderr_moves()) {
             backlog_drop();
             g_err.fd = -1;      /* nobody reads it: no exit line to wait for */
             break;
