@@ -103,15 +103,11 @@ SH
 # sizes "START END WIRE" of each run in $plain and $strict
 pipes() {
     local run
-    for run in plain strict; do
-        if [ $run = plain ]; then
-            ungated --frames 0 --wire-size "$BATS_TEST_TMPDIR/wire" -- "$PYTHON" "$FIX/strict_pipes.py" "$1"
-        else
-            gated --frames 0 --wire-size "$BATS_TEST_TMPDIR/wire" -- "$PYTHON" "$FIX/strict_pipes.py" "$1"
-        fi
+    for run in plain:ungated strict:gated; do
+        "${run#*:}" --frames 0 --wire-size "$BATS_TEST_TMPDIR/wire" -- "$PYTHON" "$FIX/strict_pipes.py" "$1"
         assert_status 0
         assert_file_stdout "$1"
-        printf -v "$run" '%s %s' "$(sed -n 's/^pipe //p' "$ERR" | paste -sd' ')" "$(cat "$BATS_TEST_TMPDIR/wire")"
+        printf -v "${run%%:*}" '%s %s' "$(sed -n 's/^pipe //p' "$ERR" | paste -sd' ')" "$(cat "$BATS_TEST_TMPDIR/wire")"
     done
     echo "unwrapped: $plain; strict: $strict" >&2
 }
