@@ -649,15 +649,10 @@ static int start_filter(enum sg_protocol protocol, int discard)
     int p[2];
     sigset_t all, caller;
 
-    struct stat err;
     if (fstat(WIRE, &st) < 0) {
         say(1, "strict: stdout is closed: running without the filter");
         return 0;
     }
-    /* 2>&1: the library's startup diversion would land on the wire, which
-     * is no longer what STDIOGATE_WIRE names. */
-    if (fstat(2, &err) == 0 && err.st_dev == st.st_dev && err.st_ino == st.st_ino)
-        setenv("STDIOGATE_DISCARD", "1", 1);
     if (pipe2(p, O_CLOEXEC) < 0 || (p[0] = above(p[0], 3)) < 0 || (p[1] = above(p[1], 3)) < 0) {
         say(1, "strict: cannot create a pipe (%s): running without the filter", strerror(errno));
         return 0;
@@ -694,10 +689,10 @@ static int start_filter(enum sg_protocol protocol, int discard)
         _exit(125);
     close(p[1]);
     sigprocmask(SIG_SETMASK, &caller, NULL);
-    /* The library's startup gate, if COMMAND loads it, guards the pipe. */
-    char wire[64];
-    (void)snprintf(wire, sizeof wire, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
-    setenv("STDIOGATE_WIRE", wire, 1);
+    /* The filter must see every byte COMMAND writes: the library, if
+     * COMMAND loads it, finds no wire named and diverts nothing (a diversion
+     * would send the start of an answer written in pieces to stderr). */
+    unsetenv("STDIOGATE_WIRE");
     return 1;
 }
 

@@ -148,17 +148,20 @@ for i, m in ((0, "initialize"), ("p1", "ping")):
     done
 }
 
-@test "strict: a server that loads the library still has its startup gate: STDIOGATE_WIRE names the pipe" {
+@test "strict: the library diverts nothing: the filter sees every byte the server writes" {
     JUNK=(py-import-junk py-module-junk)
     both --line "$INIT" -- "$PYTHON" "$FIX/core_py_server.py" readline
     assert_status 0
     assert_junk_on_stderr
     assert_frames "$(answer 0 initialize)"
-    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$PYTHON" "$FIX/core_py_server.py" readline
-    # the library diverted the startup output itself (the gate opened) ...
-    assert_stderr_has "diverting stdout to stderr" "gate opened by"
-    # ... and the filter saw no junk
-    assert_stderr_has "0 bytes of junk in 0 lines diverted to stderr"
+    STDIOGATE_DEBUG=3 gated --line "$INIT" -- "$PYTHON" "$FIX/core_py_server.py" readline
+    assert_status 0
+    # the library is loaded but finds no wire named: it diverts nothing ...
+    assert_stderr_has "libstdiogate.so version"
+    assert_stderr_lacks "diverting stdout" "gate opened by"
+    # ... and the filter took the startup output as junk itself
+    assert_stderr_has "strict: end of the server's output; "
+    assert_stderr_lacks "0 bytes of junk in 0 lines"
 }
 
 @test "strict: socketpairs for stdin and stdout (as Node-based clients give them)" {
