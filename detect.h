@@ -344,6 +344,7 @@ struct sg_stream {
     unsigned char hline;        /* enum sg_hline */
     unsigned char first_name;   /* bytes of "content-" matched on line 1 */
     unsigned char elements;     /* the batch has an element */
+    unsigned char keys;         /* SGK_* names seen at the top level */
     unsigned char name[8];
     unsigned hex;               /* the \u escape being read */
     unsigned depth;
@@ -367,6 +368,26 @@ static inline int sg_is_rpc_name(const unsigned char *name, unsigned len, int pr
             i++;
         if (i == len && (prefix_only || names[k][i] == '\0'))
             return 1;
+    }
+    return 0;
+}
+
+/* Top-level member names that tell an answer, as bits of sg_stream.keys. */
+#define SGK_JSONRPC 1u
+#define SGK_ID 2u
+#define SGK_RESULT 4u
+#define SGK_ERROR 8u
+#define SGK_METHOD 16u
+
+static inline unsigned sg_key_bit(const unsigned char *name, unsigned len)
+{
+    static const char *const keys[] = { "jsonrpc", "id", "result", "error", "method" };
+    for (unsigned k = 0; k < sizeof keys / sizeof *keys; k++) {
+        unsigned i = 0;
+        while (i < len && keys[k][i] && (unsigned char)keys[k][i] == name[i])
+            i++;
+        if (i == len && keys[k][i] == '\0')
+            return 1u << k;
     }
     return 0;
 }
@@ -500,6 +521,8 @@ static inline int sg_string_byte(struct sg_stream *s, unsigned char c)
             if (s->in_name) {
                 if (sg_is_jsonrpc(s->name, s->name_len))
                     s->has_jsonrpc = 1;
+                if (s->name_len != 0xff)
+                    s->keys |= (unsigned char)sg_key_bit(s->name, s->name_len);
                 if (s->name_len == 0xff || !sg_is_rpc_name(s->name, s->name_len, 0))
                     s->rpc_names = 0;
                 s->named = 1;
@@ -679,6 +702,7 @@ static inline void sg_json_start(struct sg_stream *s, unsigned char c)
     s->depth = 0;
     s->rpc_names = 1;
     s->named = 0;
+    s->keys = 0;
     (void)sg_open(s, c);
     s->held = 1;
 }
@@ -940,344 +964,21 @@ static inline enum sg_verdict sg_stream_end(struct sg_stream *s)
     return v;
 }
 
-/* ------------------------------------------------------------------ */
-/* Recognising an answer in what a server writes (shim.c's fail-safe).
- *
- * Fed the bytes of one write, in pieces (the iovecs of a writev), it says
- * whether they hold a complete protocol answer, and where it began:
- *   - a JSON-RPC response on one line: a top-level object with "jsonrpc",
- *     "id" and "result" or "error" members, from the start of a line to its
- *     closing brace (what follows on the line does not matter);
- *   - a Content-Length frame: header lines (Content-Length, Content-Type)
- *     and a blank line from the start of a line, then the whole body.
- * The start of the bytes counts as the start of a line: a write cannot know
- * where the previous one left the line.  State is a few words, no buffer.
- */
-
-enum sg_answer_mode {
-    SGA_LINE_START, /* at the start of a line (blanks skipped) */
-    SGA_SKIP,       /* not an answer: up to the end of the line */
-    SGA_JSON,       /* inside a candidate object */
-    SGA_HEADER,     /* a candidate Content-Length header block */
-    SGA_BODY,       /* counting down its body */
-    SGA_FOUND
-};
-
-/* Top-level keys an answer needs, as bits of sg_answer.seen. */
-#define SGA_KEY_JSONRPC 1u
-#define SGA_KEY_ID 2u
-#define SGA_KEY_RESULT 4u
-#define SGA_KEY_ERROR 8u
-
-/* Header names a frame may carry, as bits of sg_answer.names. */
-#define SGA_NAME_LENGTH 1u
-#define SGA_NAME_TYPE 2u
-
-struct sg_answer {
-    unsigned long long pos;     /* bytes fed so far */
-    unsigned long long start;   /* where the current candidate began */
-    unsigned long long depth;   /* JSON nesting, saturating */
-    unsigned long long length;  /* Content-Length value, then body left */
-    unsigned char mode;
-    unsigned char in_string;
-    unsigned char escaped;
-    unsigned char expect_key;   /* the next string at depth 1 is a key */
-    unsigned char in_key;
-    unsigned char keys;         /* SGA_KEY_* the key being read may still be */
-    unsigned char key_len;      /* its bytes so far, saturating */
-    unsigned char seen;         /* SGA_KEY_* seen at the top level */
-    unsigned char names;        /* SGA_NAME_* the header name may still be */
-    unsigned char name_len;
-    unsigned char in_value;     /* past the header line's colon */
-    unsigned char digits;       /* Content-Length: 0 none, 1 reading, 2 done */
-    unsigned char line_bytes;   /* the header line has bytes other than CR */
-    unsigned char has_length;
-};
-
-static inline void sg_answer_init(struct sg_answer *a)
+/* A message was just decided SG_WIRE (not the rest of a line or body
+ * already decided): is it an answer, the proof that the server has read a
+ * request?  A frame is (its body is not looked into).  A JSON text is if it
+ * has "jsonrpc", "id" and "result" or "error" at its top level (in a batch,
+ * among its objects); one taken at the bound, if it has "result" or "error"
+ * and no "method" so far.  (shim.c's fail-safe: a notification or request
+ * the server writes before it can have read anything is no such proof.) */
+static inline int sg_stream_answer(const struct sg_stream *s)
 {
-    *a = (struct sg_answer){ .mode = SGA_LINE_START };
-}
-
-static inline const char *sg_answer_key(unsigned bit)
-{
-    switch (bit) {
-    case SGA_KEY_JSONRPC: return "jsonrpc";
-    case SGA_KEY_ID: return "id";
-    case SGA_KEY_RESULT: return "result";
-    default: return "error";
-    }
-}
-
-/* One byte of a top-level key (the closing quote excluded). */
-static inline void sg_answer_key_byte(struct sg_answer *a, unsigned char c)
-{
-    for (unsigned bit = 1; bit <= SGA_KEY_ERROR; bit <<= 1) {
-        const char *k = sg_answer_key(bit);
-        unsigned i = 0;
-        while (i < a->key_len && k[i])
-            i++;
-        if ((a->keys & bit) && (i < a->key_len || !k[i] || (unsigned char)k[i] != c))
-            a->keys &= (unsigned char)~bit;
-    }
-    if (a->key_len < 0xff)
-        a->key_len++;
-}
-
-static inline void sg_answer_key_end(struct sg_answer *a)
-{
-    for (unsigned bit = 1; bit <= SGA_KEY_ERROR; bit <<= 1) {
-        const char *k = sg_answer_key(bit);
-        unsigned i = 0;
-        while (k[i])
-            i++;
-        if ((a->keys & bit) && i == a->key_len)
-            a->seen |= (unsigned char)bit;
-    }
-    a->in_key = 0;
-}
-
-static inline int sg_answer_complete(const struct sg_answer *a)
-{
-    return (a->seen & SGA_KEY_JSONRPC) && (a->seen & SGA_KEY_ID) &&
-           (a->seen & (SGA_KEY_RESULT | SGA_KEY_ERROR));
-}
-
-/* One byte of a candidate object.  Returns 1 when it closed as an answer. */
-static inline int sg_answer_json(struct sg_answer *a, unsigned char c)
-{
-    if (c == '\n') {                /* an answer is one line */
-        a->mode = SGA_LINE_START;
-        return 0;
-    }
-    if (a->in_string) {
-        if (a->escaped) {
-            a->escaped = 0;
-        } else if (c == '\\') {
-            a->escaped = 1;
-            a->keys = 0;            /* no key we want is spelled with escapes */
-        } else if (c == '"') {
-            a->in_string = 0;
-            if (a->in_key)
-                sg_answer_key_end(a);
-        } else if (a->in_key) {
-            sg_answer_key_byte(a, c);
-        }
-        return 0;
-    }
-    switch (c) {
-    case '"':
-        a->in_string = 1;
-        if (a->depth == 1 && a->expect_key) {
-            a->in_key = 1;
-            a->keys = SGA_KEY_JSONRPC | SGA_KEY_ID | SGA_KEY_RESULT | SGA_KEY_ERROR;
-            a->key_len = 0;
-        }
-        a->expect_key = 0;
-        return 0;
-    case ',':
-        if (a->depth == 1)
-            a->expect_key = 1;
-        return 0;
-    case '{':
-    case '[':
-        if (a->depth != SG_DEPTH_CAP)
-            a->depth++;
-        return 0;
-    case '}':
-    case ']':
-        if (--a->depth != 0)
-            return 0;
-        if (sg_answer_complete(a))
-            return 1;
-        a->mode = SGA_SKIP;         /* an object, but no answer */
-        return 0;
-    default:
-        return 0;
-    }
-}
-
-/* One byte of a header line's name, other than CR and LF. */
-static inline void sg_answer_name_byte(struct sg_answer *a, unsigned char c)
-{
-    static const char length[] = "content-length", type[] = "content-type";
-    if (c == ':') {
-        if ((a->names & SGA_NAME_LENGTH) && a->name_len == sizeof length - 1)
-            a->names = SGA_NAME_LENGTH;
-        else if ((a->names & SGA_NAME_TYPE) && a->name_len == sizeof type - 1)
-            a->names = SGA_NAME_TYPE;
-        else
-            a->names = 0;
-        a->in_value = 1;
-        if (!a->names)
-            a->mode = SGA_SKIP;
-        return;
-    }
-    c = sg_lower(c);
-    if (a->name_len >= sizeof length - 1 || (unsigned char)length[a->name_len] != c)
-        a->names &= (unsigned char)~SGA_NAME_LENGTH;
-    if (a->name_len >= sizeof type - 1 || (unsigned char)type[a->name_len] != c)
-        a->names &= (unsigned char)~SGA_NAME_TYPE;
-    a->name_len++;
-    if (!a->names)
-        a->mode = SGA_SKIP;
-}
-
-/* One byte of a Content-Length value, other than CR and LF. */
-static inline void sg_answer_length_byte(struct sg_answer *a, unsigned char c)
-{
-    if (c >= '0' && c <= '9' && a->digits < 2) {
-        a->digits = 1;
-        if (a->length <= SG_MAX_CONTENT_LENGTH)
-            a->length = a->length * 10 + (unsigned)(c - '0');
-    } else if (sg_is_blank(c)) {
-        if (a->digits)
-            a->digits = 2;
-    } else {
-        a->mode = SGA_SKIP;
-    }
-}
-
-/* A header line ended (its LF).  Returns 1 when the frame is complete. */
-static inline int sg_answer_header_end(struct sg_answer *a)
-{
-    if (!a->line_bytes) {           /* the blank line: the body follows */
-        if (!a->has_length || a->length == 0 || a->length > SG_MAX_CONTENT_LENGTH) {
-            a->mode = SGA_LINE_START;
-            return 0;
-        }
-        a->mode = SGA_BODY;
-        return 0;
-    }
-    if (!a->in_value || (a->names == SGA_NAME_LENGTH && a->digits == 0)) {
-        a->mode = SGA_LINE_START;   /* no "name: value": not a header */
-        return 0;
-    }
-    if (a->names == SGA_NAME_LENGTH) {
-        if (a->has_length) {        /* two lengths: not a frame to trust */
-            a->mode = SGA_LINE_START;
-            return 0;
-        }
-        a->has_length = 1;
-    }
-    a->line_bytes = 0;
-    a->in_value = 0;
-    a->name_len = 0;
-    a->names = SGA_NAME_LENGTH | SGA_NAME_TYPE;
-    return 0;
-}
-
-static inline int sg_answer_header(struct sg_answer *a, unsigned char c)
-{
-    if (c == '\r')
-        return 0;
-    if (c == '\n')
-        return sg_answer_header_end(a);
-    a->line_bytes = 1;
-    if (!a->in_value)
-        sg_answer_name_byte(a, c);
-    else if (a->names == SGA_NAME_LENGTH)
-        sg_answer_length_byte(a, c);
-    return 0;
-}
-
-/* A line starts with c (a->pos is its offset): begin a candidate. */
-static inline void sg_answer_line_start(struct sg_answer *a, unsigned char c)
-{
-    if (c == '\n' || c == '\r' || sg_is_blank(c))
-        return;
-    if (c == '{') {
-        a->mode = SGA_JSON;
-        a->depth = 1;
-        a->in_string = a->escaped = a->in_key = 0;
-        a->expect_key = 1;
-        a->seen = 0;
-    } else if (sg_lower(c) == 'c') {
-        a->mode = SGA_HEADER;
-        a->names = SGA_NAME_LENGTH | SGA_NAME_TYPE;
-        a->name_len = 0;
-        a->in_value = 0;
-        a->digits = 0;
-        a->length = 0;
-        a->has_length = 0;
-        a->line_bytes = 0;
-        sg_answer_header(a, c);
-    } else {
-        a->mode = SGA_SKIP;
-    }
-}
-
-/* Feed n bytes.  Returns 1 once a complete answer has ended: a->start is
- * the offset (counted over everything fed) of its first byte, the '{' or
- * the first letter of its headers; blanks before it on its line are not
- * part of it.  Then it stays found. */
-static inline int sg_answer_feed(struct sg_answer *a, const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n && a->mode != SGA_FOUND; i++, a->pos++) {
-        unsigned char c = p[i];
-        switch (a->mode) {
-        case SGA_LINE_START:
-            if (c == '\n' || c == '\r' || sg_is_blank(c)) {
-                if (c == '\n')
-                    a->start = a->pos + 1;
-                break;
-            }
-            a->start = a->pos;
-            sg_answer_line_start(a, c);
-            break;
-        case SGA_SKIP:
-            if (c == '\n') {
-                a->mode = SGA_LINE_START;
-                a->start = a->pos + 1;
-            }
-            break;
-        case SGA_JSON:
-            if (sg_answer_json(a, c))
-                a->mode = SGA_FOUND;
-            else if (a->mode == SGA_LINE_START)
-                a->start = a->pos + 1;
-            break;
-        case SGA_HEADER:
-            /* a line that cannot be a header may be an answer itself */
-            if (!a->line_bytes && c != '\r' && c != '\n' && sg_lower(c) != 'c') {
-                a->start = a->pos;
-                sg_answer_line_start(a, c);
-                break;
-            }
-            sg_answer_header(a, c);
-            if (a->mode == SGA_LINE_START)
-                a->start = a->pos + 1;
-            break;
-        case SGA_BODY: {
-            size_t avail = n - i;
-            if ((unsigned long long)avail >= a->length) {
-                i += (size_t)a->length - 1;
-                a->pos += a->length - 1;
-                a->length = 0;
-                a->mode = SGA_FOUND;
-            } else {
-                a->length -= avail;
-                a->pos += avail - 1;
-                i = n - 1;
-            }
-            break;
-        }
-        default:
-            break;
-        }
-    }
-    return a->mode == SGA_FOUND;
-}
-
-/* One buffer: does it hold a complete answer?  *start: where it begins. */
-static inline int sg_answer_find(const void *p, size_t n, size_t *start)
-{
-    struct sg_answer a;
-    sg_answer_init(&a);
-    if (!sg_answer_feed(&a, (const unsigned char *)p, n))
-        return 0;
-    *start = (size_t)a.start;
-    return 1;
+    unsigned k = s->keys;
+    if (s->protocol == SG_FRAMED)
+        return 1;
+    if (s->where == SW_LINE)
+        return (k & (SGK_RESULT | SGK_ERROR)) && !(k & SGK_METHOD);
+    return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT | SGK_ERROR));
 }
 
 #endif

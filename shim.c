@@ -233,10 +233,12 @@ static int in_vfork_child(void)
 static int g_wire_busy;      /* the wire lock: see lock_wire() */
 
 /* The child has one thread: no lock of ours is held in it. */
+static void hold_forget(void);
 static void atfork_child(void)
 {
     STORE(g_pid, getpid());
     STORE(g_wire_busy, 0);
+    hold_forget();
 }
 
 /* ------------------------------------------------------------------ */
@@ -694,6 +696,10 @@ static void diverted_summary(void)
 /* eof: 1 at end of input; GATE_BY_ANSWER when the fail-safe saw an answer. */
 #define GATE_BY_ANSWER 2
 
+static pid_t g_opener;       /* the thread opening the gate (its tid) */
+static void hold_settle(const char *how, int try);
+static size_t write_whole(int fd, const void *p, size_t n, int bounded);
+
 /* The races around it, and why each is closed:
  *  - a dup2() onto the wire's number in another thread: dup_onto moves the
  *    wire under the wire lock, also while the gate is opening; open_gate
@@ -704,25 +710,37 @@ static void diverted_summary(void)
  *  - exec_begin in one thread, then open_gate, then a failed exec:
  *    open_gate leaves an fd 1 that is already the wire alone, and
  *    exec_failed does not divert it again once the gate is open;
- *  - release_if_unused against a new copy (set_copy): both under the lock.
- * The CAS makes one caller the opener; the others return at once. */
-static void open_gate(const char *how, unsigned long long bytes, int eof)
+ *  - release_if_unused against a new copy (set_copy): both under the lock;
+ *  - a write to the diversion in another thread while the gate opens: it
+ *    waits until fd 1 is the wire (wait_while_opening).
+ * The CAS makes one caller the opener; the others return at once.
+ * first[0..nfirst): the answer that opens the gate (GATE_BY_ANSWER), put
+ * on the wire before fd 1 is, so that no other thread's write can come
+ * between its pieces.  Returns whether this call opened the gate. */
+static int open_gate_with(const char *how, unsigned long long bytes, int eof,
+                          const struct iovec *first, int nfirst)
 {
     char numbuf[24];
     int expected = GATE_SHUT, saved = errno;
 
     if (in_vfork_child())
-        return;
+        return 0;
     if (!__atomic_compare_exchange_n(&g_state, &expected, GATE_OPENING, 0,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return;
+        return 0;
+    STORE(g_opener, (pid_t)syscall(SYS_gettid));
+    hold_settle(how, 1);
     flush_stdout();
     wait_drained();
     int held = lock_wire();
     int wire = LOAD(g_wire);
-    if (LOAD(g_fd1_ours) && on_diversion(1)) {
-        int fl = REAL(fcntl)(1, F_GETFD);
+    int fd1 = LOAD(g_fd1_ours) && on_diversion(1);
+    if (fd1)
         carry_nonblock(wire);
+    for (int i = 0; i < nfirst; i++)
+        write_whole(wire, first[i].iov_base, first[i].iov_len, 0);
+    if (fd1) {
+        int fl = REAL(fcntl)(1, F_GETFD);
         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) {
             say(1, "cannot put stdout back on the wire: ", err_name(errno));
             _exit(1);
@@ -733,6 +751,7 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
     point_reopened_at_wire();
     drop_privates();
     STORE(g_fd1_ours, 0);
+    STORE(g_opener, 0);
     STORE(g_state, GATE_OPEN);
     unlock_wire(held);
     if (!how) {
@@ -750,6 +769,23 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
     }
     diverted_summary();
     errno = saved;
+    return 1;
+}
+
+static void open_gate(const char *how, unsigned long long bytes, int eof)
+{
+    (void)open_gate_with(how, bytes, eof, NULL, 0);
+}
+
+/* A write to the diversion while another thread opens the gate waits until
+ * fd 1 is the wire: it would go to stderr, and an answer would be lost.
+ * Not the opener itself (a signal handler interrupting it). */
+static void wait_while_opening(void)
+{
+    if (LOAD(g_opener) == (pid_t)syscall(SYS_gettid))
+        return;
+    while (LOAD(g_state) == GATE_OPENING)
+        sched_yield();
 }
 
 /* Nothing points at the diversion any more (fd 1 is the program's, no copy
@@ -1908,14 +1944,25 @@ int hook_isoc99_scanf(const char *fmt, ...)
  * its client would wait forever.  A correct server cannot answer before it
  * has read a request, so a complete answer written to the diversion proves
  * the first message was read: it opens the gate and goes to the wire.
- * Bytes before it in the same call (a buffered banner flushed with it) are
- * junk: they go to the diversion first.
  *
- * What is seen is one call at a time: write, writev, send... and C stdio's
- * stdout buffer when the program flushes it or exits (stdio writes with
- * glibc-internal calls, never through these).  An answer split over two
- * calls is not recognised: both parts go where the call points, as before,
- * so no byte is lost or reordered. */
+ * Answers come in pieces: a header and then a body, a line in two writes,
+ * a large message cut where a non-blocking writer found the pipe full, a
+ * log line glued in front.  So what reaches the diversion goes through the
+ * strict filter's classifier (detect.h, "The stream classifier"), across
+ * calls: junk goes to the diversion at once; bytes that may still begin a
+ * message are held (at most SG_HOLD_MAX, the classifier's bound) until it
+ * decides them; a message that is an answer (sg_stream_answer) opens the
+ * gate with the held bytes and the answer put on the wire first, in order;
+ * protocol that is no answer (a notification) goes to the diversion, as
+ * everything else before the first message does.  Held bytes still
+ * undecided when the gate opens otherwise, at exit, _exit or exec are
+ * junk: they go to the diversion then.
+ *
+ * What is seen: write, writev, pwrite..., send..., and C stdio's stdout
+ * buffer when the program flushes it or exits (stdio writes with
+ * glibc-internal calls, never through these).  A write returns its full
+ * count once its bytes are held or diverted: the bytes are ours to write
+ * then (write_whole).  Held memory is static: no heap. */
 
 /* The rest of a call goes out the way the program asked for it. */
 enum put_kind { PUT_WRITE, PUT_PWRITE, PUT_SEND };
@@ -1927,8 +1974,7 @@ struct put {
     socklen_t alen;
 };
 
-/* Junk goes to the diversion with write(2): stderr need not be a socket. */
-static ssize_t put_bytes(struct put *c, const void *p, size_t n, int wire)
+static ssize_t put_bytes(struct put *c, const void *p, size_t n)
 {
     ssize_t r;
     if (c->kind == PUT_PWRITE) {
@@ -1937,15 +1983,14 @@ static ssize_t put_bytes(struct put *c, const void *p, size_t n, int wire)
             c->off += r;
         return r;
     }
-    if (c->kind == PUT_SEND && wire)
+    if (c->kind == PUT_SEND)
         return REAL(sendto)(c->fd, p, n, c->flags, c->addr, c->alen);
     return REAL(write)(c->fd, p, n);
 }
 
 /* Puts bytes [from, to) of the call.  Returns how many went out, stopping
  * at the first short write, or -1 (errno set) if none did. */
-static ssize_t put_range(struct put *c, const struct iovec *iov, int cnt,
-                         size_t from, size_t to, int wire)
+static ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to)
 {
     size_t done = 0, pos = 0;
     for (int i = 0; i < cnt && pos < to; pos += iov[i].iov_len, i++) {
@@ -1953,7 +1998,7 @@ static ssize_t put_range(struct put *c, const struct iovec *iov, int cnt,
         if (pos + len <= from)
             continue;
         size_t a = from > pos ? from - pos : 0, b = to - pos < len ? to - pos : len;
-        ssize_t r = put_bytes(c, (const char *)iov[i].iov_base + a, b - a, wire);
+        ssize_t r = put_bytes(c, (const char *)iov[i].iov_base + a, b - a);
         if (r < 0)
             return done ? (ssize_t)done : -1;
         done += (size_t)r;
@@ -1963,79 +2008,224 @@ static ssize_t put_range(struct put *c, const struct iovec *iov, int cnt,
     return (ssize_t)done;
 }
 
-static void open_by_answer(const char *how)
-{
-    open_gate(how, 0, GATE_BY_ANSWER);
-    /* Another thread may be opening it at this moment: wait until fd 1 is
-     * the wire before the answer goes out. */
-    while (LOAD(g_state) == GATE_OPENING)
-        sched_yield();
-}
-
-/* The first r bytes of iov went to the diversion: counted for
- * diverted_summary(), and traced at level 4.  Only this shut path pays. */
-static void count_diverted(const struct iovec *iov, int cnt, ssize_t r, const char *how)
+/* n bytes went to the diversion: counted for diverted_summary(), and
+ * traced at level 4.  Only the shut path pays. */
+static void count_diverted(const void *p, size_t n, const char *how)
 {
     unsigned long long lines = 0;
-    size_t left = r > 0 ? (size_t)r : 0;
+    const char *c = p, *end = c + n;
 
-    if (left == 0)
+    if (n == 0)
         return;
-    for (int i = 0; i < cnt && left; i++) {
-        size_t len = iov[i].iov_len < left ? iov[i].iov_len : left;
-        const char *p = iov[i].iov_base, *end = p + len;
-        while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-            lines++;
-            p++;
-        }
-        left -= len;
+    while ((c = memchr(c, '\n', (size_t)(end - c))) != NULL) {
+        lines++;
+        c++;
     }
-    __atomic_add_fetch(&g_div_bytes, (unsigned long long)r, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&g_div_bytes, (unsigned long long)n, __ATOMIC_RELAXED);
     __atomic_add_fetch(&g_div_lines, lines, __ATOMIC_RELAXED);
     if (g_level >= 4) {
         char numbuf[24];
-        say(4, how, ": ", NUM(r), " bytes to the diversion");
+        say(4, how, ": ", NUM(n), " bytes to the diversion");
     }
+}
+
+/* Bytes the program was told are written: ours to write whole.  The
+ * diversion (bounded) is given SG_STALL_MS without progress, by when its
+ * drain reads and drops by itself; the wire is waited for, as the program
+ * would wait for its client.  Returns how many went out. */
+static size_t write_whole(int fd, const void *p, size_t n, int bounded)
+{
+    size_t done = 0;
+    int saved = errno;
+    while (done < n && fd >= 0) {
+        ssize_t r = REAL(write)(fd, (const char *)p + done, n - done);
+        if (r > 0) {
+            done += (size_t)r;
+        } else if (r < 0 && errno == EAGAIN) {
+            struct pollfd q = { .fd = fd, .events = POLLOUT };
+            int w = poll(&q, 1, bounded ? SG_STALL_MS : -1);
+            if (w == 0 || (w < 0 && errno != EINTR))
+                break;
+        } else if (!(r < 0 && errno == EINTR)) {
+            break;
+        }
+    }
+    errno = saved;
+    return done;
+}
+
+/* ---- The hold: bytes that may begin an answer ---- */
+
+static struct {
+    pid_t owner;                    /* the thread feeding it (tid), 0: none */
+    size_t len;                     /* held: the classifier's undecided bytes */
+    struct sg_stream s;
+    unsigned char buf[SG_HOLD_MAX];
+} g_hold;
+
+/* One thread at a time.  0: this very thread holds it already (a signal
+ * handler interrupted it), or (try) another does: the caller goes on as if
+ * there were no hold. */
+static int hold_lock_how(int try)
+{
+    pid_t me = (pid_t)syscall(SYS_gettid);
+    struct timespec ms = { 0, 1000000 };
+    for (int spins = 0;; spins++) {
+        pid_t none = 0;
+        if (__atomic_compare_exchange_n(&g_hold.owner, &none, me, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return 1;
+        if (none == me || try)
+            return 0;
+        if (spins < 100)
+            sched_yield();
+        else
+            nanosleep(&ms, NULL);   /* the holder may be waiting for stderr */
+    }
+}
+
+static int hold_lock(void)
+{
+    return hold_lock_how(0);
+}
+
+static void hold_unlock(void)
+{
+    __atomic_store_n(&g_hold.owner, 0, __ATOMIC_RELEASE);
+}
+
+/* A fork child's copy of what its parent holds is the parent's to decide. */
+static void hold_forget(void)
+{
+    g_hold.owner = 0;
+    g_hold.len = 0;
+    sg_stream_init(&g_hold.s, SG_AUTO);
+}
+
+static void divert_whole(int fd, const void *p, size_t n, const char *how)
+{
+    count_diverted(p, write_whole(fd, p, n, 1), how);
+}
+
+/* Where held junk goes outside a call: fd 1 while it is the diversion,
+ * else (the gate opened in another thread meanwhile) stderr itself. */
+static int settle_fd(void)
+{
+    if (LOAD(g_fd1_ours) && on_diversion(1))
+        return 1;
+    return strcmp(g_div_name, "stderr") == 0 ? 2 : -1;
+}
+
+/* What is held is junk (decided so, or at a decision point). */
+static void hold_spill(int fd, const char *how)
+{
+    size_t n = g_hold.len;
+    g_hold.len = 0;
+    divert_whole(fd, g_hold.buf, n, how);
+}
+
+/* Bytes of a call go through the classifier, the gate shut and the hold
+ * ours.  Returns how many bytes of the call were taken (held, diverted, or
+ * put on the wire with the answer): all of them, unless the gate opened
+ * (*opened: by this call's answer), after which the caller puts the rest
+ * on fd as the program asked. */
+static size_t hold_feed(const struct iovec *iov, int cnt, int fd, const char *how, int *opened)
+{
+    size_t taken = 0;
+    for (int i = 0; i < cnt; i++) {
+        const unsigned char *p = iov[i].iov_base;
+        size_t n = iov[i].iov_len, off = 0;
+        while (off < n && shut()) {
+            unsigned char before = g_hold.s.where;
+            enum sg_verdict v;
+            size_t k = sg_stream_scan(&g_hold.s, p + off, n - off, &v);
+            if (v == SG_UNDECIDED) {
+                /* k == n - off, and the classifier holds at most what fits */
+                if (k > sizeof g_hold.buf - g_hold.len) {
+                    hold_spill(fd, how);
+                    divert_whole(fd, p + off, k, how);
+                } else {
+                    memcpy(g_hold.buf + g_hold.len, p + off, k);
+                    g_hold.len += k;
+                }
+            } else if (v == SG_WIRE && before != SW_LINE && before != SW_BODY &&
+                       sg_stream_answer(&g_hold.s)) {
+                struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } };
+                int mine = open_gate_with(how, 0, GATE_BY_ANSWER, answer, 2);
+                if (!mine) {    /* another thread opened it: fd is the wire then */
+                    wait_while_opening();
+                    for (int j = 0; j < 2; j++)
+                        write_whole(fd, answer[j].iov_base, answer[j].iov_len, 0);
+                }
+                g_hold.len = 0;
+                *opened = 1;
+                return taken + k;
+            } else {
+                hold_spill(fd, how);
+                divert_whole(fd, p + off, k, how);
+            }
+            off += k;
+            taken += k;
+        }
+        if (off < n)
+            break;      /* the gate opened in another thread */
+    }
+    return taken;
+}
+
+/* A decision point other than a write (the gate opening otherwise, exit,
+ * _exit, exec): what is held is junk.  The gate's opener only tries: a
+ * thread feeding the hold decides itself (and sees the gate open).  Never
+ * in a vfork child. */
+static void hold_settle(const char *how, int try)
+{
+    if (in_vfork_child() || !hold_lock_how(try))
+        return;
+    if (g_hold.len) {
+        hold_spill(settle_fd(), how);
+        (void)sg_stream_end(&g_hold.s);
+    }
+    hold_unlock();
+}
+
+/* The gate opened in another thread while this one fed the hold: what it
+ * still holds came before, and is junk.  (The hold is ours.) */
+static void hold_orphans(const char *how)
+{
+    if (!shut() && g_hold.len)
+        hold_spill(settle_fd(), how);
+}
+
+/* A call to the diversion, the gate shut: through the hold.  Returns what
+ * the call returns: the bytes taken, plus what went out of the rest. */
+static ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, const char *how)
+{
+    size_t total = iov_total(iov, cnt), taken = 0;
+    int opened = 0;
+
+    if (!hold_lock()) {     /* a signal handler inside the hold: as it is */
+        ssize_t r = put_range(c, iov, cnt, 0, total);
+        return r;
+    }
+    if (shut())
+        taken = hold_feed(iov, cnt, c->fd, how, &opened);
+    hold_orphans(how);
+    hold_unlock();
+    if (taken == total)
+        return (ssize_t)total;
+    if (c->kind == PUT_PWRITE)
+        c->off += (off64_t)taken;
+    ssize_t r = put_range(c, iov, cnt, taken, total);
+    return r >= 0 ? (ssize_t)(taken + (size_t)r) : taken ? (ssize_t)taken : -1;
 }
 
 /* Does this call go to the diversion while the gate is shut?  A vfork
  * child writes no shared state: its writes go where they point. */
 static int to_diversion(int fd)
 {
+    if (unlikely(LOAD(g_state) == GATE_OPENING) && !in_vfork_child() && is_diversion(fd))
+        wait_while_opening();
     return shut() && is_diversion(fd) && !in_vfork_child();
-}
-
-/* A call to the diversion carrying a complete answer: junk to the
- * diversion, the gate opened, the answer and what follows to the wire.
- * Returns 0 if there is no answer (the caller does the call as usual),
- * else 1 with *ret what the call returns: never more than went out. */
-static int answered(struct put *c, const struct iovec *iov, int cnt, const char *how,
-                    ssize_t *ret)
-{
-    struct sg_answer a;
-    int found = 0;
-
-    sg_answer_init(&a);
-    for (int i = 0; i < cnt && !found; i++)
-        found = sg_answer_feed(&a, iov[i].iov_base, iov[i].iov_len);
-    if (!found)
-        return 0;
-    size_t start = (size_t)a.start, total = iov_total(iov, cnt);
-    if (start > 0) {
-        ssize_t r = put_range(c, iov, cnt, 0, start, 0);
-        count_diverted(iov, cnt, r, how);
-        if (r < (ssize_t)start) {
-            *ret = r;   /* the program will write the rest again */
-            return 1;
-        }
-    }
-    open_by_answer(how);
-    ssize_t r = put_range(c, iov, cnt, start, total, 1);
-    if (r >= 0)
-        *ret = (ssize_t)(start + (size_t)r);
-    else
-        *ret = start ? (ssize_t)start : -1;   /* the junk did go out */
-    return 1;
 }
 
 /* The write entry points: the readers' fast path, for the same reason. */
@@ -2045,14 +2235,9 @@ static int answered(struct put *c, const struct iovec *iov, int cnt, const char 
     WRITER(ssize_t, name, params, args, {                                       \
         struct iovec v = { (void *)buf, n };                                    \
         struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
-        ssize_t r;                                                              \
         if (!to_diversion(fd))                                                  \
             return REAL(name) args;                                             \
-        if (answered(&c, &v, 1, #name, &r))                                     \
-            return r;                                                           \
-        r = REAL(name) args;                                                    \
-        count_diverted(&v, 1, r, #name);                                        \
-        return r;                                                               \
+        return divert_call(&c, &v, 1, #name);                                   \
     })
 FD_WRITER(write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
 FD_WRITER(__write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
@@ -2063,14 +2248,9 @@ FD_WRITER(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, 
 #define IOV_WRITER(name, params, args, kind_, offset)                           \
     WRITER(ssize_t, name, params, args, {                                       \
         struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
-        ssize_t r;                                                              \
         if (!to_diversion(fd))                                                  \
             return REAL(name) args;                                             \
-        if (answered(&c, iov, cnt, #name, &r))                                  \
-            return r;                                                           \
-        r = REAL(name) args;                                                    \
-        count_diverted(iov, cnt, r, #name);                                     \
-        return r;                                                               \
+        return divert_call(&c, iov, cnt, #name);                                \
     })
 IOV_WRITER(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), PUT_WRITE, 0)
 IOV_WRITER(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off),
@@ -2083,24 +2263,15 @@ IOV_WRITER(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, 
            (fd, iov, cnt, off, fl), off == -1 ? PUT_WRITE : PUT_PWRITE, off)
 
 /* A diversion onto stderr may be no socket: what the program sends there
- * goes with write(2), as it would have reached a socket wire. */
-static ssize_t send_diverted(struct put *c, const struct iovec *iov, int cnt, const char *how)
-{
-    ssize_t r;
-    if (answered(c, iov, cnt, how, &r))
-        return r;
-    r = put_range(c, iov, cnt, 0, iov_total(iov, cnt), 0);
-    count_diverted(iov, cnt, r, how);
-    return r;
-}
-
+ * goes with write(2) (divert_whole); once the gate is open, the rest goes
+ * with the program's own call. */
 #define SEND_WRITER(name, params, args, address, address_len)                   \
     WRITER(ssize_t, name, params, args, {                                       \
         struct iovec v = { (void *)buf, n };                                    \
         struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,            \
                          .addr = (address), .alen = (address_len) };            \
         if (to_diversion(fd))                                                   \
-            return send_diverted(&c, &v, 1, #name);                             \
+            return divert_call(&c, &v, 1, #name);                               \
         return REAL(name) args;                                                 \
     })
 SEND_WRITER(send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags), NULL, 0)
@@ -2114,17 +2285,16 @@ WRITER(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), (fd, msg
     struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,
                      .addr = msg->msg_name, .alen = msg->msg_namelen };
     if (to_diversion(fd) && msg->msg_controllen == 0)
-        return send_diverted(&c, msg->msg_iov, (int)msg->msg_iovlen, "sendmsg");
+        return divert_call(&c, msg->msg_iov, (int)msg->msg_iovlen, "sendmsg");
     return REAL(sendmsg)(fd, msg, flags);
 })
 
-/* C stdio: the answer may sit in stdout's buffer.  The junk before it is
- * written to the diversion and taken out of the buffer; the gate opens
- * with the answer hidden from its flush (which still writes to stderr);
- * the flush that follows writes the answer to the wire.  If the junk cannot
- * all be written, what was is taken out, and the rest is flushed to the
- * diversion as before. */
-static void answer_in_stdout(const char *how)
+/* C stdio: what sits in stdout's buffer goes through the hold as one
+ * write, and is taken out of the buffer; if its answer opened the gate,
+ * what follows stays for the flush, which writes it to the wire.  (The
+ * gate's own flush_stdout finds the lock held by this thread and leaves
+ * the buffer alone.) */
+static void stdout_through_hold(const char *how)
 {
     FILE *fp = stdout;
     int tries = 0;
@@ -2137,38 +2307,49 @@ static void answer_in_stdout(const char *how)
         else
             sched_yield();
     char *base = fp->_IO_write_base, *ptr = fp->_IO_write_ptr;
-    size_t start, len = base && ptr > base ? (size_t)(ptr - base) : 0, done = 0;
-    if (fp->_mode <= 0 && len && shut() && sg_answer_find(base, len, &start)) {
-        while (done < start) {
-            ssize_t r = REAL(write)(fp->_fileno, base + done, start - done);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0)
-                break;
-            done += (size_t)r;
-        }
-        struct iovec junk = { base, done };
-        count_diverted(&junk, 1, (ssize_t)done, how);
-        memmove(base, base + done, len - done);
-        fp->_IO_write_ptr = base;               /* hidden from the gate's flush */
-        if (done == start)
-            open_by_answer(how);
-        fp->_IO_write_ptr = base + (len - done);
+    size_t len = base && ptr > base ? (size_t)(ptr - base) : 0;
+    if (fp->_mode <= 0 && len && shut() && hold_lock()) {
+        struct iovec v = { base, len };
+        int opened = 0;
+        size_t taken = shut() ? hold_feed(&v, 1, fp->_fileno, how, &opened) : 0;
+        hold_orphans(how);
+        hold_unlock();
+        memmove(base, base + taken, len - taken);
+        fp->_IO_write_ptr = base + (len - taken);
     }
     funlockfile(fp);
 }
 
 WRITER(int, fflush, (FILE *fp), (fp), {
     if (fp == NULL || fp == stdout)
-        answer_in_stdout("fflush");
+        stdout_through_hold("fflush");
     return REAL(fflush)(fp);
 })
 
-/* exit flushes stdout after the destructors have run. */
+/* exit flushes stdout after the destructors have run: through the hold
+ * first, and what stays held is junk. */
 __attribute__((destructor)) static void answer_at_exit(void)
 {
-    if (gated())
-        answer_in_stdout("exit");
+    if (gated()) {
+        stdout_through_hold("exit");
+        hold_settle("exit", 0);
+    }
+}
+
+/* _exit flushes nothing, but what the hold took was written as far as the
+ * program knows.  (glibc's exit calls its own _exit, not this one; neither
+ * returns, so the system call is made here, as glibc makes it.) */
+EXPORT void _exit(int status)
+{
+    if (gated() && shut())
+        hold_settle("_exit", 0);
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+EXPORT void _Exit(int status)
+{
+    _exit(status);
 }
 
 /* ------------------------------------------------------------------ */
@@ -3227,6 +3408,8 @@ static int runnable(const char *path)
         if (x_.hand && (exact) && !runnable(what))          \
             x_.hand = 0;                                    \
         char *const *envp_ = exec_env(&x_, (env));          \
+        if (gated() && shut())                              \
+            hold_settle("exec", 0);                         \
         exec_begin(&x_, (what));                            \
         int r_ = (call);                                    \
         exec_failed(&x_);                                   \

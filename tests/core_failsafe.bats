@@ -9,9 +9,11 @@
 # fail-safe, these servers hung their client.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 FS=$BIN/core_failsafe
 WARNING="the server answered before stdiogate saw the client's first message end"
+LSP_SHUTDOWN='{"jsonrpc":"2.0","id":2,"method":"shutdown"}'
 
 # failsafe HOW CALL [CLIENT-OPTION...]: core_failsafe answering that way,
 # unwrapped (junk on stdout) and wrapped (junk on stderr, answers on the wire,
@@ -74,14 +76,100 @@ failsafe() {
     failsafe sendmsg sendmsg --sockets
 }
 
-@test "fail-safe (a limit): an answer split over two writes is not recognised, and reaches stderr whole" {
-    # documented in the README's Limits: each call is looked at alone
-    both --frames 0 --line "$INIT" -- "$FS" split
-    STDIOGATE_DEBUG=2 gated --timeout 10 --frames 0 --line "$INIT" -- "$FS" split
+# pieces MODE HOW [CLIENT-OPTION...]: core_failsafe writing its answers in
+# pieces (HOW), unwrapped (the junk on stdout, the test can fail), then
+# under stdiogate (MODE default) or stdiogate --strict (MODE strict): the
+# junk on stderr, and stdout exactly the answers (the caller asserts them).
+# The default mode must have opened the gate at the answer, whole.
+pieces() {
+    local mode=$1 how=$2; shift 2
+    both "$@" -- "$FS" "$how"
     assert_status 0
-    assert_frames
-    assert_stderr_has "$(answer 0 initialize)"
-    assert_stderr_lacks "the server answered"
+    if [ "$mode" = strict ]; then
+        printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/strict"
+        chmod +x "$BATS_TEST_TMPDIR/strict"
+        STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/strict STDIOGATE_DEBUG=2 gated --timeout 20 "$@" -- "$FS" "$how"
+        assert_stderr_lacks "diverting stdout"
+    else
+        STDIOGATE_DEBUG=2 gated --timeout 20 "$@" -- "$FS" "$how"
+        assert_stderr_has "diverting stdout to stderr" "gate opened by write: the server answered"
+    fi
+    assert_status 0
+    assert_junk_on_stderr
+    # no byte of an answer went to stderr as well
+    assert_stderr_lacks '"result"' '"id"' 'Content-Length'
+}
+
+@test "fail-safe: an LSP answer written as header, then body (pipes, sockets; default and strict)" {
+    local mode sock
+    JUNK=(printf-junk write-junk)
+    for mode in default strict; do
+        for sock in "" --sockets; do
+            pieces "$mode" headbody $sock --framing lsp --lsp "$LSP_INIT" --lsp "$LSP_SHUTDOWN"
+            assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")$(lsp_frame "$(answer 2 shutdown)")"
+        done
+    done
+}
+
+@test "fail-safe: a JSON-RPC answer in two writes, cut after its id (default and strict)" {
+    local mode
+    JUNK=(printf-junk write-junk)
+    for mode in default strict; do
+        pieces "$mode" split --line "$INIT" --line "$PING"
+        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    done
+}
+
+@test "fail-safe: a JSON-RPC answer written byte by byte, and an LSP one (default and strict)" {
+    local mode
+    JUNK=(printf-junk write-junk)
+    for mode in default strict; do
+        pieces "$mode" bytes --line "$INIT" --line "$PING"
+        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+        pieces "$mode" bytes --framing lsp --lsp "$LSP_INIT"
+        assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
+    done
+}
+
+@test "fail-safe: an answer glued after junk on its line is split off it (default and strict)" {
+    local mode
+    JUNK=(printf-junk write-junk "progress 50%")
+    for mode in default strict; do
+        # (unwrapped, a client sees no frame in the glued line: it waits for the other)
+        pieces "$mode" inline --frames 1 --line "$INIT" --line "$PING"
+        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+        # the junk reached stderr whole, its newline-less end included
+        assert_stderr_has "write-junk
+progress 50%"
+    done
+}
+
+@test "fail-safe: a 1 MiB first answer written in pieces by a non-blocking writer (default and strict)" {
+    local mode big
+    JUNK=(printf-junk write-junk)
+    big=$(printf '{"jsonrpc":"2.0","id":0,"result":{"echo":"initialize","pad":"%01048576d"}}' 0)
+    for mode in default strict; do
+        pieces "$mode" big --line "$INIT" --line "$PING"
+        assert_stdout_bytes "$big
+$(answer '"p1"' ping)
+"
+    done
+}
+
+@test "fail-safe: held bytes that never become an answer reach stderr whole at exit and at _exit" {
+    local part='{"jsonrpc":"2.0","id":1,"res' how
+    for how in "sys.exit(0)" "os._exit(0)"; do
+        # a '{' that never closes, then the end of the process
+        run --separate-stderr "$PYTHON" -c "import os, sys; os.write(1, b'$part'); $how" </dev/null
+        [ "$status" -eq 0 ] && [ "$output" = "$part" ]
+        STDIOGATE_DEBUG=2 run --separate-stderr "$ROOT/stdiogate" "$PYTHON" -c \
+            "import os, sys; os.write(1, b'$part'); $how" </dev/null
+        echo "$how: status $status, stdout '$output', stderr: $stderr"
+        [ "$status" -eq 0 ]
+        [ -z "$output" ]
+        [[ "$stderr" == *"$part"* ]]
+        [[ "$stderr" != *"gate opened"* ]]
+    done
 }
 
 @test "fail-safe: C stdio, fflush(stdout) of a buffer holding junk and then the answer" {

@@ -10,11 +10,17 @@ FIXTURE_SAN ?=
 
 fixtures: $(FIXTURES)
 
+# -MMD -MP: a fixture that includes a project header (detect.h) is rebuilt
+# when it changes.
+FIXTURE_DEPS = -MMD -MP -MF tests/bin/.$(@F).d
+
 tests/bin/%_static: tests/fixtures/%_static.c $(FIXTURE_HDR) | tests/bin
-	$(CC) $(FIXTURE_CFLAGS) -static -o $@ $< -lpthread
+	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_DEPS) -static -o $@ $< -lpthread
 
 tests/bin/%: tests/fixtures/%.c $(FIXTURE_HDR) | tests/bin
-	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_SAN) -o $@ $< -lpthread
+	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_SAN) $(FIXTURE_DEPS) -o $@ $< -lpthread
+
+-include $(wildcard tests/bin/.*.d)
 
 tests/bin:
 	mkdir -p $@

@@ -3,7 +3,9 @@
 # Loads helpers.bash, and makes `gated` (and `both`) run COMMAND under
 # `stdiogate --strict` (STRICT_OPTS: more wrapper options, e.g. --protocol
 # framed), through a two-line wrapper script that client.py runs as
-# $STDIOGATE_WRAPPER.
+# $STDIOGATE_WRAPPER.  STRICT_VIA=filter runs the filter alone instead
+# (stdiogate-filter OPTS -- COMMAND): strict_alone.bats runs the edge and
+# fault cases that way, with the same expectations.
 #
 #   SRV               the Python fixture (tests/fixtures/strict_server.py)
 #   strict_pid        the filter's pid, from its level-2 "strict: filtering"
@@ -18,7 +20,12 @@ SRV="$FIX/strict_server.py"
 
 strict_wrapper() {
     local w=$BATS_TEST_TMPDIR/strict-wrapper
-    printf '#!/bin/sh\nexec "%s" --strict %s "$@"\n' "$ROOT/stdiogate" "${STRICT_OPTS:-}" >"$w"
+    if [ "${STRICT_VIA:-}" = filter ]; then
+        # the filter alone, no library: what `stdiogate --strict` must equal
+        printf '#!/bin/sh\n[ "$1" = -- ] && shift\nexec "%s" %s -- "$@"\n' "$ROOT/stdiogate-filter" "${STRICT_OPTS:-}" >"$w"
+    else
+        printf '#!/bin/sh\nexec "%s" --strict %s "$@"\n' "$ROOT/stdiogate" "${STRICT_OPTS:-}" >"$w"
+    fi
     chmod +x "$w"
     export STDIOGATE_WRAPPER=$w
 }

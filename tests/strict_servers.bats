@@ -156,12 +156,11 @@ for i, m in ((0, "initialize"), ("p1", "ping")):
     assert_frames "$(answer 0 initialize)"
     STDIOGATE_DEBUG=3 gated --line "$INIT" -- "$PYTHON" "$FIX/core_py_server.py" readline
     assert_status 0
-    # the library is loaded but finds no wire named: it diverts nothing ...
-    assert_stderr_has "libstdiogate.so version"
+    # the library (preloaded) finds no wire named: it diverts nothing ...
     assert_stderr_lacks "diverting stdout" "gate opened by"
     # ... and the filter took the startup output as junk itself
-    assert_stderr_has "strict: end of the server's output; "
-    assert_stderr_lacks "0 bytes of junk in 0 lines"
+    grep -qE "strict: end of the server's output; [1-9][0-9]* bytes of junk in [1-9]" "$ERR" ||
+        { show_run; false; }
 }
 
 @test "strict: socketpairs for stdin and stdout (as Node-based clients give them)" {
