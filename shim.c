@@ -2124,6 +2124,48 @@ static void hold_spill(int fd, const char *how)
     divert_whole(fd, g_hold.buf, n, how);
 }
 
+/* What goes to the diversion from one call leaves in one write (the held
+ * bytes decided with it first): the drain copies it to stderr in one
+ * piece, as it did before the hold, and the server's own stderr lines do
+ * not fall inside it. */
+struct batch {
+    struct iovec v[2];          /* held bytes, then a stretch of the call */
+};
+
+static void batch_out(struct batch *b, int fd, const char *how)
+{
+    size_t done = 0, pos = 0;
+    if (b->v[0].iov_len && b->v[1].iov_len) {
+        ssize_t r = REAL(writev)(fd, b->v, 2);
+        done = r > 0 ? (size_t)r : 0;
+    }
+    for (int i = 0; i < 2; pos += b->v[i].iov_len, i++) {
+        const char *base = b->v[i].iov_base;
+        size_t len = b->v[i].iov_len, sent = done > pos ? done - pos : 0;
+        sent = sent < len ? sent : len;
+        count_diverted(base, sent, how);
+        divert_whole(fd, base + sent, len - sent, how);
+    }
+    b->v[0].iov_len = b->v[1].iov_len = 0;
+}
+
+/* Bytes p[0..k) of the call, just decided for the diversion: after what
+ * is held, and after the stretch already in the batch if they follow it. */
+static void batch_add(struct batch *b, int fd, const unsigned char *p, size_t k, const char *how)
+{
+    if (g_hold.len) {
+        batch_out(b, fd, how);
+        b->v[0] = (struct iovec){ g_hold.buf, g_hold.len };
+        g_hold.len = 0;
+    } else if (b->v[1].iov_len &&
+               (const unsigned char *)b->v[1].iov_base + b->v[1].iov_len != p) {
+        batch_out(b, fd, how);
+    }
+    if (!b->v[1].iov_len)
+        b->v[1].iov_base = (void *)p;
+    b->v[1].iov_len += k;
+}
+
 /* Bytes of a call go through the classifier, the gate shut and the hold
  * ours.  Returns how many bytes of the call were taken (held, diverted, or
  * put on the wire with the answer): all of them, unless the gate opened
@@ -2132,6 +2174,7 @@ static void hold_spill(int fd, const char *how)
 static size_t hold_feed(const struct iovec *iov, int cnt, int fd, const char *how, int *opened)
 {
     size_t taken = 0;
+    struct batch b = { { { NULL, 0 }, { NULL, 0 } } };
     for (int i = 0; i < cnt; i++) {
         const unsigned char *p = iov[i].iov_base;
         size_t n = iov[i].iov_len, off = 0;
@@ -2140,8 +2183,9 @@ static size_t hold_feed(const struct iovec *iov, int cnt, int fd, const char *ho
             enum sg_verdict v;
             size_t k = sg_stream_scan(&g_hold.s, p + off, n - off, &v);
             if (v == SG_UNDECIDED) {
-                /* k == n - off, and the classifier holds at most what fits */
-                if (k > sizeof g_hold.buf - g_hold.len) {
+                /* k == n - off: the rest of this piece may begin a message */
+                batch_out(&b, fd, how);
+                if (k > sizeof g_hold.buf - g_hold.len) {   /* the classifier's bound: never */
                     hold_spill(fd, how);
                     divert_whole(fd, p + off, k, how);
                 } else {
@@ -2150,6 +2194,7 @@ static size_t hold_feed(const struct iovec *iov, int cnt, int fd, const char *ho
                 }
             } else if (v == SG_WIRE && before != SW_LINE && before != SW_BODY &&
                        sg_stream_answer(&g_hold.s)) {
+                batch_out(&b, fd, how);
                 struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } };
                 int mine = open_gate_with(how, 0, GATE_BY_ANSWER, answer, 2);
                 if (!mine) {    /* another thread opened it: fd is the wire then */
@@ -2160,9 +2205,8 @@ static size_t hold_feed(const struct iovec *iov, int cnt, int fd, const char *ho
                 g_hold.len = 0;
                 *opened = 1;
                 return taken + k;
-            } else {
-                hold_spill(fd, how);
-                divert_whole(fd, p + off, k, how);
+            } else {    /* junk, or protocol that is no answer */
+                batch_add(&b, fd, p + off, k, how);
             }
             off += k;
             taken += k;
@@ -2170,6 +2214,7 @@ static size_t hold_feed(const struct iovec *iov, int cnt, int fd, const char *ho
         if (off < n)
             break;      /* the gate opened in another thread */
     }
+    batch_out(&b, fd, how);
     return taken;
 }
 
