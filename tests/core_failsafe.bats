@@ -111,21 +111,14 @@ pieces() {
     done
 }
 
-@test "fail-safe: a JSON-RPC answer in two writes, cut after its id (default and strict)" {
-    local mode
+@test "fail-safe: a JSON-RPC answer in two writes (cut after its id), byte by byte; an LSP one byte by byte (default and strict)" {
+    local mode how
     JUNK=(printf-junk write-junk)
     for mode in default strict; do
-        pieces "$mode" split --line "$INIT" --line "$PING"
-        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
-    done
-}
-
-@test "fail-safe: a JSON-RPC answer written byte by byte, and an LSP one (default and strict)" {
-    local mode
-    JUNK=(printf-junk write-junk)
-    for mode in default strict; do
-        pieces "$mode" bytes --line "$INIT" --line "$PING"
-        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+        for how in split bytes; do
+            pieces "$mode" $how --line "$INIT" --line "$PING"
+            assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+        done
         pieces "$mode" bytes --framing lsp --lsp "$LSP_INIT"
         assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
     done
