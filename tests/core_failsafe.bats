@@ -165,6 +165,26 @@ $(answer '"p1"' ping)
     done
 }
 
+@test "fail-safe: a fork child does not write out what its parent holds" {
+    local part='{"jsonrpc":"2.0","id":1,"res'
+    local prog="import os, sys
+os.write(1, b'$part')
+pid = os.fork()
+if pid == 0:
+    sys.exit(0)
+os.waitpid(pid, 0)
+os.write(1, b'-parent-end\n')"
+    run --separate-stderr "$PYTHON" -c "$prog" </dev/null
+    [ "$status" -eq 0 ] && [ "$output" = "$part-parent-end" ]
+    run --separate-stderr "$ROOT/stdiogate" "$PYTHON" -c "$prog" </dev/null
+    echo "status $status, stdout '$output', stderr: $stderr"
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+    # once, and whole, with the rest of its line (decided junk when the line ended)
+    [ "$(grep -c . <<<"$stderr")" -eq 1 ]
+    [ "$stderr" = "$part-parent-end" ]
+}
+
 @test "fail-safe: C stdio, fflush(stdout) of a buffer holding junk and then the answer" {
     JUNK=(printf-junk write-junk)
     failsafe stdio fflush
