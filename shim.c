@@ -782,10 +782,14 @@ static void open_gate(const char *how, unsigned long long bytes, int eof)
  * Not the opener itself (a signal handler interrupting it). */
 static void wait_while_opening(void)
 {
+    struct timespec ms = { 0, 1000000 };
     if (LOAD(g_opener) == (pid_t)syscall(SYS_gettid))
         return;
-    while (LOAD(g_state) == GATE_OPENING)
-        sched_yield();
+    for (int spins = 0; LOAD(g_state) == GATE_OPENING; spins++)
+        if (spins < 100)
+            sched_yield();
+        else
+            nanosleep(&ms, NULL);   /* the opener may wait for stderr */
 }
 
 /* Nothing points at the diversion any more (fd 1 is the program's, no copy
