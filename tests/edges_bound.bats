@@ -3,8 +3,9 @@
 # Issue 22: the classifier's rules at their exact edges, in strict mode
 # (stdiogate --strict: the filter) and in the default mode's fail-safe
 # (which runs the same classifier: detect.h sg_stream_answer, shim.c "The
-# hold"): the 64 KiB bound one byte under, at and over; the 4 KiB bound of a
-# frame's header block likewise; top-level names that
+# hold"): the 64 KiB bound one byte under, at and over; the nesting bound
+# (level 4097) and the 4 KiB bound of a frame's header block likewise;
+# top-level names that
 # are prefixes or extensions of jsonrpc, id, result, error, complete and
 # being read at the bound.  Each case is one line; the expected side is
 # asserted byte for byte, and unwrapped the line is on stdout.
@@ -35,6 +36,9 @@ CASES=(
     "bound-erro junk junk" "bound-errors junk junk"
     # a name being read at byte 65536: a prefix of jsonrpc, or not
     "reading-jsonrp wire wire" "reading-jsonrpx junk junk"
+    # {"result":[[...]],"id":1} nested 4095, 4096 or 4097 levels deep (the
+    # object is level 1): opening level 4097 decides by the bound
+    "depth-4095 junk junk" "depth-4096 junk junk" "depth-4097 wire wire"
     # a frame whose header block is 4095, 4096 (SG_HEADER_MAX) or 4097 bytes
     "header-4095 wire wire" "header-4096 wire wire" "header-4097 junk junk"
     # complete small messages: strict needs jsonrpc; an answer needs
@@ -64,6 +68,9 @@ for part, rest in (("jsonrp", 'c":"2.0","id":1}'), ("jsonrpx", '":"2.0","id":1}'
     head = length(bound, '{"result":"', '","' + part)
     assert len(head) == bound
     put(f"reading-{part}", head + rest)
+for levels in (4095, 4096, 4097):
+    k = levels - 1
+    put(f"depth-{levels}", '{"result":' + "[" * k + "]" * k + ',"id":1}')
 body = '{"jsonrpc":"2.0","id":1,"result":{}}'
 for n in (4095, 4096, 4097):
     cl = "Content-Length: %d\r\n" % len(body)
