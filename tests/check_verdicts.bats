@@ -295,3 +295,37 @@ setup() {
     [ -z "$output" ]
     [[ "$stderr" == "stdiogate: cannot find stdiogate-check beside "* ]]
 }
+
+# Issue 22: every option of --check in both spellings (`--opt VALUE` and
+# `--opt=VALUE`), each row's effect asserted (the document's protocol,
+# timeout, linger, call; the requests made; the status) and both spellings
+# giving the same; the failing rows named.
+@test "check: each option's --opt=VALUE form does what --opt VALUE does" {
+    local rows=(
+        "0|mcp 7 0 null|initialize tools/list resources/list ping|--protocol mcp --timeout 7 --linger 0|--protocol=mcp --timeout=7 --linger=0|$SRV"
+        "1|lsp 9 0 null|initialize shutdown|--protocol lsp --timeout 9 --linger 0|--protocol=lsp --timeout=9 --linger=0|$SRV --lsp banner"
+        "1|dap 8 0 null|initialize disconnect|--protocol dap --timeout 8 --linger 0|--protocol=dap --timeout=8 --linger=0|$SRV --dap banner"
+        "0|mcp 10 0 echo|initialize tools/list resources/list ping tools/call|--linger 0 --call echo --args {\"x\":1}|--linger=0 --call=echo --args={\"x\":1}|$SRV"
+    )
+    local row want_status want_doc want_methods space equals cmd form got bad=()
+    for row in "${rows[@]}"; do
+        IFS='|' read -r want_status want_doc want_methods space equals cmd <<<"$row"
+        for form in "$space" "$equals"; do
+            # shellcheck disable=SC2086  # the words of each form
+            check $form -- $cmd
+            got="$status|$(q '"\(.protocol) \(.timeout) \(.linger) \(.call)"')|$(q '[.runs[0].requests[].method] | join(" ")')"
+            if [ "$got" != "$want_status|$want_doc|$want_methods" ]; then
+                echo "row [$form -- $cmd]: expected [$want_status|$want_doc|$want_methods], got [$got]"
+                bad+=("$form")
+            fi
+        done
+    done
+    for form in "--protocol=xyz" "--protocol=" "--timeout=x" "--timeout=0" "--linger=-1" "--json=1"; do
+        run --separate-stderr "$GATE" --check "$form" -- "$SRV"
+        if [ "$status" -ne 125 ] || [ -n "$output" ] || [[ "$stderr" != "stdiogate --check: "* ]]; then
+            echo "bad option $form: status $status (want 125), stdout [$output], stderr [$stderr]"
+            bad+=("$form")
+        fi
+    done
+    [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}"; false; }
+}

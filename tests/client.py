@@ -243,7 +243,7 @@ def count_frames(buf, framing):
     for line in buf.split(b"\n")[:-1]:
         try:
             v = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a line nested too deep for json is no frame
             continue
         if isinstance(v, dict) and ("jsonrpc" in v or v.get("type") == "response"):
             n += 1
@@ -264,7 +264,7 @@ def frame_ids(buf, framing):
     for b in bodies:
         try:
             v = json.loads(b)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(v, dict) and "id" in v:
             ids.append(v["id"])

@@ -16,7 +16,10 @@ read_path() {
     local prog=$1 path=$2 call=$3; shift 3
     JUNK=(printf-junk puts-junk write-junk)
     STDIOGATE_DEBUG=2 init_diverted "$@" -- "$prog" "$path" printf puts write
-    assert_stderr_has "diverting stdout to stderr" "gate opened by $call after"
+    assert_stderr_has "diverting stdout to stderr"
+    # the read path opened the gate, at the end of INIT (init_diverted has
+    # asserted that the fail-safe did not)
+    assert_gate_opened_by "$call" "$INIT_BYTES"
 }
 
 @test "read path: read (pipe)" { read_path "$SRV" read read; }
@@ -85,7 +88,7 @@ read_path() {
     JUNK=(printf-junk)
     STDIOGATE_DEBUG=2 init_diverted -- "$SRV" read printf sdk2
     assert_stderr_has sdk2-junk
-    assert_stderr_has "gate opened by read after"
+    assert_gate_opened_by read "$INIT_BYTES"
 }
 
 @test "read path: a private copy of stdin read with stdio (fdopen + fgets)" {

@@ -117,3 +117,29 @@ reopened() {
     JUNK=(printf-junk)
     init_ping_diverted --timeout 10 -- /bin/sh -c '"$0" read printf >/dev/stdout; :' "$BIN/core_srv"
 }
+
+# Issue 22: every open form the library interposes, with every name of
+# stdout it knows, not one of each.  Each pair asserted as `reopened` does
+# (junk on stdout unwrapped, on stderr wrapped, both answers on the wire,
+# served through the new descriptor, the gate opened by the read, not by
+# the fail-safe); the failures name their pairs.
+@test "reopen: every open form (open, open64, openat, openat64, __open_2, __open64_2, __openat_2, __openat64_2) x every name" {
+    local how name bad=() fd
+    for how in open open64 openat openat64 open_2 open64_2 openat_2 openat64_2 openat_dir; do
+        for name in /dev/stdout /dev/fd/1 /proc/self/fd/1 /proc/thread-self/fd/1 pid; do
+            fd=3
+            [ "$how" = openat_dir ] && fd=4
+            (
+                set -e
+                init_ping_diverted --timeout 10 -- "$SRV" "$name" "$how"
+                assert_gate_opened_by read "$INIT_BYTES"
+                assert_stderr_has "reopen: served on descriptor $fd; stderr blocking"
+            ) 2>"$BATS_TEST_TMPDIR/pair.err" &
+            if ! wait $!; then
+                bad+=("$how:$name")
+                { echo "=== failed: $how $name"; cat "$BATS_TEST_TMPDIR/pair.err"; } >&2
+            fi
+        done
+    done
+    [ "${#bad[@]}" = 0 ] || { echo "failed pairs: ${bad[*]}" >&2; false; }
+}

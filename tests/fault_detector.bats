@@ -83,3 +83,28 @@ check_end() {   # check_end EXPECTED PRINTF-FORMAT
     make -C "$ROOT" -s fuzz/bin/endof >&2
     check_end 38 'Content-Length: 2\r\nContent-Length:\r\n\r\n{}'
 }
+
+# Issue 22: the Content-Length edges, each one byte or one character from
+# the other side (detector and reference agree; offsets by the rules in
+# detect.h's header comment: a valid block ends at the body's last byte, an
+# invalid one at the blank line that ends it, a body not yet all there: 0).
+@test "detector: Content-Length edges: the 2^40 cap, near-miss names, values, duplicates, line ends" {
+    make -C "$ROOT" -s fuzz/bin/endof >&2
+    check_end 0  'Content-Length: 1099511627775\r\n\r\n{}'   # under the cap: waits for the body
+    check_end 0  'Content-Length: 1099511627776\r\n\r\n{}'   # at the cap (1 << 40): still a promise
+    check_end 33 'Content-Length: 1099511627777\r\n\r\n{}'   # over: garbage, the block is invalid
+    check_end 20 'Content-Lengt: 2\r\n\r\n{}'                # a prefix of the name: not it
+    check_end 22 'Content-Lengthx: 2\r\n\r\n{}'              # an extension of the name: not it
+    check_end 22 'Content-Length : 2\r\n\r\n{}'              # a blank before the colon: not it
+    check_end 23 'CONTENT-LENGTH: 2\r\n\r\n{}'               # any case
+    check_end 22 'Content-Length: +2\r\n\r\n{}'              # a sign: not a number
+    check_end 22 'Content-Length: 2x\r\n\r\n{}'              # a trailing letter: not a number
+    check_end 24 'Content-Length: 02\r\n\r\n{}'              # a leading zero: a number
+    check_end 22 'Content-Length: 1\r\n\r\n{}'               # the body is its length, not the brace
+    check_end 21 'Content-Length: 0\r\n\r\n'                 # an empty body ends at the blank line
+    check_end 42 'Content-Length: 5\r\nContent-Length: 2\r\n\r\n{}'   # the last valid one counts
+    check_end 0  'Content-Length: 2\r\nContent-Length: 5\r\n\r\n{}'
+    check_end 40 'Content-Type: x\r\nContent-Length: 2\r\n\r\n{}'     # Content-Type first
+    check_end 22 'Content-Length: 2\n\r\n{}'                 # LF and CRLF line ends mixed
+    check_end 22 'Content-Length: 2\r\n\n{}'
+}

@@ -80,6 +80,28 @@
 #   show_run            prints the command, status, stdout and stderr (called
 #                       on failure)
 #
+# How the gate opened (level-2 lines; issue 22: a read path that miscounts
+# is otherwise hidden by the fail-safe, which opens the gate at the answer):
+#   INIT_BYTES          the count a read path reports for INIT: ${#INIT}
+#                       (the detector ends a JSON message at its closing
+#                       brace; the newline is not counted)
+#   FAILSAFE_WARNING    the fail-safe's level-1 warning (its start)
+#   assert_gate_opened_by CALL [BYTES|eof]   $ERR has the level-2 line
+#                       `gate opened by CALL after BYTES bytes` (or `... at
+#                       end of input` for eof; no BYTES: either, any count),
+#                       the whole line, exactly
+#   assert_no_failsafe  $ERR has neither `gate opened by ...: the server
+#                       answered` nor FAILSAFE_WARNING
+#   assert_failsafe CALL   $ERR has `gate opened by CALL: the server
+#                       answered` (level 2)
+#   EXPECT_FAILSAFE     set (to anything) by a test whose gated run is
+#                       expected to be opened by the fail-safe: `diverted`
+#                       (and init_diverted, init_ping_diverted) then skip
+#                       their assert_no_failsafe.  Unset by default.
+#   diverted and the two init_ wrappers run the gated session at
+#   STDIOGATE_DEBUG=2 unless the test set STDIOGATE_DEBUG, and assert
+#   assert_no_failsafe unless EXPECT_FAILSAFE is set.
+#
 # The process-tree runs (tree_*.bats; `setup() { tree_setup; }`):
 #   tree_setup          checks the build, sets OUT/ERR/EXPECTED, cd $ROOT
 #   tree_run CMD...     CMD under $STDIOGATE, as a client starts a server:
@@ -183,9 +205,11 @@ both() {
 }
 
 diverted() {
+    local -x STDIOGATE_DEBUG=${STDIOGATE_DEBUG-2}
     both "$@"
     assert_status 0
     assert_junk_on_stderr
+    [ -n "${EXPECT_FAILSAFE:-}" ] || assert_no_failsafe
 }
 
 init_diverted() {
@@ -261,6 +285,39 @@ assert_stdout_has() { _assert_in "$OUT" has stdout "$@"; }
 assert_stdout_lacks() { _assert_in "$OUT" lacks stdout "$@"; }
 assert_stderr_has() { _assert_in "$ERR" has stderr "$@"; }
 assert_stderr_lacks() { _assert_in "$ERR" lacks stderr "$@"; }
+
+INIT_BYTES=${#INIT}
+FAILSAFE_WARNING="the server answered before stdiogate saw the client's first message end"
+
+assert_gate_opened_by() {  # assert_gate_opened_by CALL [BYTES|eof]
+    local call=$1 n=${2:-} re
+    case $n in
+        '') re="after [0-9]+ bytes|at end of input" ;;
+        eof) re="at end of input" ;;
+        *) re="after $n bytes" ;;
+    esac
+    if ! grep -qE "^stdiogate\[[0-9]+\]: gate opened by $call ($re)\$" "$ERR"; then
+        echo "stderr has no level-2 line: gate opened by $call ${n:+($n)}" >&2
+        grep -F 'gate opened' "$ERR" | sed 's/^/    found: /' >&2
+        show_run; return 1
+    fi
+}
+
+assert_no_failsafe() {
+    if grep -qE '^stdiogate\[[0-9]+\]: gate opened by [^ ]+: the server answered$' "$ERR" ||
+       grep -qF -- "$FAILSAFE_WARNING" "$ERR"; then
+        echo "the fail-safe opened the gate (the read path should have)" >&2
+        show_run; return 1
+    fi
+}
+
+assert_failsafe() {  # assert_failsafe CALL
+    if ! grep -qE "^stdiogate\[[0-9]+\]: gate opened by $1: the server answered\$" "$ERR"; then
+        echo "stderr has no level-2 line: gate opened by $1: the server answered" >&2
+        grep -F 'gate opened' "$ERR" | sed 's/^/    found: /' >&2
+        show_run; return 1
+    fi
+}
 
 assert_junk_on_stderr() {
     assert_stderr_has "${JUNK[@]}" && assert_stdout_lacks "${JUNK[@]}"

@@ -176,12 +176,14 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
 }
 
 @test "musl program started by a diverted launcher (exec, fork+exec, #!, posix_spawnp): it starts, with the wire, without our LD_PRELOAD entry" {
-    printf '#!%s\n' "$MUSL" >musl-script    # the kernel runs the musl program as interpreter
+    printf '#!%s 128\n' "$MUSL" >musl-script    # the kernel runs the musl program as interpreter
     chmod +x musl-script
     cc -shared -nostdlib -o other.so -x c /dev/null   # loadable by both loaders
     for sockets in "" --sockets; do
         for cmd in "sh -c 'exec $MUSL 128 show-env'" "sh -c '$MUSL 128 show-env; echo launcher-junk-after'" \
-                   "bash -c '$MUSL 128 show-env'" "$BIN/tree_spawn plain $MUSL 128 show-env"; do
+                   "bash -c '$MUSL 128 show-env'" "$BIN/tree_spawn plain $MUSL 128 show-env" \
+                   "sh -c 'exec ./musl-script show-env'" "$BIN/tree_spawn plain ./musl-script show-env" \
+                   "$BIN/tree_exec execve ./musl-script show-env"; do
             LD_PRELOAD=$PWD/other.so STDIOGATE_DEBUG=2 eval gated $sockets --line "\"\$INIT\"" -- "$cmd"
             assert_status 0
             assert_stdout_has "$ANSWER"

@@ -181,3 +181,45 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@"
     make -C "$ROOT" -s uninstall PREFIX="$PWD/prefix" >&2
     [ ! -e prefix/lib/stdiogate ]
 }
+
+# Issue 22: --strict and every --protocol value in both spellings, each
+# asserted by what it does: the filter's level-2 line names the protocol,
+# and a stream of a frame then a JSON line splits as that protocol splits
+# it (auto and framed: the frame passes, the line is junk; jsonl: the
+# reverse).  Unwrapped, both are on stdout.  Bad spellings: 125.
+@test "strict wrapper: --strict and each --protocol value, as --protocol P and --protocol=P" {
+    local m1='{"jsonrpc":"2.0","id":1,"result":{}}' f in row opts proto wire junk bad=()
+    f=$(printf 'Content-Length: %d\r\n\r\n%s' "${#m1}" "$m1")
+    in=$BATS_TEST_TMPDIR/stream
+    printf '%s%s\n' "$f" "$m1" >"$in"
+    printf '%s' "$f" >"$BATS_TEST_TMPDIR/frame"
+    printf '%s\n' "$m1" >"$BATS_TEST_TMPDIR/line"
+    ungated --frames 0 -- "$PYTHON" "$FIX/strict_emit.py" "$in"
+    cmp -s "$in" "$OUT" || { echo "unwrapped stdout is not the stream" >&2; show_run; false; }
+    for row in "--strict|auto|frame|line" "--strict --protocol auto|auto|frame|line" \
+               "--protocol=auto|auto|frame|line" "--protocol jsonl|jsonl|line|frame" \
+               "--protocol=jsonl|jsonl|line|frame" "--strict --protocol=jsonl|jsonl|line|frame" \
+               "--protocol framed|framed|frame|line" "--protocol=framed|framed|frame|line" \
+               "--protocol=framed --strict|framed|frame|line"; do
+        IFS='|' read -r opts proto wire junk <<<"$row"
+        printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$ROOT/stdiogate" "$opts" >"$BATS_TEST_TMPDIR/w"
+        chmod +x "$BATS_TEST_TMPDIR/w"
+        STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/w STDIOGATE_DEBUG=2 gated --frames 0 -- "$PYTHON" "$FIX/strict_emit.py" "$in"
+        # the diagnostics out (the exit line may follow junk with no newline)
+        perl -0pe 's/stdiogate\[\d+\]: [^\n]*\n//g' "$ERR" >"$ERR.junk"
+        if [ "$status" != 0 ] || ! grep -q "^stdiogate\[[0-9]*\]: strict: filtering, protocol $proto\$" "$ERR" ||
+           ! cmp -s "$BATS_TEST_TMPDIR/$wire" "$OUT" || ! cmp -s "$BATS_TEST_TMPDIR/$junk" "$ERR.junk"; then
+            echo "=== row failed: $opts (expected protocol $proto: the $wire on the wire, the $junk on stderr)" >&2
+            show_run; bad+=("$opts")
+        fi
+    done
+    for opts in "--protocol=xml" "--protocol=" "--protocol xml" "--protocol" "--protocol=JSONL" "--strictx" "--protocols=auto"; do
+        # shellcheck disable=SC2086  # the words of each case
+        run --separate-stderr "$ROOT/stdiogate" $opts true
+        if [ "$status" -ne 125 ] || [ -n "$output" ] || [[ "$stderr" != "stdiogate: "* ]]; then
+            echo "=== bad option $opts: status $status, stdout [$output], stderr [$stderr]" >&2
+            bad+=("$opts")
+        fi
+    done
+    [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}" >&2; false; }
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# Issue 22: every member of the exec family, not only execve.  A diverted C
+# launcher (tests/bin/fam_exec) runs a static program (fam_envdump_static,
+# which the preload never enters) through one member, with an environment of
+# its own; the new program's /proc/self/environ must be byte for byte that
+# environment, plus only the marker the library documents (docs/CONTRACT.md,
+# STDIOGATE_WIRE: "replaces every marker when it hands the wire", appended at
+# the end) when the wire is handed, and exactly it when the gate is already
+# open (no hand-off).  The wire is handed: the new program's line reaches
+# stdout, the launcher's junk stderr.
+
+load helpers
+
+MEMBERS=(execve execle execvpe fexecve execveat execl execlp execv execvp posix_spawn posix_spawnp)
+DUMP=$BIN/fam_envdump_static
+
+setup() {
+    [ -x "$BIN/fam_exec" ] && [ -x "$DUMP" ] || { echo "make fixtures" >&2; return 1; }
+}
+
+# fam RUNNER MEMBER [open]: RUNNER is "plain" (no stdiogate) or "gated"
+# (./stdiogate; $WIRE is then the pipe's identity); stdout is a pipe (the
+# wire), stderr $ERR.  At the default level: a level-2 line from posix_spawn
+# is written while the drain may still hold the launcher's junk, and can
+# land inside its line (stderr ordering: the drain's business).
+fam() {
+    local runner=$1 member=$2; shift 2
+    local d=$BATS_TEST_TMPDIR/$member${1:+-$1}
+    mkdir -p "$d"
+    WANT=$d/want GOT=$d/got
+    rm -f "$WANT" "$GOT"
+    status=0
+    if [ "$runner" = plain ]; then
+        { timeout 30 "$BIN/fam_exec" "$member" "$DUMP" "$WANT" "$GOT" "$@" </dev/null 2>"$ERR"; echo "status $?" >"$d/status"; } | cat >"$OUT"
+    else
+        { stat -L -c %d:%i "/proc/$BASHPID/fd/1" >"$d/wire"
+          timeout 30 "$ROOT/stdiogate" "$BIN/fam_exec" "$member" "$DUMP" "$WANT" "$GOT" "$@" </dev/null 2>"$ERR"; echo "status $?" >"$d/status"; } | cat >"$OUT"
+        read -r WIRE <"$d/wire"
+    fi
+    read -r _ status <"$d/status"
+    RUN_COMMAND="$runner fam_exec $member $*"
+}
+
+# env_diff EXPECTED-FILE: $GOT equals it, byte for byte; prints both otherwise
+env_same() {
+    cmp -s "$1" "$GOT" && return 0
+    echo "  expected: $(tr '\0' '\n' <"$1" | tr '\n' '|')" >&2
+    echo "  got:      $(tr '\0' '\n' <"$GOT" 2>/dev/null | tr '\n' '|')" >&2
+    return 1
+}
+
+@test "exec family: unwrapped, each member passes its environment byte for byte (the test can fail)" {
+    local m bad=()
+    for m in "${MEMBERS[@]}"; do
+        fam plain "$m"
+        if [ "$status" != 0 ] || ! env_same "$WANT" ||
+           [ "$(cat "$OUT")" != $'fam-exec-junk\nfam-envdump-output' ]; then
+            echo "$m: unwrapped run wrong (status $status)" >&2; show_run; bad+=("$m")
+        fi
+    done
+    [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}" >&2; false; }
+}
+
+@test "exec family: diverted, each member hands the wire with exactly the given environment plus the marker" {
+    local m bad=() wire
+    for m in "${MEMBERS[@]}"; do
+        fam gated "$m"
+        wire=$WIRE
+        { cat "$WANT"; printf 'STDIOGATE_WIRE=%s\0' "$wire"; } >"$WANT.marked"
+        if [ -z "$wire" ] || [ "$status" != 0 ]; then
+            echo "$m: status $status, wire '$wire'" >&2; show_run; bad+=("$m"); continue
+        fi
+        if ! env_same "$WANT.marked"; then
+            echo "$m: the new program's environment is not the one given plus the marker" >&2
+            bad+=("$m"); continue
+        fi
+        # the wire was handed: the new program's line on stdout, nothing else
+        if [ "$(cat "$OUT")" != fam-envdump-output ] || ! grep -qx fam-exec-junk "$ERR"; then
+            echo "$m: stdout is not exactly the new program's line, or the junk missed stderr" >&2
+            show_run; bad+=("$m"); continue
+        fi
+    done
+    [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}" >&2; false; }
+}
+
+@test "exec family: gate opened by the handshake first, each member passes the environment unchanged" {
+    local m bad=()
+    for m in "${MEMBERS[@]}"; do
+        fam gated "$m" open
+        if [ "$status" != 0 ] || ! env_same "$WANT"; then
+            echo "$m: the environment changed although no wire was handed (status $status)" >&2
+            show_run; bad+=("$m"); continue
+        fi
+        if [ "$(cat "$OUT")" != fam-envdump-output ] || ! grep -qx fam-exec-junk "$ERR" ||
+           grep -qF stdiogate "$ERR"; then
+            echo "$m: the handshake run went wrong" >&2; show_run; bad+=("$m")
+        fi
+    done
+    [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}" >&2; false; }
+}
