@@ -1593,21 +1593,51 @@ static void end_diversion(void)
 }
 
 /* A process that exits while diverted: its startup output is in the log
- * before it is gone, and so is its helper.  (exit() flushes stdio after the
- * destructors.)  A helper that still has bytes stderr will not take is
- * not waited for: it ends by the stall rule, later. */
-__attribute__((destructor)) static void stdiogate_fini(void)
+ * before it is gone, and so is its helper.  A helper that holds bytes
+ * stderr will not take, or has dropped some (it waits for room to say so),
+ * is not waited for: it ends by the stall rule, later; nor one that another
+ * process keeps busy (a child holding the diversion) beyond HELPER_EXIT_MS. */
+#define HELPER_EXIT_MS 500
+
+static void helper_at_exit(void)
 {
     if (in_vfork_child())
         return;
-    if (g_drain && shut() && LOAD(g_fd1_ours)) {
-        flush_stdout();
+    if (LOAD(g_helper) && shut() && LOAD(g_fd1_ours)) {
         wait_drained();
         end_diversion();
     }
-    if (LOAD(g_helper) && !reap_helper(&g_helper, g_drain && LOAD(g_drain->stuck) ? 0 : DRAIN_WAIT_MS))
+    struct sg_drain_counters *d = g_drain;
+    int busy = d && (LOAD(d->stuck) || LOAD(d->dropped));
+    if (LOAD(g_helper) && !reap_helper(&g_helper, busy ? 0 : HELPER_EXIT_MS))
         say(3, "the helper has not ended: left to the process that reaps orphans");
     (void)reap_helper(&g_helper_inherited, 0);
+}
+
+/* exit(): stdio's stdout first (exit flushes stdio after the destructors). */
+__attribute__((destructor)) static void stdiogate_fini(void)
+{
+    if (LOAD(g_helper) && shut() && LOAD(g_fd1_ours) && !in_vfork_child())
+        flush_stdout();
+    helper_at_exit();
+}
+
+/* _exit() runs no destructor (dash's exit builtin, Python's os._exit): the
+ * helper is reaped here.  (glibc's exit calls its own _exit, not this one;
+ * neither returns, so the system call is made here, as glibc makes it.)
+ * NOTE for the merge with main: main's fail-safe has an _exit of its own
+ * (hold_settle); the two bodies belong in one function. */
+EXPORT void _exit(int status)
+{
+    if (LOAD(g_helper) || LOAD(g_helper_inherited))
+        helper_at_exit();
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+EXPORT void _Exit(int status)
+{
+    _exit(status);
 }
 
 static void check_spawn_layout(void);
@@ -3574,8 +3604,12 @@ static int spawn_with(int search, pid_t *pid, const char *file,
 
     plan_exec(&x, envp, file, search ? 2 : 1);
     char *const *env = exec_env(&x, envp);
-    if (x.hand)
+    if (x.hand) {
+        /* As at exec: what the helper holds reaches stderr first, so that
+         * the new program's stderr lines come after it. */
+        wait_drained();
         mine = spawn_actions(&c, &x, fa);
+    }
     if (mine) {
         fa = mine;
         say(2, "exec: handing the wire to ", file);

@@ -110,7 +110,7 @@ in_namespace() {
     timeout 60 unshare --pid --fork --mount-proc "$BIN/helper_init" sh -c "$1"
 }
 
-@test "helper: nothing left behind where pid 1 does not reap: default mode, stderr a file, a pipe, a server that exits while diverted, an exec hand-off" {
+@test "helper: nothing left behind where pid 1 does not reap: default mode, stderr a file, a pipe, end of input, an exec hand-off, a server that exits while diverted" {
     cd "$BATS_TEST_TMPDIR"
     export SRV="$BIN/helper_sig" SG="$ROOT/stdiogate" INIT
     local want
@@ -123,15 +123,41 @@ in_namespace() {
         'printf "%s\n" "$INIT" | "$SG" "$SRV" INT >out 2>err' \
         'printf "%s\n" "$INIT" | "$SG" "$SRV" INT 2>&1 >out | cat >err' \
         '"$SG" "$SRV" INT </dev/null >out 2>err' \
-        'printf "%s\n" "$INIT" | "$SG" sh -c "echo sh-junk; exec \"\$SRV\" INT" >out 2>err'; do
+        'printf "%s\n" "$INIT" | "$SG" sh -c "echo sh-junk; exec \"\$SRV\" INT" >out 2>err' \
+        '"$SG" sh -c "echo sig-startup-junk; echo exit-junk; exit 0" >out 2>err'; do
         run in_namespace "$script"
         echo "$script: $output"
         [ "$status" -eq 0 ]
         [ "${lines[0]}" = "left 0" ] || { echo "left behind: $output" >&2; false; }
         grep -qx "sig-startup-junk" err
-        # the last message on the wire, after the answer if there was a request
-        [ "$(tail -n 1 out)" = '{"jsonrpc":"2.0","method":"last"}' ]
-        case $script in *'</dev/null'*) ;; *) [ "$(head -n 1 out)" = "$want" ] ;; esac
+        case $script in
+            *exit-junk*)     # exits while diverted: everything on stderr, in the log before it is gone
+                [ ! -s out ] && grep -qx exit-junk err ;;
+            *'</dev/null'*)  # the gate opens at end of input: the last message on the wire
+                [ "$(cat out)" = '{"jsonrpc":"2.0","method":"last"}' ] ;;
+            *)               # the answer, then the last message
+                [ "$(cat out)" = "$(printf '%s\n%s' "$want" '{"jsonrpc":"2.0","method":"last"}')" ] ;;
+        esac || { echo "$script: out: $(cat out)"; false; }
+        case $script in *sh-junk*) grep -qx "sh-junk" err ;; esac
     done
-    grep -qx "sh-junk" err
+}
+
+@test "helper: its file missing beside the library: startup output to /dev/null with a level-1 line; the answer and the last message on the wire" {
+    cd "$BATS_TEST_TMPDIR"
+    mkdir -p lib
+    cp "$STDIOGATE_LIB" lib/
+    for err in file pipe; do
+        printf '%s\n' "$INIT" | if [ $err = file ]; then
+            sh -c 'exec env STDIOGATE_WIRE="$(stat -L -c "%d:%i" /proc/$$/fd/1)" LD_PRELOAD="$1" "$2" INT' \
+                sh "$PWD/lib/libstdiogate.so" "$BIN/helper_sig" 2>err | timeout 20 cat >out
+        else
+            sh -c 'exec env STDIOGATE_WIRE="$(stat -L -c "%d:%i" /proc/$$/fd/1)" LD_PRELOAD="$1" "$2" INT' \
+                sh "$PWD/lib/libstdiogate.so" "$BIN/helper_sig" 2>&1 >/dev/fd/3 3>&1 | cat >err
+        fi 3>out
+        [ "$(cat out)" = "$(printf '%s\n%s' "$(answer 0 initialize)" '{"jsonrpc":"2.0","method":"last"}')" ] ||
+            { echo "$err: out: $(cat out)"; false; }
+        grep -Eq "^stdiogate\[[0-9]+\]: cannot start the helper $PWD/lib/stdiogate-filter \(ENOENT\): startup output goes to /dev/null$" err
+        ! grep -q sig-startup-junk err
+        ! grep -q sig-startup-junk out
+    done
 }
