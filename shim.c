@@ -636,13 +636,16 @@ static int reap_helper(pid_t *which, int ms);
 
 static void drop_privates(void)
 {
-    int wire = LOAD(g_wire), div = LOAD(g_div);
+    int wire = LOAD(g_wire), div = LOAD(g_div), err = LOAD(g_err);
     STORE(g_wire, -1);
     STORE(g_div, -1);
+    STORE(g_err, -1);   /* (say_out polls first from now on) */
     if (wire >= 0)
         REAL(close)(wire);
     if (div >= 0)
         REAL(close)(div);
+    if (err >= 0)
+        REAL(close)(err);
     drop_reopened();
     /* The helper's input has ended, unless a child holds the pipe: it
      * exits within moments, and is reaped here if it does (else at exit). */
@@ -1643,7 +1646,8 @@ EXPORT void _Exit(int status)
 static void check_spawn_layout(void);
 
 /* A pipe on stderr gets a second open file description of its own, made
- * non-blocking (say_out), kept high like the other private descriptors. */
+ * non-blocking (say_out), kept high like the other private descriptors;
+ * only in a process that diverts (elsewhere say_out polls first). */
 static void open_err_handle(void)
 {
     struct stat st;
@@ -1700,7 +1704,6 @@ __attribute__((constructor)) static void stdiogate_init(void)
     set_level();
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
     g_pid = getpid();
-    open_err_handle();
     say(3, "libstdiogate.so version " STDIOGATE_VERSION);
     if (is_go_program()) {
         /* The marker stays: the programs it starts may take part. */
@@ -1746,6 +1749,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
     check_spawn_layout();
     check_stdio_lock();
     check_versions();
+    open_err_handle();
     divert();
 }
 
@@ -3093,9 +3097,20 @@ static int is_marker(const char *e)
  * A marker the program set itself after it started is its own: a stdiogate
  * wrapper run by a shell that already has the library preloaded exports
  * one for the server it is about to exec, and that server's gate must act. */
+static size_t marker_wire_len(const char *e)
+{
+    const char *colon = strchr(e, ':');
+    colon = colon ? strchr(colon + 1, ':') : NULL;
+    return colon ? (size_t)(colon - e) : strlen(e);
+}
+
+/* (The wire's identity decides: the :pid a program before an exec added
+ * does not make the same marker another.) */
 static int stale_marker(const char *e)
 {
-    return is_marker(e) && g_marker[0] && strcmp(e, g_marker) == 0;
+    size_t n = marker_wire_len(e);
+    return is_marker(e) && g_marker[0] && n == marker_wire_len(g_marker) &&
+           memcmp(e, g_marker, n) == 0;
 }
 
 static size_t env_count(char *const *env, int *has_stale, const char **preload)
