@@ -161,3 +161,14 @@ in_namespace() {
         ! grep -q sig-startup-junk out
     done
 }
+
+@test "helper: --strict where pid 1 does not reap: one zombie per start, the filter (it ends after the server; measured, not a goal)" {
+    cd "$BATS_TEST_TMPDIR"
+    export SRV="$BIN/helper_sig" SG="$ROOT/stdiogate" INIT
+    run in_namespace 'printf "%s\n" "$INIT" | "$SG" --strict "$SRV" INT >out 2>err'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "left 1" ]
+    [[ "${lines[1]}" == *" Z stdiogate-filte" ]]
+    [ "$(cat out)" = "$(printf '%s\n%s' "$(answer 0 initialize)" '{"jsonrpc":"2.0","method":"last"}')" ]
+}
