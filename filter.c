@@ -706,7 +706,10 @@ static _Noreturn void drain_run(void)
     for (;;) {
         while (g_backlog.len >= SG_DRAIN_HOLD)
             backlog_wait();
-        if (g_backlog.len ? !wait_input(0) : 0)
+        int ready = g_backlog.len ? wait_input(0) : 1;
+        if (g_counters)
+            __atomic_store_n(&g_counters->stuck, g_backlog.len > 0, __ATOMIC_RELEASE);
+        if (!ready)
             continue;
         if (!g_backlog.len) {
             struct pollfd p = { .fd = 0, .events = POLLIN };
