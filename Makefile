@@ -23,17 +23,17 @@ EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
 
 all: $(LIB) $(CHECK) $(FILTER)
 
-$(LIB): shim.c detect.h inspect.h stall.h stdiogate
+$(LIB): shim.c detect.h inspect.h stall.h helper.h stdiogate
 	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) -o $@ shim.c -ldl
 
 $(CHECK): $(CHECK_SRC) inspect.h detect.h stdiogate
 	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o $@ $(CHECK_SRC)
 
-$(FILTER): filter.c detect.h stall.h
+$(FILTER): filter.c detect.h stall.h helper.h
 	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o $@ filter.c -pthread
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
-check-clang: shim.c detect.h $(CHECK_SRC) inspect.h stall.h filter.c
+check-clang: shim.c detect.h $(CHECK_SRC) inspect.h stall.h helper.h filter.c
 	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) shim.c -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)

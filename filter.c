@@ -25,6 +25,13 @@
  * Exit status: COMMAND's (exec); 125 bad usage, 126 COMMAND not executable,
  * 127 COMMAND not found.  If the filter cannot be started (stdout closed, no
  * pipe or process), COMMAND runs unfiltered, with a warning.
+ *
+ *   stdiogate-filter --drain PID     (internal: libstdiogate.so runs it)
+ *
+ * The helper of default mode (helper.h): it copies its stdin, the pipe the
+ * library diverted fd 1 of process PID to, onto stderr, with the junk path
+ * below (every byte is junk), and speaks as PID.  It exits at the end of its
+ * input.  Both modes ignore every signal sent to the process group.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -39,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -48,6 +56,7 @@
 #include <unistd.h>
 
 #include "detect.h"
+#include "helper.h"
 #include "stall.h"
 
 #define WIRE 1
@@ -55,17 +64,19 @@
 #define IOV_MAX_BATCH 64
 #define JUNK_BACKLOG (1024 * 1024)
 /* A stderr that takes nothing for this long is taken as read by nobody
- * (stall.h: the drain in shim.c uses the same rule). */
+ * (stall.h). */
 #define STALL_MS SG_STALL_MS
 
 static int g_level = 1;
+static pid_t g_as;          /* --drain: the server this helper speaks for */
 
 /* stderr: in the filter, a non-blocking handle of our own on it, so that a
  * full stderr drops junk (and diagnostics) instead of stalling the wire. */
 static struct {
     int fd;             /* -1: closed */
     int socket;         /* send with MSG_DONTWAIT */
-} g_err = { 2, 0 };
+    int stalled;        /* took nothing for STALL_MS: junk is dropped until it takes again */
+} g_err = { 2, 0, 0 };
 
 static void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -76,7 +87,7 @@ static void say(int level, const char *fmt, ...)
     int saved = errno;
     if (level > g_level)
         return;
-    int n = snprintf(line, sizeof line, "stdiogate[%d]: ", (int)getpid());
+    int n = snprintf(line, sizeof line, "stdiogate[%d]: ", (int)(g_as ? g_as : getpid()));
     va_start(ap, fmt);
     n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     va_end(ap);
@@ -98,6 +109,21 @@ static struct {
     unsigned long long bytes, lines, dropped;
     int partial;        /* the last junk byte was not a newline */
 } g_stats;
+
+/* --drain: the counters the library waits on (helper.h), or NULL. */
+static struct sg_drain_counters *g_counters;
+
+/* n bytes of junk have left the filter: written to stderr, or dropped. */
+static void settle(size_t n, int dropped)
+{
+    if (dropped && !g_discard)
+        g_stats.dropped += n;
+    if (g_counters) {
+        if (dropped)
+            __atomic_add_fetch(&g_counters->dropped, (unsigned long long)n, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&g_counters->settled, (unsigned long long)n, __ATOMIC_RELEASE);
+    }
+}
 
 /* Move a descriptor to low or above (0 is closed in the filter, and 0, 1,
  * 2 may be closed when the launcher starts). */
@@ -165,7 +191,7 @@ static struct {
 
 static void backlog_drop(void)
 {
-    g_stats.dropped += g_backlog.len;
+    settle(g_backlog.len, 1);
     g_backlog.start = g_backlog.len = 0;
 }
 
@@ -177,6 +203,7 @@ static void backlog_drain(void)
         backlog_drop();
         return;
     }
+    settle((size_t)w, 0);
     g_backlog.start += (size_t)w;
     g_backlog.len -= (size_t)w;
     if (g_backlog.len == 0)
@@ -189,16 +216,22 @@ static void junk_out(const struct iovec *iov, int cnt)
     for (int i = 0; i < cnt; i++)
         total += iov[i].iov_len;
     if (g_discard || g_err.fd < 0) {
-        g_stats.dropped += g_discard ? 0 : total;
+        settle(total, 1);
         return;
     }
     if (g_backlog.len == 0) {   /* else the new junk queues behind the old */
         ssize_t w = err_write(iov, cnt);
         if (w < 0) {
-            g_stats.dropped += total;
+            settle(total, 1);
             return;
         }
         done = (size_t)w;
+        settle(done, 0);
+        if (g_err.stalled) {    /* what stderr takes now, no more */
+            g_err.stalled = done < total;
+            settle(total - done, 1);
+            return;
+        }
     }
     if (done == total)
         return;
@@ -214,7 +247,7 @@ static void junk_out(const struct iovec *iov, int cnt)
         size_t take = n < room ? n : room;
         memcpy(g_backlog.b + g_backlog.start + g_backlog.len, (const unsigned char *)iov[i].iov_base + skip, take);
         g_backlog.len += take;
-        g_stats.dropped += n - take;
+        settle(n - take, 1);
     }
 }
 
@@ -228,20 +261,33 @@ static int stderr_moves(void)
     return r > 0;
 }
 
-/* The backlog is nearly full: stderr is read more slowly than the server writes
+/* The backlog is full: stderr is read more slowly than the server writes
  * junk.  Wait for it as the server's own writes to stderr would (the server
  * waits in turn, on its stdout), unless stderr takes nothing for STALL_MS:
  * then nobody reads it, and junk is dropped from then on rather than hold
- * up the protocol (a one-time delay of STALL_MS). */
+ * up the protocol (a one-time delay of STALL_MS), except what stderr takes
+ * at once when it comes (it may be read again). */
 static void backlog_wait(void)
 {
     if (stderr_moves()) {
         backlog_drain();
         return;
     }
-    say(2, "strict: stderr takes nothing: junk dropped from now on");
     backlog_drop();
-    g_err.fd = -1;              /* (say() then stays silent too) */
+    g_err.stalled = 1;
+    say(2, "%sstderr takes nothing: junk dropped until it takes again", g_as ? "" : "strict: ");
+}
+
+/* The backlog holds junk: wait for the input and for stderr; whether the
+ * input has bytes (or its end). */
+static int wait_input(int in)
+{
+    struct pollfd fds[2] = { { .fd = in, .events = POLLIN }, { .fd = g_err.fd, .events = POLLOUT } };
+    if (poll(fds, 2, -1) < 0)
+        return 0;
+    if (fds[1].revents)
+        backlog_drain();
+    return fds[0].revents != 0;
 }
 
 /* The server's side is gone, and with it the last byte for the wire: the
@@ -513,13 +559,22 @@ static int splice_line(int in, struct sg_stream *s, unsigned char *buf, size_t s
 
 static void filter_ignore_signals(void)
 {
-    /* Ctrl-C or a hangup to the process group is for the server, whose
-     * shutdown answers must still pass: the filter ends with the pipe. */
-    static const int ignored[] = { SIGPIPE, SIGINT, SIGHUP, SIGTERM, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU };
+    /* Whatever the process group gets (Ctrl-C, a hangup, SIGTERM, SIGUSR1,
+     * SIGALRM, Ctrl-Z...) is for the server, whose answers or last lines
+     * must still pass: the filter ends with its input.  Every signal is
+     * ignored but those that cannot be (KILL, STOP), those a fault of its
+     * own raises, and CONT and CHLD (harmless). */
     struct sigaction sa = { .sa_handler = SIG_IGN };
     sigset_t none;
-    for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
-        sigaction(ignored[i], &sa, NULL);
+    for (int sig = 1; sig < NSIG; sig++) {
+        switch (sig) {
+        case SIGKILL: case SIGSTOP: case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL:
+        case SIGTRAP: case SIGSYS: case SIGABRT: case SIGCONT: case SIGCHLD:
+            continue;
+        default:
+            (void)sigaction(sig, &sa, NULL);    /* (libc's own signals refuse) */
+        }
+    }
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
@@ -577,15 +632,8 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
         /* room for all the junk one more read can make */
         while (g_backlog.len > sizeof g_backlog.b - (size_t)READ_SIZE - SG_HOLD_MAX)
             backlog_wait();
-        if (g_backlog.len) {    /* wait for the server and for stderr */
-            struct pollfd fds[2] = { { .fd = in, .events = POLLIN }, { .fd = g_err.fd, .events = POLLOUT } };
-            if (poll(fds, 2, -1) < 0)
-                continue;
-            if (fds[1].revents)
-                backlog_drain();
-            if (!fds[0].revents)
-                continue;
-        }
+        if (g_backlog.len && !wait_input(in))  /* wait for the server and for stderr */
+            continue;
         int spliced = splice_line(in, &s, buf, sizeof buf / 2);
         if (spliced > 0)
             continue;
@@ -629,6 +677,70 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
     backlog_finish();
     wait_stderr_room();
     report_and_exit("end of the server's output");
+}
+
+/* ---- The drain: the helper of default mode ---- */
+
+/* The library's counters page on SG_COUNTERS_FD, if it gave one. */
+static void map_counters(void)
+{
+    void *p = mmap(NULL, sizeof *g_counters, PROT_READ | PROT_WRITE, MAP_SHARED, SG_COUNTERS_FD, 0);
+    if (p != MAP_FAILED)
+        g_counters = p;
+    close(SG_COUNTERS_FD);
+}
+
+/* stdin is the pipe the library diverted the server's fd 1 to; all of it is
+ * junk.  With SG_DRAIN_HOLD bytes held (stderr slow or full) it stops
+ * reading, and the server waits, as it would for a slow client unwrapped;
+ * stderr stalled (stall.h), it reads and drops.  Bytes are counted as taken
+ * before they are read: the library must never see the pipe empty and the
+ * bytes not yet counted. */
+static _Noreturn void drain_run(void)
+{
+    static unsigned char buf[SG_DRAIN_HOLD];
+
+    filter_ignore_signals();
+    map_counters();
+    open_stderr(0);
+    for (;;) {
+        while (g_backlog.len >= SG_DRAIN_HOLD)
+            backlog_wait();
+        int ready = g_backlog.len ? wait_input(0) : 1;
+        if (g_counters)
+            __atomic_store_n(&g_counters->stuck, g_backlog.len > 0, __ATOMIC_RELEASE);
+        if (!ready)
+            continue;
+        if (!g_backlog.len) {
+            struct pollfd p = { .fd = 0, .events = POLLIN };
+            if (poll(&p, 1, -1) < 0)
+                continue;
+        }
+        int avail = 0;
+        size_t room = SG_DRAIN_HOLD - g_backlog.len, take = room;
+        if (ioctl(0, FIONREAD, &avail) == 0 && avail >= 0 && (size_t)avail < room)
+            take = avail ? (size_t)avail : 1;       /* (1: the end of the input) */
+        if (g_counters)
+            __atomic_add_fetch(&g_counters->taken, (unsigned long long)take, __ATOMIC_RELEASE);
+        ssize_t n = read(0, buf, take);
+        if (g_counters && (size_t)(n < 0 ? 0 : n) < take)
+            __atomic_sub_fetch(&g_counters->taken, take - (size_t)(n < 0 ? 0 : n), __ATOMIC_RELEASE);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        struct iovec v = { buf, (size_t)n };
+        junk_out(&v, 1);
+        if (g_counters)
+            __atomic_store_n(&g_counters->stuck, g_backlog.len > 0, __ATOMIC_RELEASE);
+    }
+    backlog_finish();
+    if (g_stats.dropped) {
+        if (g_err.fd >= 0)
+            (void)stderr_moves();
+        say(1, "%llu bytes of startup output were dropped: stderr was full (nobody read it)", g_stats.dropped);
+    }
+    _exit(0);
 }
 
 /* ---- The launcher ---- */
@@ -713,6 +825,10 @@ int main(int argc, char **argv)
     e = getenv("STDIOGATE_DEBUG");
     if (e && e[0] >= '0' && e[0] <= '4' && e[1] == '\0')
         g_level = e[0] - '0';
+    if (argc == 3 && strcmp(argv[1], "--drain") == 0) {
+        g_as = (pid_t)strtol(argv[2], NULL, 10);
+        drain_run();
+    }
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
             i++;

@@ -58,6 +58,7 @@
 #include <wchar.h>
 
 #include "detect.h"
+#include "helper.h"
 #include "inspect.h"
 #include "stall.h"
 
@@ -188,12 +189,20 @@ static int g_fd1_ours;       /* fd 1 still points at our diversion */
 static pid_t g_pid;          /* the process the state belongs to */
 static int g_level = 1;      /* STDIOGATE_DEBUG */
 static int g_log_ok = 1;     /* fd 2 was open at start */
+static int g_err = -1;       /* private non-blocking handle on stderr (a pipe), or -1 */
+static pid_t g_helper;       /* the helper's parent this process started ("The drain"), until reaped */
+static pid_t g_helper_inherited;   /* one started before an exec (the marker's :pid) */
+/* How long the gate's opening waits for the helper to end (it does at
+ * once, unless a child of the server holds the pipe too). */
+#define HELPER_END_MS 20
 
 struct identity { dev_t dev; ino_t ino; int valid; };
 static struct identity g_wire_id, g_stdin_id, g_div_id;
 static int g_div_flags;      /* status flags of the diversion at start */
 static const char *g_div_name = "stderr";   /* what the diversion is, for diagnostics */
-static char g_marker[64];    /* "STDIOGATE_WIRE=dev:ino" for exec'd programs */
+static char g_marker[80];    /* "STDIOGATE_WIRE=dev:ino[:pid]" as this process got it */
+static char g_hand[80];      /* ... and as it hands it on: ":pid" names a helper to reap */
+static char *g_marker_out = g_marker;
 
 /* Descriptors that are copies of the diversion (a shell's saved fd 1, an
  * SDK's private stdout): they follow fd 1 onto the wire when the gate opens.
@@ -253,7 +262,38 @@ static char *fmt_num(char *end, unsigned long long v)
     return end;
 }
 
-static pid_t g_say_as;        /* the drain process speaks for its server */
+static unsigned long long g_say_dropped;   /* lines stderr had no room for */
+
+/* One line onto stderr, never waiting: a pipe that nobody reads (already
+ * full of the server's own output) must not block the server in a
+ * diagnostic.  A pipe gets the private non-blocking handle (or, if fd 2 is
+ * another pipe by now, a poll first: a line is shorter than PIPE_BUF and
+ * POLLOUT means a free page); a socket MSG_DONTWAIT; a file or a terminal
+ * a plain write.  A line that does not fit is dropped and counted. */
+static void say_out(const char *line, size_t n)
+{
+    struct stat st, mine;
+    ssize_t w = -1;
+    int fd = LOAD(g_err);
+    if (fstat(2, &st) != 0)
+        return;
+    if (S_ISSOCK(st.st_mode)) {
+        w = syscall(SYS_sendto, 2, line, n, MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
+    } else if (S_ISFIFO(st.st_mode)) {
+        if (fd < 0 || fstat(fd, &mine) != 0 || mine.st_dev != st.st_dev || mine.st_ino != st.st_ino) {
+            struct pollfd p = { .fd = 2, .events = POLLOUT };
+            fd = poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) ? 2 : -1;
+        }
+        if (fd >= 0)
+            while ((w = REAL(write)(fd, line, n)) < 0 && errno == EINTR)
+                ;
+    } else {
+        while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR)
+            ;
+    }
+    if (w < 0)
+        __atomic_add_fetch(&g_say_dropped, 1, __ATOMIC_RELAXED);
+}
 
 /* say(level, string...): say_line with the sentinel its loop stops at. */
 #define say(...) say_line(__VA_ARGS__, (const char *)0)
@@ -270,7 +310,7 @@ static void say_line(int level, const char *first, ...)
         return;
     for (s = "stdiogate["; *s && n < sizeof line - 1; s++)
         line[n++] = *s;
-    for (s = fmt_num(num + sizeof num, (unsigned long long)(g_say_as ? g_say_as : getpid())); *s; s++)
+    for (s = fmt_num(num + sizeof num, (unsigned long long)getpid()); *s; s++)
         line[n++] = *s;
     line[n++] = ']';
     line[n++] = ':';
@@ -281,8 +321,7 @@ static void say_line(int level, const char *first, ...)
             line[n++] = *s++;
     va_end(ap);
     line[n++] = '\n';
-    while (REAL(write)(2, line, n) < 0 && errno == EINTR)
-        ;
+    say_out(line, n);
     errno = saved;
 }
 
@@ -567,7 +606,7 @@ static void unlock_wire(int held)
 
 static int is_private(int fd)
 {
-    return fd >= 0 && (fd == LOAD(g_wire) || fd == LOAD(g_div));
+    return fd >= 0 && (fd == LOAD(g_wire) || fd == LOAD(g_div) || fd == LOAD(g_err));
 }
 
 /* The program wants the number a private descriptor sits on: move it. */
@@ -575,7 +614,8 @@ static void move_private(int fd)
 {
     char numbuf[24], to[24];
     int held = lock_wire(), moved = -2;
-    int *which = fd == LOAD(g_wire) ? &g_wire : fd == LOAD(g_div) ? &g_div : NULL;
+    int *which = fd == LOAD(g_wire) ? &g_wire : fd == LOAD(g_div) ? &g_div
+               : fd == LOAD(g_err) ? &g_err : NULL;
     if (which) {
         moved = high_dup(fd);
         if (moved >= 0) {
@@ -594,16 +634,25 @@ static void move_private(int fd)
 /* Let the private descriptors go: the number is cleared before it is
  * closed, and both under the wire lock, so that a concurrent close() or
  * dup2() of a number just reused by the program is never taken for ours. */
+static int reap_helper(pid_t *which, int ms);
+
 static void drop_privates(void)
 {
-    int wire = LOAD(g_wire), div = LOAD(g_div);
+    int wire = LOAD(g_wire), div = LOAD(g_div), err = LOAD(g_err);
     STORE(g_wire, -1);
     STORE(g_div, -1);
+    STORE(g_err, -1);   /* (say_out polls first from now on) */
     if (wire >= 0)
         REAL(close)(wire);
     if (div >= 0)
         REAL(close)(div);
+    if (err >= 0)
+        REAL(close)(err);
     drop_reopened();
+    /* The helper's input has ended, unless a child holds the pipe: it
+     * exits within moments, and is reaped here if it does (else at exit). */
+    (void)reap_helper(&g_helper, HELPER_END_MS);
+    (void)reap_helper(&g_helper_inherited, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1050,9 +1099,11 @@ static void stdio_end(struct stdio_call *c, const void *p, size_t n, const char 
 /* ------------------------------------------------------------------ */
 /* The constructor. */
 
-static int parse_marker(const char *s, struct identity *id)
+/* dev:ino, or dev:ino:pid where the program before an exec left its helper
+ * (pid) to this one to reap. */
+static int parse_marker(const char *s, struct identity *id, pid_t *helper)
 {
-    unsigned long long dev = 0, ino = 0;
+    unsigned long long dev = 0, ino = 0, pid = 0;
     const char *p = s;
     if (*p < '0' || *p > '9')
         return 0;
@@ -1062,10 +1113,14 @@ static int parse_marker(const char *s, struct identity *id)
         return 0;
     while (*p >= '0' && *p <= '9')
         ino = ino * 10 + (unsigned)(*p++ - '0');
-    if (*p)
+    if (*p == ':' && p[1] >= '1' && p[1] <= '9')
+        for (p++; *p >= '0' && *p <= '9' && pid < (1ULL << 31); p++)
+            pid = pid * 10 + (unsigned)(*p - '0');
+    if (*p || pid >= (1ULL << 31))
         return 0;
     id->dev = (dev_t)dev;
     id->ino = (ino_t)ino;
+    *helper = (pid_t)pid;
     return id->valid = 1;
 }
 
@@ -1199,209 +1254,244 @@ static void map_copies(void)
  * stdout (asyncio's pipe transport refuses a regular file), and writing to
  * it must never block (a stderr pipe that nobody reads fills at 64 KiB,
  * where unwrapped the bytes went to a client that skips bad lines).  Unless
- * stderr is a character device, fd 1 becomes a pipe that a small drain
- * process copies to stderr.  While stderr takes bytes, however slowly,
- * nothing is lost: with DRAIN_SIZE bytes held, the drain stops reading the
- * pipe and the server waits, as it would on a slow client unwrapped.  Only
- * a stderr that has taken no byte for SG_STALL_MS (stall.h, the filter's
- * rule too) makes it read and drop, counting, until stderr takes again; a
- * dead stderr makes it drop everything at once (no SIGPIPE for the
- * server).  The count is reported at the end.  It is forked twice, so
- * that the server's wait() never sees it, and ends when the last copy of
+ * stderr is a character device, fd 1 becomes a pipe that the helper,
+ * `stdiogate-filter --drain` (filter.c; found beside this library), copies
+ * to stderr with the strict filter's junk path: nothing lost while stderr
+ * takes bytes, the server waiting while it holds SG_DRAIN_HOLD bytes, junk
+ * dropped and counted once stderr has taken nothing for SG_STALL_MS
+ * (helper.h, stall.h).  It ignores every signal sent to the process group.
+ *
+ * Its parent is this process's child with no exit signal (a raw clone
+ * with exit signal 0; see helper_middle): the server's wait(-1) and
+ * waitpid(-1) never see it (only __WCLONE or __WALL do), no SIGCHLD comes
+ * of it, and no atfork handler runs.  The library reaps that middle process
+ * itself once the helper has ended: when the gate opens (the pipe's write
+ * end is gone from here), and at exit, where fd 1 and its copies are first
+ * pointed at stderr so that the helper sees the end of its input.  At exec
+ * the next program inherits it: the marker handed on names it
+ * (dev:ino:pid).  Nothing is left behind where pid 1 reaps nothing, unless
+ * the server dies without exiting (a signal, _exit) or a child of its still
+ * holds the diversion when it exits.  The helper ends when the last copy of
  * the pipe's write end is closed: when the gate opens, at exec (the wire is
- * handed on), or at exit.  Those three wait, bounded, until what was written
- * so far has reached stderr, so that a log file is complete when the
- * server is gone. */
+ * handed on), or at exit.  Those three wait, bounded, until what was
+ * written so far has reached stderr (counters on a shared page the helper
+ * keeps), so that a log file is complete when the server is gone. */
 
-#define DRAIN_SIZE 65536
 /* Shorter than SG_STALL_MS: a stderr that nobody reads delays the gate by
  * this at most, not by the stall verdict; a slow one gets this long to
  * take what is queued before the gate opens (the rest follows, not lost). */
 #define DRAIN_WAIT_MS 2000
 
-/* Shared with the drain process (a MAP_SHARED page). */
-struct drain_state {
-    unsigned long long taken;    /* bytes the drain took from the pipe */
-    unsigned long long settled;  /* ... and wrote to stderr or dropped */
-    unsigned long long dropped;
-    int stuck;                   /* holding bytes that stderr will not take */
-};
+static struct sg_drain_counters *g_drain;
+static pid_t g_helper_pid;           /* the helper itself (for diagnostics) */
+static char g_helper_path[4096];    /* beside this library; "" if unknown */
+static char g_helper_as[24];        /* this process's pid, for the helper's argv */
 
-static struct drain_state *g_drain;
-
-/* n bytes at the head of the buffer are written or dropped. */
-static void drain_settle(struct drain_state *d, size_t *head, size_t *len, size_t n)
+/* Where the helper is: the directory this library was loaded from. */
+static void find_helper(void)
 {
-    *head += n;
-    *len -= n;
-    if (!*len)
-        *head = 0;
-    __atomic_add_fetch(&d->settled, (unsigned long long)n, __ATOMIC_RELEASE);
-}
-
-/* Returns whether stderr took some bytes. */
-static int drain_out(struct drain_state *d, const char *buf, size_t *head, size_t *len,
-                     int kind, int *alive)
-{
-    size_t chunk = *len;
-    if (kind != S_IFREG && chunk > 4096)
-        chunk = 4096;   /* a pipe or socket said POLLOUT: this much fits */
-    ssize_t w = kind == S_IFSOCK ? send(2, buf + *head, chunk, MSG_DONTWAIT)
-                                 : write(2, buf + *head, chunk);
-    if (w < 0 && (errno == EAGAIN || errno == EINTR))
-        return 0;
-    if (w <= 0) {   /* stderr is gone: drop everything from now on */
-        *alive = 0;
-        __atomic_add_fetch(&d->dropped, (unsigned long long)*len, __ATOMIC_RELAXED);
-        drain_settle(d, head, len, *len);
-        return 0;
-    }
-    drain_settle(d, head, len, (size_t)w);
-    return 1;
-}
-
-static long long now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/* Called with room in the buffer, or to drop: stderr dead or stalled. */
-static void drain_in(struct drain_state *d, char *buf, size_t *head, size_t *len, int alive,
-                     int *open_in, short revents)
-{
-    static char scratch[4096];
-    int avail = 0;
-    if (ioctl(0, FIONREAD, &avail) != 0 || avail <= 0) {
-        if (!(revents & POLLIN))
-            *open_in = 0;   /* hung up, nothing left */
+    Dl_info info;
+    const char *slash;
+    if (!dladdr((void *)find_helper, &info) || !info.dli_fname ||
+        !(slash = strrchr(info.dli_fname, '/')))
         return;
-    }
-    if (*head && *head + *len > DRAIN_SIZE / 2) {
-        memmove(buf, buf + *head, *len);
-        *head = 0;
-    }
-    size_t space = alive ? DRAIN_SIZE - *head - *len : 0;
-    char *to = space ? buf + *head + *len : scratch;
-    size_t take = (size_t)avail < (space ? space : sizeof scratch) ? (size_t)avail
-                                                                   : (space ? space : sizeof scratch);
-    /* Counted before the read: the gate-opener must never see the pipe
-     * empty and these bytes not yet counted. */
-    __atomic_add_fetch(&d->taken, take, __ATOMIC_RELEASE);
-    ssize_t n = read(0, to, take);
-    if (n < 0)
-        n = 0;
-    if ((size_t)n < take)
-        __atomic_sub_fetch(&d->taken, take - (size_t)n, __ATOMIC_RELEASE);
-    if (space) {
-        *len += (size_t)n;
-    } else {
-        __atomic_add_fetch(&d->dropped, (unsigned long long)n, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&d->settled, (unsigned long long)n, __ATOMIC_RELEASE);
-    }
+    size_t dir = (size_t)(slash - info.dli_fname) + 1;
+    if (dir + sizeof SG_HELPER > sizeof g_helper_path)
+        return;
+    memcpy(g_helper_path, info.dli_fname, dir);
+    memcpy(g_helper_path + dir, SG_HELPER, sizeof SG_HELPER);
 }
 
-/* The drain process: pipe on fd 0, stderr on fd 2, nothing else. */
-__attribute__((noreturn)) static void drain(struct drain_state *d)
+/* Reaps a helper that has ended, waiting up to ms for it; 1 when it is
+ * gone (or was never this process's child). */
+static int reap_helper(pid_t *which, int ms)
 {
-    static char buf[DRAIN_SIZE];
-    char numbuf[24];
-    size_t head = 0, len = 0;
-    int open_in = 1, alive = 1;
-    long long moved = now_ms();  /* stderr last took a byte, or had none to take */
-    struct stat st;
-    int kind = fstat(2, &st) == 0 ? (int)(st.st_mode & S_IFMT) : 0;
-
-    (void)signal(SIGPIPE, SIG_IGN);
-    while (open_in || (len && alive)) {
-        if (!len)
-            moved = now_ms();
-        long long left = moved + SG_STALL_MS - now_ms();
-        /* Full and stderr still within its time: the server waits. */
-        int hold = alive && len == DRAIN_SIZE && left > 0;
-        struct pollfd p[2] = { { open_in && !hold ? 0 : -1, POLLIN, 0 },
-                               { len && alive ? 2 : -1, POLLOUT, 0 } };
-        int r = poll(p, 2, !open_in ? SG_STALL_MS : hold ? (int)left : -1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 || (r == 0 && !open_in))
-            break;  /* stderr has not moved for SG_STALL_MS after the end: give up */
-        if (r == 0)
-            continue;   /* the stall verdict: read and drop from now on */
-        if (p[1].revents & POLLOUT) {
-            if (drain_out(d, buf, &head, &len, kind, &alive))
-                moved = now_ms();
-        } else if (p[1].revents) {   /* stderr hung up or failed */
-            alive = 0;
-            __atomic_add_fetch(&d->dropped, (unsigned long long)len, __ATOMIC_RELAXED);
-            drain_settle(d, &head, &len, len);
+    struct timespec one = { 0, 1000000 };
+    pid_t pid = LOAD(*which);
+    int st;
+    if (pid <= 0 || in_vfork_child())
+        return 1;
+    for (int i = 0;; i++) {
+        pid_t r = waitpid(pid, &st, __WCLONE | WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR)) {
+            (void)__atomic_compare_exchange_n(which, &pid, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+            return 1;
         }
-        STORE(d->stuck, len && !(p[1].revents & POLLOUT));
-        if (p[0].revents)
-            drain_in(d, buf, &head, &len, alive, &open_in, p[0].revents);
+        if (i >= ms)
+            return 0;
+        nanosleep(&one, NULL);
     }
-    unsigned long long lost = LOAD(d->dropped) + (alive ? len : 0);
-    struct pollfd e = { 2, POLLOUT, 0 };
-    if (lost && alive && poll(&e, 1, SG_STALL_MS) == 1 && (e.revents & POLLOUT))
-        say(1, NUM(lost), " bytes of startup output were dropped: stderr was full (nobody read it)");
-    _exit(0);
 }
 
-/* (The system call, not glibc's close_range: glibc before 2.34 has none,
- * and its real function would be NULL.) */
-static void close_all_but_drain(void)
+/* A descriptor above the helper's 0 to 4, which are set from these. */
+static int above_helper_fds(int fd)
 {
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, 3U, ~0U, 0) != 0)
-#endif
-        for (int fd = 3; fd < 4096; fd++)
-            REAL(close)(fd);
-    REAL(close)(1);
+    if (fd < 0 || fd > SG_COUNTERS_FD + 1)
+        return fd;
+    int moved = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, SG_COUNTERS_FD + 2);
+    REAL(close)(fd);
+    return moved;
 }
 
-/* Starts the drain; returns the pipe's write end, or -1. */
+/* In the helper, between clone and exec: raw system calls only (the
+ * parent's memory is a copy, its locks may be held).  A failed exec sends
+ * its errno through the status pipe. */
+__attribute__((noreturn)) static void helper_child(int from, int counters, int status)
+{
+    static char drain_opt[] = "--drain";
+    char *argv[] = { g_helper_path, drain_opt, g_helper_as, NULL };
+    char *envp[] = { NULL, NULL };
+    static char level[] = "STDIOGATE_DEBUG=1";
+    level[sizeof level - 2] = (char)('0' + g_level);
+    envp[0] = level;
+    int e = 0;
+    if (syscall(SYS_dup3, from, 0, 0) < 0 ||
+        (counters >= 0 && syscall(SYS_dup3, counters, SG_COUNTERS_FD, 0) < 0) ||
+        syscall(SYS_dup3, status, SG_COUNTERS_FD + 1, O_CLOEXEC) < 0)
+        e = errno;
+    if (!e) {
+        (void)syscall(SYS_close, 1);
+        if (counters < 0)
+            (void)syscall(SYS_close, SG_COUNTERS_FD);
+#ifdef SYS_close_range
+        if (syscall(SYS_close_range, SG_COUNTERS_FD + 2, ~0U, 0) != 0)
+#endif
+            for (int fd = SG_COUNTERS_FD + 2; fd < 4096; fd++)
+                (void)syscall(SYS_close, fd);
+        (void)syscall(SYS_execve, g_helper_path, argv, envp);
+        e = errno;
+    }
+    (void)syscall(SYS_write, SG_COUNTERS_FD + 1, &e, sizeof e);
+    (void)syscall(SYS_exit_group, 127);
+    __builtin_unreachable();
+}
+
+/* The process between the server and the helper.  An exec makes a process
+ * an ordinary child again (exit signal SIGCHLD), so the helper cannot be the
+ * server's child itself: this one, a clone child with no exit signal that
+ * never execs, starts it as its own child, tells the server its pid, lets
+ * go of every descriptor and waits for it.  Raw system calls only, every
+ * signal blocked (the mask it was created with): the program's handlers
+ * never run here, and nothing sent to the process group moves it. */
+__attribute__((noreturn)) static void helper_middle(int from, int counters, int status)
+{
+    int st;
+    pid_t helper = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, 0UL, 0UL, 0UL, 0UL);
+    if (helper == 0)
+        helper_child(from, counters, status);
+    if (helper < 0) {
+        int e = errno;
+        (void)syscall(SYS_write, status, &e, sizeof e);
+        (void)syscall(SYS_exit_group, 127);
+    }
+    int told = -(int)helper;     /* a pid, told apart from an errno by its sign */
+    (void)syscall(SYS_write, status, &told, sizeof told);
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 0U, ~0U, 0) != 0)
+#endif
+        for (int fd = 0; fd < 4096; fd++)
+            (void)syscall(SYS_close, fd);
+    while (syscall(SYS_wait4, helper, &st, 0, NULL) < 0 && errno == EINTR)
+        ;
+    (void)syscall(SYS_exit_group, 0);
+    __builtin_unreachable();
+}
+
+/* Starts the helper; returns the pipe's write end, or -1 (errno set). */
 static int start_drain(void)
 {
-    int p[2];
-    struct drain_state *d = mmap(NULL, sizeof *d, PROT_READ | PROT_WRITE,
-                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (d == MAP_FAILED)
-        return -1;
-    if (pipe2(p, O_CLOEXEC) != 0) {
-        munmap(d, sizeof *d);
+    int p[2], st[2], e = 0, counters = -1;
+    int from, into, st_rd, st_wr;
+    void *page = MAP_FAILED;
+    sigset_t all, caller;
+
+    if (!g_helper_path[0] || access(g_helper_path, X_OK) != 0) {
+        if (!g_helper_path[0])
+            errno = ENOENT;
         return -1;
     }
-    int from = p[0], into = p[1];
-    pid_t server = getpid(), middle = fork();
-    if (middle == 0) {
-        if (fork() == 0) {
-            g_say_as = server;
-            (void)prctl(PR_SET_NAME, "stdiogate-drain");
-            if (REAL(dup2)(from, 0) == 0) {
-                close_all_but_drain();
-                drain(d);
-            }
-        }
-        _exit(0);
+#ifdef SYS_memfd_create
+    counters = (int)syscall(SYS_memfd_create, "stdiogate-drain", MFD_CLOEXEC);
+#endif
+    if (counters >= 0 && (ftruncate(counters, (off_t)sizeof *g_drain) != 0 ||
+                          (page = mmap(NULL, sizeof *g_drain, PROT_READ | PROT_WRITE, MAP_SHARED,
+                                       counters, 0)) == MAP_FAILED)) {
+        REAL(close)(counters);
+        counters = -1;
     }
-    REAL(close)(from);
-    if (middle < 0) {
+    if (pipe2(p, O_CLOEXEC) != 0)
+        goto fail;
+    from = p[0];
+    into = p[1];
+    if (pipe2(st, O_CLOEXEC) != 0) {
+        e = errno;
+        REAL(close)(from);
         REAL(close)(into);
-        munmap(d, sizeof *d);
-        return -1;
+        errno = e;
+        goto fail;
     }
-    while (waitpid(middle, NULL, 0) < 0 && errno == EINTR)
-        ;
-    g_drain = d;
+    st_rd = st[0];
+    from = above_helper_fds(from);
+    counters = above_helper_fds(counters);
+    st_wr = above_helper_fds(st[1]);
+    char num[24];
+    const char *me = fmt_num(num + sizeof num, (unsigned long long)getpid());
+    memcpy(g_helper_as, me, strlen(me) + 1);
+    /* No handler of the program's may run in the child before the exec. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &caller);
+    pid_t pid = from < 0 || st_wr < 0 ? -1 : (pid_t)syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);
+    if (pid == 0)
+        helper_middle(from, counters, st_wr);
+    e = errno;
+    pthread_sigmask(SIG_SETMASK, &caller, NULL);
+    REAL(close)(from);
+    REAL(close)(st_wr);
+    if (counters >= 0)
+        REAL(close)(counters);
+    if (pid > 0) {
+        /* The helper's pid (negated), then an errno if its exec failed,
+         * or the end of file when it succeeded. */
+        int word = 0;
+        ssize_t r;
+        e = EAGAIN;
+        while ((r = REAL(read)(st_rd, &word, sizeof word)) < 0 && errno == EINTR)
+            ;
+        if (r == (ssize_t)sizeof word && word < 0) {
+            g_helper_pid = -word;
+            while ((r = REAL(read)(st_rd, &word, sizeof word)) < 0 && errno == EINTR)
+                ;
+            e = r == 0 ? 0 : r == (ssize_t)sizeof word ? word : EIO;
+        } else if (r == (ssize_t)sizeof word) {
+            e = word;
+        }
+        if (e)
+            while (waitpid(pid, NULL, __WCLONE) < 0 && errno == EINTR)
+                ;
+    }
+    REAL(close)(st_rd);
+    if (pid <= 0 || e) {
+        REAL(close)(into);
+        errno = e ? e : EAGAIN;
+        goto fail;
+    }
+    if (page != MAP_FAILED)
+        g_drain = page;
+    STORE(g_helper, pid);
     return into;
+fail:
+    e = errno;
+    if (page != MAP_FAILED)
+        munmap(page, sizeof *g_drain);
+    errno = e;
+    return -1;
 }
 
 /* What was written to the diversion so far has reached stderr (or is held
- * by a drain that stderr will not take): bounded, never a hang. */
+ * by a helper that stderr will not take): bounded, never a hang. */
 static void wait_drained(void)
 {
-    struct drain_state *d = g_drain;
+    struct sg_drain_counters *d = g_drain;
     struct timespec ms = { 0, 1000000 };
     if (!d || !is(1, &g_div_id))
         return;
@@ -1422,6 +1512,31 @@ static int stderr_needs_drain(void)
     return fstat(2, &st) == 0 && !S_ISCHR(st.st_mode);
 }
 
+/* The marker handed on at exec: the wire's identity and the helper that
+ * the next program (the same process) reaps. */
+static void hand_marker(void)
+{
+    char dev[24], ino[24], pid[24];
+    pid_t h = LOAD(g_helper) ? LOAD(g_helper) : LOAD(g_helper_inherited);
+    const char *parts[] = { MARKER, "=", NUM_IN(dev, g_wire_id.dev), ":", NUM_IN(ino, g_wire_id.ino),
+                            h ? ":" : "", h ? NUM_IN(pid, h) : "" };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        size_t len = strlen(parts[i]);
+        if (n + len >= sizeof g_hand)
+            return;
+        memcpy(g_hand + n, parts[i], len + 1);
+        n += len;
+    }
+    g_marker_out = g_hand;
+}
+
+static int stderr_is_not_a_file(void)
+{
+    struct stat st;
+    return fstat(2, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 static void divert(void)
 {
     char numbuf[24];
@@ -1435,22 +1550,27 @@ static void divert(void)
     }
     /* /dev/null may land on a closed fd 0 or 2 for a moment: it is closed
      * again right after, so they stay closed. */
-    int target = 2;
+    int target = 2, helper_failed = 0;
     if (to_stderr && stderr_needs_drain()) {
         target = start_drain();
         drained = target >= 0;
         if (!drained) {
-            struct stat st;
-            if (fstat(2, &st) == 0 && S_ISREG(st.st_mode)) {
-                say(1, "cannot start the drain process (", err_name(errno),
-                    "): startup output goes to /dev/null");
-                to_stderr = 0;
-            }
+            /* Straight to stderr could block for good (a full pipe): the
+             * junk is lost instead, never an answer. */
+            to_stderr = 0;
+            helper_failed = errno;
             target = 2;
         }
     }
     if (!to_stderr)
         target = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (target < 0 && helper_failed && stderr_is_not_a_file()) {
+        target = 2;     /* no descriptor left at all: straight to stderr, as before the helper */
+        to_stderr = 1;
+    }
+    if (helper_failed)
+        say(1, "cannot start the helper ", g_helper_path[0] ? g_helper_path : SG_HELPER, " (",
+            err_name(helper_failed), "): startup output goes to ", to_stderr ? "stderr" : "/dev/null");
     int ours = !to_stderr || drained;   /* a descriptor to close after the dup2 */
     if (target < 0) {
         say(1, "cannot open /dev/null (", err_name(errno), "): stdout left as it is");
@@ -1481,22 +1601,105 @@ static void divert(void)
     STORE(g_state, GATE_SHUT);
     g_div_name = to_stderr ? "stderr" : "/dev/null";
     say(2, "diverting stdout to ", g_div_name);
-    if (drained)
-        say(3, "through a drain process");
+    if (drained) {
+        char pid[24];
+        say(3, "through the helper, process ", NUM_IN(pid, g_helper_pid));
+    }
+    hand_marker();
     say(3, "the wire is kept at descriptor ", NUM(wire));
 }
 
+/* At exit, fd 1 and its copies stop pointing at the helper's pipe: at
+ * stderr, which the diversion stood for (what is written after this, stdio's
+ * last flush included, goes there directly). */
+static void copy_to_stderr(int fd, int unused)
+{
+    (void)unused;
+    set_copy(fd, 0);
+    if (!on_diversion(fd))
+        return;
+    int fl = REAL(fcntl)(fd, F_GETFD);
+    (void)REAL(dup3)(2, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0);
+}
+
+static void end_diversion(void)
+{
+    int held = lock_wire();
+    if (LOAD(g_fd1_ours) && on_diversion(1))
+        copy_to_stderr(1, 0);
+    each_copy(0, ~0U, copy_to_stderr, 0);
+    int div = LOAD(g_div);
+    STORE(g_div, -1);
+    if (div >= 0)
+        REAL(close)(div);
+    unlock_wire(held);
+}
+
 /* A process that exits while diverted: its startup output is in the log
- * before it is gone.  (exit() flushes stdio after the destructors.) */
+ * before it is gone, and so is its helper.  A helper that holds bytes
+ * stderr will not take, or has dropped some (it waits for room to say so),
+ * is not waited for: it ends by the stall rule, later; nor one that another
+ * process keeps busy (a child holding the diversion) beyond HELPER_EXIT_MS. */
+#define HELPER_EXIT_MS 500
+
+static void helper_at_exit(void)
+{
+    if (in_vfork_child())
+        return;
+    if (LOAD(g_helper) && shut() && LOAD(g_fd1_ours)) {
+        wait_drained();
+        end_diversion();
+    }
+    struct sg_drain_counters *d = g_drain;
+    int busy = d && (LOAD(d->stuck) || LOAD(d->dropped));
+    if (LOAD(g_helper) && !reap_helper(&g_helper, busy ? 0 : HELPER_EXIT_MS))
+        say(3, "the helper has not ended: left to the process that reaps orphans");
+    (void)reap_helper(&g_helper_inherited, 0);
+}
+
+/* exit(): stdio's stdout first (exit flushes stdio after the destructors). */
 __attribute__((destructor)) static void stdiogate_fini(void)
 {
-    if (g_drain && shut() && !in_vfork_child() && LOAD(g_fd1_ours)) {
+    if (LOAD(g_helper) && shut() && LOAD(g_fd1_ours) && !in_vfork_child())
         flush_stdout();
-        wait_drained();
-    }
+    helper_at_exit();
+}
+
+/* _exit() runs no destructor (dash's exit builtin, Python's os._exit): the
+ * helper is reaped here.  (glibc's exit calls its own _exit, not this one;
+ * neither returns, so the system call is made here, as glibc makes it.)
+ * NOTE for the merge with main: main's fail-safe has an _exit of its own
+ * (hold_settle); the two bodies belong in one function. */
+EXPORT void _exit(int status)
+{
+    if (LOAD(g_helper) || LOAD(g_helper_inherited))
+        helper_at_exit();
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+EXPORT void _Exit(int status)
+{
+    _exit(status);
 }
 
 static void check_spawn_layout(void);
+
+/* A pipe on stderr gets a second open file description of its own, made
+ * non-blocking (say_out), kept high like the other private descriptors;
+ * only in a process that diverts (elsewhere say_out polls first). */
+static void open_err_handle(void)
+{
+    struct stat st;
+    if (fstat(2, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return;
+    int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return;     /* no /proc, or nobody reads it: say_out polls first */
+    int high = high_dup(fd);
+    REAL(close)(fd);
+    STORE(g_err, high);
+}
 
 /* STDIOGATE_DEBUG is one digit from 0 to 4.  Anything else is warned
  * about and replaced by the nearest level, in this process's environment
@@ -1540,6 +1743,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
 
     set_level();
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
+    g_pid = getpid();
     say(3, "libstdiogate.so version " STDIOGATE_VERSION);
     if (is_go_program()) {
         /* The marker stays: the programs it starts may take part. */
@@ -1547,7 +1751,8 @@ __attribute__((constructor)) static void stdiogate_init(void)
         return;
     }
     struct identity wire;
-    int valid = parse_marker(m, &wire);
+    pid_t inherited = 0;
+    int valid = parse_marker(m, &wire, &inherited);
     if (valid && is(1, &wire) && is_bun_program()) {
         /* Like Go: the marker stays.  Bun's process.env never reaches libc
          * setenv, so not even the handshake could open a gate.  (Level 2:
@@ -1567,6 +1772,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
         say(1, "ignoring a malformed " MARKER);
         return;
     }
+    STORE(g_helper_inherited, inherited);
     if (!is(1, &wire)) {
         say(3, "stdout is not the wire: not diverting");
         return;
@@ -1578,10 +1784,12 @@ __attribute__((constructor)) static void stdiogate_init(void)
     }
     g_wire_id = wire;
     identify(0, &g_stdin_id);
+    find_helper();
     resolve_eager();
     check_spawn_layout();
     check_stdio_lock();
     check_versions();
+    open_err_handle();
     divert();
 }
 
@@ -2580,17 +2788,19 @@ static void note_range_closed(unsigned first, unsigned last)
  * [first, last] between them, in order. */
 static int close_range_around(unsigned first, unsigned last, int flags)
 {
-    int a = LOAD(g_wire), b = LOAD(g_div), r = 0;
-    unsigned lo = first, skip[2];
-    if (a > b) {
-        int t = a;
-        a = b;
-        b = t;
-    }
-    skip[0] = (unsigned)a;
-    skip[1] = (unsigned)b;
-    for (int i = 0; i < 2 && lo <= last; i++) {
-        if ((i == 0 ? a : b) < 0 || skip[i] < lo || skip[i] > last)
+    int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0;
+    unsigned lo = first, skip[3];
+    for (int i = 0; i < 3; i++)         /* in order, -1 first */
+        for (int j = i + 1; j < 3; j++)
+            if (mine[j] < mine[i]) {
+                int t = mine[i];
+                mine[i] = mine[j];
+                mine[j] = t;
+            }
+    for (int i = 0; i < 3; i++)
+        skip[i] = (unsigned)mine[i];
+    for (int i = 0; i < 3 && lo <= last; i++) {
+        if (mine[i] < 0 || skip[i] < lo || skip[i] > last)
             continue;
         if (skip[i] > lo)
             r = REAL(close_range)(lo, skip[i] - 1, flags);
@@ -2620,7 +2830,7 @@ EXPORT void closefrom(int low)
         REAL(closefrom)(low);
         return;
     }
-    if (low < 0 || (LOAD(g_wire) < low && LOAD(g_div) < low))
+    if (low < 0 || (LOAD(g_wire) < low && LOAD(g_div) < low && LOAD(g_err) < low))
         REAL(closefrom)(low);
     else
         (void)close_range_around((unsigned)low, ~0U, 0);
@@ -3117,9 +3327,20 @@ static int is_marker(const char *e)
  * A marker the program set itself after it started is its own: a stdiogate
  * wrapper run by a shell that already has the library preloaded exports
  * one for the server it is about to exec, and that server's gate must act. */
+static size_t marker_wire_len(const char *e)
+{
+    const char *colon = strchr(e, ':');
+    colon = colon ? strchr(colon + 1, ':') : NULL;
+    return colon ? (size_t)(colon - e) : strlen(e);
+}
+
+/* (The wire's identity decides: the :pid a program before an exec added
+ * does not make the same marker another.) */
 static int stale_marker(const char *e)
 {
-    return is_marker(e) && g_marker[0] && strcmp(e, g_marker) == 0;
+    size_t n = marker_wire_len(e);
+    return is_marker(e) && g_marker[0] && n == marker_wire_len(g_marker) &&
+           memcmp(e, g_marker, n) == 0;
 }
 
 static size_t env_count(char *const *env, int *has_stale, const char **preload)
@@ -3377,9 +3598,9 @@ static char *const *exec_env(struct exec_plan *x, char *const *env)
         }
         x->out[k++] = env[i];
     }
-    if (x->hand && !x->foreign && g_marker[0]) {
+    if (x->hand && !x->foreign && g_marker_out[0]) {
         x->marker_at = k;
-        x->out[k++] = g_marker;
+        x->out[k++] = g_marker_out;
     }
     x->out[k] = NULL;
     return x->out;
@@ -3389,7 +3610,7 @@ static char *const *exec_env(struct exec_plan *x, char *const *env)
 static void exec_unhand(struct exec_plan *x)
 {
     x->hand = 0;
-    if (x->edit_env && x->out[x->marker_at] == g_marker)
+    if (x->edit_env && x->out[x->marker_at] == g_marker_out)
         x->out[x->marker_at] = NULL;
 }
 
@@ -3630,8 +3851,12 @@ static int spawn_with(int search, pid_t *pid, const char *file,
 
     plan_exec(&x, envp, file, search ? 2 : 1);
     char *const *env = exec_env(&x, envp);
-    if (x.hand)
+    if (x.hand) {
+        /* As at exec: what the helper holds reaches stderr first, so that
+         * the new program's stderr lines come after it. */
+        wait_drained();
         mine = spawn_actions(&c, &x, fa);
+    }
     if (mine) {
         fa = mine;
         say(2, "exec: handing the wire to ", file);

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 # Strict mode under faults: the server killed, children that keep stdout, the
 # client closing its end, the filter killed, stderr closed or full, Ctrl-C and
-# SIGHUP to the process group.  Each compares with the same server unwrapped
+# SIGHUP to the process group, and every other signal a process group gets
+# (helper_helpers.bash).  Each compares with the same server unwrapped
 # where the behaviour is the server's, and checks that no filter is left.
 
 load strict_helpers
+load helper_helpers
 
 FAULT=$FIX/strict_fault_client.py
 
@@ -149,4 +151,16 @@ fault() {
     # the startup banner too: the library's diversion goes to /dev/null, not to fd 2
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
     assert_no_filter "$TAG"
+}
+
+@test "strict fault: every signal to the process group before the first message: the server exits 0, the filter passes its answer and last line" {
+    for sig in $SIGNALS; do
+        sig_case before "$sig" "$ROOT/stdiogate" --strict
+    done
+}
+
+@test "strict fault: every signal to the process group after the first answer: the server exits 0, its lines pass" {
+    for sig in $SIGNALS; do
+        sig_case after "$sig" "$ROOT/stdiogate" --strict
+    done
 }
