@@ -1657,30 +1657,14 @@ static void helper_at_exit(void)
     (void)reap_helper(&g_helper_inherited, 0);
 }
 
-/* exit(): stdio's stdout first (exit flushes stdio after the destructors). */
-__attribute__((destructor)) static void stdiogate_fini(void)
+/* At exit: stdio's stdout first (exit flushes stdio after the destructors),
+ * then the helper.  (Called by the destructor after the fail-safe's hold
+ * is settled: see stdiogate_fini.) */
+static void helper_fini(void)
 {
     if (LOAD(g_helper) && shut() && LOAD(g_fd1_ours) && !in_vfork_child())
         flush_stdout();
     helper_at_exit();
-}
-
-/* _exit() runs no destructor (dash's exit builtin, Python's os._exit): the
- * helper is reaped here.  (glibc's exit calls its own _exit, not this one;
- * neither returns, so the system call is made here, as glibc makes it.)
- * NOTE for the merge with main: main's fail-safe has an _exit of its own
- * (hold_settle); the two bodies belong in one function. */
-EXPORT void _exit(int status)
-{
-    if (LOAD(g_helper) || LOAD(g_helper_inherited))
-        helper_at_exit();
-    for (;;)
-        syscall(SYS_exit_group, status);
-}
-
-EXPORT void _Exit(int status)
-{
-    _exit(status);
 }
 
 static void check_spawn_layout(void);
@@ -2584,22 +2568,29 @@ WRITER(int, fflush, (FILE *fp), (fp), {
 })
 
 /* exit flushes stdout after the destructors have run: through the hold
- * first, and what stays held is junk. */
-__attribute__((destructor)) static void answer_at_exit(void)
+ * first, and what stays held is junk; then the helper gets the end of its
+ * input and is reaped (helper_fini).  One destructor, so that the order
+ * is this one. */
+__attribute__((destructor)) static void stdiogate_fini(void)
 {
     if (gated()) {
         stdout_through_hold("exit");
         hold_settle("exit", 0);
     }
+    helper_fini();
 }
 
-/* _exit flushes nothing, but what the hold took was written as far as the
- * program knows.  (glibc's exit calls its own _exit, not this one; neither
- * returns, so the system call is made here, as glibc makes it.) */
+/* _exit runs no destructor (dash's exit builtin, Python's os._exit) and
+ * flushes nothing, but what the hold took was written as far as the
+ * program knows, and the helper is to be reaped.  (glibc's exit calls its
+ * own _exit, not this one; neither returns, so the system call is made
+ * here, as glibc makes it.) */
 EXPORT void _exit(int status)
 {
     if (gated() && shut())
         hold_settle("_exit", 0);
+    if (LOAD(g_helper) || LOAD(g_helper_inherited))
+        helper_at_exit();
     for (;;)
         syscall(SYS_exit_group, status);
 }
