@@ -86,7 +86,7 @@ race_run() {
 }
 
 @test "helper: the server's own stderr writes take the room the helper polled for: the helper does not block, the client gets its answer" {
-    command -v strace >/dev/null || skip "strace not installed"
+    command -v strace >/dev/null || { echo "strace is missing (make test-tools installs it)" >&2; false; }
     local ans
     ans=$(answer 0 initialize)
     # unwrapped: all the junk on stdout, then the answer
@@ -106,7 +106,7 @@ race_run() {
 # (tests/bin/helper_init) reaps only that sh; prints what helper_init prints
 # ("left N" and the processes left).
 in_namespace() {
-    unshare --pid --fork --mount-proc true 2>/dev/null || skip "unshare --pid needs root here"
+    unshare --pid --fork --mount-proc true || { echo "unshare --pid failed: these tests need root" >&2; false; }
     timeout 60 unshare --pid --fork --mount-proc "$BIN/helper_init" sh -c "$1"
 }
 
