@@ -61,7 +61,7 @@ first_files() {
 }
 
 # FILE | name | what the mutation breaks | exact text in FILE | replacement
-# (fields separated by " | "; in the texts \n is a newline and \\ a backslash; lines that
+# (fields separated by " | "; in the texts \n is a newline, \\ a backslash and \| a |; lines that
 # start with # are comments).  FILE may be followed by "equivalent".
 MUTATIONS=$(cat <<'EOF'
 shim.c | skip-flush | startup bytes left in C stdio's stdout buffer are not flushed before the gate opens |             fflush_unlocked(stdout); |             (void)0;
@@ -173,27 +173,27 @@ detect.h | empty-batch-passes | an empty batch [] passes |     if (c == ']' && s
 detect.h | auto-not-decided-by-json | auto mode does not keep jsonl after a JSON line |                 s->where = SW_OUTSIDE;\n                s->protocol = SG_JSONL;\n                s->held = 0; |                 s->where = SW_OUTSIDE;\n                s->held = 0;
 detect.h | end-drops-held | a candidate cut short by the end of the output is not junk (lost) |     enum sg_verdict v = s->held ? SG_JUNK : SG_UNDECIDED; |     enum sg_verdict v = SG_UNDECIDED;
 detect.h | first-name-short | a header block whose first name begins "Content" without the dash passes |         if (s->first_name < sizeof content - 1) { |         if (s->first_name < sizeof content - 2) {
-detect.h | answer-without-id | a message with "result" but no "id" counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT | SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & (SGK_RESULT | SGK_ERROR));
-detect.h | answer-request | a request (method, no result) counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT | SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & SGK_ID);
+detect.h | answer-without-id | a message with "result" but no "id" counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & (SGK_RESULT \| SGK_ERROR));
+detect.h | answer-request | a request (method, no result) counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & SGK_ID);
 detect.h | control-in-string | a raw control character inside a string passes |         if (c < 0x20)\n            return 0;           /* control characters must be escaped */ |         if (c < 0x1f)\n            return 0;           /* control characters must be escaped */
 detect.h | trailing-cr-junk | a CR between a message and its newline fails it |     if (c == ' ' || c == '\t' || c == '\r')\n        return 1;\n    switch (s->json) { |     if (c == ' ' || c == '\t')\n        return 1;\n    switch (s->json) {
 # ---- filter.c: stdiogate-filter (not its signal set-up, being rewritten)
 filter.c | filter-127 | COMMAND not found exits 126, not 127 |     exit(e == ENOENT ? 127 : 126); |     exit(126);
 filter.c | filter-usage-status | bad usage exits 1, not 125 |             what);\n    exit(125); |             what);\n    exit(1);
 filter.c | filter-discard-env | STDIOGATE_DISCARD=1 is not honoured under --strict |     int discard = e && strcmp(e, "1") == 0, i; |     int discard = e && 0, i;
-filter.c | filter-stderr-is-wire | with 2>&1, junk goes to stderr, that is onto the wire |     if (fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) { |     if (0) {
-filter.c | filter-stderr-blocking | the filter's handle on a stderr pipe is blocking (a full stderr stalls the wire) |         int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+filter.c | filter-stderr-is-wire | with 2>&1, junk goes to stderr, that is onto the wire |     if (fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) { |     if (0 && fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) {
+filter.c | filter-stderr-blocking | the filter's handle on a stderr pipe is blocking (a full stderr stalls the wire) |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_CLOEXEC \| O_NOCTTY);
 # The filter process never calls exec (filter_run ends in _exit), so close-on-exec on its
 # own handle of stderr changes nothing.
-filter.c equivalent | filter-stderr-cloexec | the filter's handle on stderr is not close-on-exec |         int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY);
-filter.c | filter-socket-blocking | junk sent to a stderr socket may block the filter (MSG_DONTWAIT dropped) |         w = sendmsg(g_err.fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL); |         w = sendmsg(g_err.fd, &m, MSG_NOSIGNAL);
+filter.c equivalent | filter-stderr-cloexec | the filter's handle on stderr is not close-on-exec |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_NOCTTY);
+filter.c | filter-socket-blocking | junk sent to a stderr socket may block the filter (MSG_DONTWAIT dropped) |         w = sendmsg(g_err.fd, &m, MSG_DONTWAIT \| MSG_NOSIGNAL); |         w = sendmsg(g_err.fd, &m, MSG_NOSIGNAL);
 filter.c | filter-held-forgotten | a candidate that goes on in the next read loses its first part |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);\n        nheld += (size_t)n - undecided; |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);
 filter.c | filter-end-held-lost | a candidate cut short by the server's exit is dropped, not junk |     if (sg_stream_end(&s) == SG_JUNK) { |     if (sg_stream_end(&s) == SG_WIRE) {
 filter.c | filter-partial-uncounted | the exit line does not count a junk line without its newline |     g_stats.partial = p[n - 1] != '\\n'; |     g_stats.partial = 0;
 filter.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
 filter.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    close_from(4); |     close(0);\n    close_from(5);
 filter.c | filter-one-fork | the filter is COMMAND's parent's child (forked once, not twice) |         pid_t filter = fork();\n        if (filter == 0) { |         pid_t filter = 0;\n        if (filter == 0) {
-filter.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR | POLLHUP)) |         if (pfd[0].revents & POLLERR)
+filter.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR \| POLLHUP)) |         if (pfd[0].revents & POLLERR)
 filter.c | filter-framed-is-auto | --protocol framed is taken as auto |             else if (strcmp(v, "framed") == 0)\n                protocol = SG_FRAMED; |             else if (strcmp(v, "framed") == 0)\n                protocol = SG_AUTO;
 filter.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |             else if (strcmp(v, "jsonl") == 0)\n                protocol = SG_JSONL; |             else if (strcmp(v, "jsonl") == 0)\n                protocol = SG_AUTO;
 filter.c | filter-junk-overtakes | new junk is written before the junk still queued for stderr |     if (g_backlog.len == 0) {   /* else the new junk queues behind the old */ |     if (1) {   /* else the new junk queues behind the old */
@@ -293,7 +293,7 @@ root = sys.argv[1]
 bad = 0
 names = collections.Counter()
 for spec in sys.stdin.read().splitlines():
-    src, name, what, old, new = [re.sub(r"\\(n|\\)", lambda m: "\n" if m.group(1) == "n" else "\\", x)
+    src, name, what, old, new = [re.sub(r"\\(n|\\|\|)", lambda m: {"n": "\n"}.get(m.group(1), m.group(1)), x)
                              for x in spec.split(" | ", 4)]
     src = src.split()[0]
     names[name] += 1
@@ -303,6 +303,9 @@ for spec in sys.stdin.read().splitlines():
         bad = 1
     if old == new:
         print("%-10s %-28s changes nothing" % (src, name))
+        bad = 1
+    if len(spec.split(" | ")) != 5:
+        print("%-10s %-28s has a \" | \" in a text (write \\\\| for its |)" % (src, name))
         bad = 1
 for name, n in names.items():
     if n > 1:
@@ -349,7 +352,7 @@ apply() {
     python3 - "$WORK/orig" "$TREE" "$1" <<'PY'
 import os, re, shutil, sys
 orig, tree, spec = sys.argv[1], sys.argv[2], sys.argv[3]
-src, name, what, old, new = [re.sub(r"\\(n|\\)", lambda m: "\n" if m.group(1) == "n" else "\\", x)
+src, name, what, old, new = [re.sub(r"\\(n|\\|\|)", lambda m: {"n": "\n"}.get(m.group(1), m.group(1)), x)
                              for x in spec.split(" | ", 4)]
 src = src.split()[0]
 text = open(os.path.join(orig, src)).read()
