@@ -24,10 +24,11 @@
 # nothing in the real tree is touched) gets its file with exactly one
 # hand-made change, `make all fixtures` rebuilds there what the file is part
 # of (the library, the filter, the checker, the fixtures that include
-# detect.h; the wrapper is run as it is), and the test files run one after
-# the other until one fails twice in a row: the mutant is "killed" (by that
-# file; a file that fails once and then passes is reported and passed).  If every
-# file passes, it "survived".  The file is then put back (and what was built
+# detect.h, as build/deps lists them; the test files that run the fuzzers
+# rebuild those), and the test files run one after the other until one fails
+# twice in a row: the mutant is "killed" (by that file; a file that fails once
+# and then passes is reported, and the next file runs).  If every file
+# passes, it "survived".  The file is then put back (and what was built
 # from the mutant is rebuilt before the next one).  A mutation whose text no
 # longer matches its file exactly once is reported as "stale" (fix the
 # mutation), one that does not compile as "stillborn"; neither counts.  A
@@ -53,7 +54,7 @@ SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint
 first_files() {
     case $1 in
         shim.c) echo "" ;;
-        detect.h) echo "fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats check_verdicts.bats" ;;
+        detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
         check.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
         inspect.c) echo "mutants_inspect.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
