@@ -1,12 +1,16 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# stdiogate-check --wrapper (check.c: the environment COMMAND gets) at the
-# edges that the mutation check (tests/mutate.sh) found unpinned: -v at
-# exactly the cap, a STDIOGATE_DEBUG with a second character.  Each runs
-# the wrapper with env as COMMAND (a stub library: nothing is preloaded for
-# real) and reads the environment env printed.
+# stdiogate-check (check.c) at the edges that the mutation check
+# (tests/mutate.sh) found unpinned.  --wrapper, the environment COMMAND
+# gets: -v at exactly the cap, a STDIOGATE_DEBUG with a second character,
+# the variables a shell drops, a name no shell can carry; each runs the
+# wrapper with env as COMMAND (a stub library: nothing is preloaded for
+# real) and reads the environment env printed.  --check: the summary names
+# every phase the junk came in.
 
 bats_require_minimum_version 1.5.0
+
+load check_helpers
 
 setup_file() {
     export REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
@@ -60,4 +64,20 @@ debug_of() {
     printf '%s\n' "$output" | grep -qx 'PS1=one'
     printf '%s\n' "$output" | grep -qx 'PS2=two'
     printf '%s\n' "$output" | grep -qx 'OLDPWD=/three'
+}
+
+@test "check: a caller's variable whose name no shell can carry (1X) does not break the wrapper" {
+    run --separate-stderr env 1X=y "$STUB/stdiogate" env
+    echo "stderr: $stderr" >&2
+    [ "$status" -eq 0 ]
+    [ -z "$stderr" ]
+    printf '%s\n' "$output" | grep -q '^PATH='
+}
+
+@test "check: output at exit is named in the summary (N at exit)" {
+    check --linger 0 -- "$SRV" atexit
+    [ "$status" -eq 2 ]
+    summary=$(q .verdict.summary)
+    echo "summary: $summary" >&2
+    [[ "$summary" == *" at exit)"* ]]
 }
