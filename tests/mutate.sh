@@ -394,6 +394,16 @@ build() {
 # kill no mutant, and are listed in the summary.
 KNOWN=$WORK/known-failures
 : >"$KNOWN"
+# Tests that fail now and then on the unmutated tree, more often under load
+# (a failing run of the same file right after does not rule them out):
+# they kill nothing either.  Fix the test, then drop it from here.
+#  - strict_wrapper.bats, "strict diagnostics": reads the filter's exit
+#    line from a file (run --separate-stderr) as soon as the wrapper has
+#    exited, while the filter (forked away) may not have written it yet;
+#    fails about one run in three on a loaded 2-core machine.
+cat >>"$KNOWN" <<'FLAKY'
+strict diagnostics: level 1 says nothing in the normal case; level 2 counts the junk when the filter exits
+FLAKY
 
 # new_failures LOG: the failing tests in LOG that are not known failures
 new_failures() {
@@ -445,8 +455,8 @@ if [ "$baseline" = 1 ]; then
         new_failures "$WORK/baseline.$f.log" | sed "s|^|$f: |" >>"$WORK/baseline-failures"
         new_failures "$WORK/baseline.$f.log" >>"$KNOWN.new"
     done
-    [ -f "$KNOWN.new" ] && cat "$KNOWN.new" >"$KNOWN"
-    echo "baseline: ${#all_files[@]} test files on the unmutated tree; $(wc -l <"$KNOWN") failing test(s), which kill nothing:"
+    [ -f "$KNOWN.new" ] && cat "$KNOWN.new" >>"$KNOWN"
+    echo "baseline: ${#all_files[@]} test files on the unmutated tree; $(wc -l <"$WORK/baseline-failures") failing test(s), which kill nothing (nor do the flaky ones listed in $0):"
     sed 's/^/  /' "$WORK/baseline-failures"
 fi
 
