@@ -59,3 +59,20 @@ SH
     cat err-log >&2
     [ "$(sed -n 's/^filter fds //p' err-log)" = "1 2 3 " ]
 }
+
+# The exit line at level 2, read from a pipe to its end of file (the filter
+# writes it after the server has exited: strict_wrapper.bats's "strict
+# diagnostics" reads a file at once, and misses it now and then)
+@test "filter: the level-2 exit line counts the junk bytes and lines (a last line without its newline too), or says /dev/null" {
+    srv='read x; echo junk1; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"; printf junk2'
+    ( STDIOGATE_DEBUG=2 "$REPO/stdiogate-filter" -- sh -c "$srv" 2>&1 >&3 3>&- </dev/null | cat >err ) 3>&1 |
+        cat >out
+    cat err >&2
+    [ "$(cat out)" = "$ANSWER" ]
+    grep -q "strict: end of the server's output; 11 bytes of junk in 2 lines diverted to stderr, 0 of them dropped" err
+    ( STDIOGATE_DEBUG=2 STDIOGATE_DISCARD=1 "$REPO/stdiogate-filter" -- sh -c 'read x; echo junk1' 2>&1 >&3 3>&- \
+        </dev/null | cat >err ) 3>&1 | cat >out
+    cat err >&2
+    grep -q "6 bytes of junk in 1 lines diverted to /dev/null" err
+    if grep -q junk1 err out; then false; fi
+}
