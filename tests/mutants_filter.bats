@@ -76,3 +76,91 @@ SH
     grep -q "6 bytes of junk in 1 lines diverted to /dev/null" err
     if grep -q junk1 err out; then false; fi
 }
+
+# client.py-like driver for the three tests below: the filter's stdout and
+# stderr are what the test gives it (a socket the test closes, a socket
+# nobody reads, a pipe the test stops reading); every wait is bounded (20 s)
+# and fails with what it waited for.
+drive() {
+    "${PYTHON:-python3}" - "$@" <<'PY'
+import os, re, select, socket, subprocess, sys, time
+mode, filt = sys.argv[1], sys.argv[2]
+ANSWER = b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+deadline = time.monotonic() + 20
+def left(what):
+    t = deadline - time.monotonic()
+    if t <= 0:
+        sys.exit("timeout: " + what)
+    return t
+def gone(pid, what):
+    while os.path.exists("/proc/%d" % pid):
+        try:
+            if open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] == "Z":
+                return
+        except OSError:
+            return
+        if deadline - time.monotonic() <= 0:
+            os.kill(pid, 9)     # a filter that would not end (it ignores SIGTERM)
+        left(what)
+        time.sleep(0.005)   # polling for an exit, not a timing guess
+err = open("err", "w+b")
+env = dict(os.environ, STDIOGATE_DEBUG="2")
+if mode == "hangup":
+    # stdout a socket; the client hangs up while the server is silent
+    mine, theirs = socket.socketpair()
+    srv = "import sys; sys.stdin.readline(); sys.stdout.write(%r); sys.stdout.flush(); sys.stdin.readline()" % ANSWER.decode()
+    p = subprocess.Popen([filt, "--", sys.executable, "-c", srv], stdin=subprocess.PIPE, stdout=theirs, stderr=err, env=env)
+    theirs.close()
+    p.stdin.write(b"go\n"); p.stdin.flush()
+    got = b""
+    while not got.endswith(b"\n"):
+        select.select([mine], [], [], left("the answer"))
+        got += mine.recv(4096)
+    assert got == ANSWER, got
+    pid = int(re.search(rb"stdiogate\[(\d+)\]: strict: filtering", open("err", "rb").read()).group(1))
+    mine.close()
+    gone(pid, "the filter to see the client hang up")
+    p.stdin.close()
+    p.wait(left("the server"))
+elif mode == "stderr-socket":
+    # stderr a socket nobody reads, 4 MiB of junk: the answer still passes
+    e_mine, e_theirs = socket.socketpair()
+    srv = "import sys; sys.stdin.readline(); sys.stdout.write('junk ' * 200 + '\\n') or None\nfor _ in range(4000): sys.stdout.write('x' * 1023 + '\\n')\nsys.stdout.write(%r); sys.stdout.flush()" % ANSWER.decode()
+    p = subprocess.Popen([filt, "--", sys.executable, "-c", srv], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=e_theirs, env=env)
+    e_theirs.close()
+    p.stdin.write(b"go\n"); p.stdin.close()
+    got = b""
+    while True:
+        select.select([p.stdout], [], [], left("the answer past a stderr nobody reads"))
+        b = os.read(p.stdout.fileno(), 65536)
+        if not b:
+            break
+        got += b
+    assert got == ANSWER, got
+    p.wait(left("the server"))
+elif mode == "closed-at-end":
+    # the server writes more than the wire holds and exits; then the client
+    # closes the wire without reading: the filter's write fails, it exits
+    r, w = os.pipe()
+    line = b'{"jsonrpc":"2.0","method":"n","params":"' + b"p" * 900 + b'"}\n'
+    srv = "import os\nfor _ in range(100): os.write(1, %r)" % line
+    p = subprocess.Popen([filt, "--", sys.executable, "-c", srv], stdin=subprocess.DEVNULL, stdout=w, stderr=err, env=env)
+    os.close(w)
+    p.wait(left("the server"))
+    pid = int(re.search(rb"stdiogate\[(\d+)\]: strict: filtering", open("err", "rb").read()).group(1))
+    os.close(r)
+    gone(pid, "the filter to give up on a closed wire")
+PY
+}
+
+@test "filter: a client that hangs up a socket is seen at once, while the server writes nothing" {
+    drive hangup "$REPO/stdiogate-filter"
+}
+
+@test "filter: a stderr socket nobody reads does not hold up the protocol" {
+    drive stderr-socket "$REPO/stdiogate-filter"
+}
+
+@test "filter: the client closes the wire after the server has exited: the filter's write fails and it exits" {
+    drive closed-at-end "$REPO/stdiogate-filter"
+}

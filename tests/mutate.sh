@@ -349,7 +349,7 @@ default_files() {
 }
 
 WORK=$(mktemp -d /tmp/stdiogate-mutate.XXXXXX)
-cleanup() { if [ "$keep" = 0 ]; then rm -rf "$WORK"; fi; }
+cleanup() { kill_leftovers; if [ "$keep" = 0 ]; then rm -rf "$WORK"; fi; }
 trap cleanup EXIT
 TREE=$WORK/tree
 mkdir -p "$TREE" "$WORK/orig"
@@ -388,6 +388,17 @@ restore() {
 
 build() {
     make -s -C "$TREE" all fixtures >"$WORK/build.log" 2>&1
+}
+
+# kill_leftovers: SIGKILL whatever still runs a program of this copy once a
+# mutant's test files are done (a mutant filter that spins on a closed wire,
+# or waits for ever, would slow down every later run)
+kill_leftovers() {
+    local p exe
+    for p in /proc/[0-9]*; do
+        exe=$(readlink "$p/exe" 2>/dev/null) || continue
+        case $exe in "$TREE"/*) kill -KILL "${p#/proc/}" 2>/dev/null ;; esac
+    done
 }
 
 # Tests that already fail on the unmutated tree (the baseline): they can
@@ -499,6 +510,7 @@ while IFS= read -r spec; do
                 "$(new_failures "$WORK/$name.$f.first.log" | head -1 | cut -c1-60)"
         fi
     done
+    kill_leftovers
     restore "$src"
     if [ -n "$by" ]; then
         killed=$((killed + 1))
