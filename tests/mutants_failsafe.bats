@@ -58,3 +58,13 @@ sys.exit(0)'
     [ ! -s out ]
     grep -q '{"partial' err
 }
+
+@test "hold: a message with a result but no id, written before anything was read, is no answer: it does not open the gate" {
+    wrapped 'import os, sys
+os.write(1, b"{\"jsonrpc\":\"2.0\",\"result\":\"early\"}\n")
+sys.stdin.readline()
+os.write(1, b"'"${ANSWER//\"/\\\"}"'\n")'
+    cat err >&2
+    [ "$(cat out)" = "$ANSWER" ]
+    grep -q '"result":"early"' err
+}
