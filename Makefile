@@ -20,17 +20,31 @@ FILTER   = stdiogate-filter
 # Static: the LD_PRELOAD the wrapper sets must not load the library into it.
 FILTER_FLAGS = -D_GNU_SOURCE -static
 EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
+# Which headers each C target includes: written by the compiler while it
+# builds the target (-MMD -MP), under build/deps (gitignored), read back at
+# the end of this file.  A target built once is rebuilt when a header it
+# includes changes, and only then.  DEP_FLAGS for a target of one source file;
+# one of several (the checker) has its list written by a pass of its own
+# (-MM: with -MMD the second file's list would overwrite the first's).
+DEP_DIR   = build/deps
+DEP_FILE  = $(DEP_DIR)/$(subst /,_,$@).d
+DEP_FLAGS = -MMD -MP -MF $(DEP_FILE)
 
 all: $(LIB) $(CHECK) $(FILTER)
 
-$(LIB): shim.c detect.h inspect.h stall.h helper.h stdiogate
-	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) -o $@ shim.c -ldl
+# (stdiogate: the version comes from it)
+$(LIB): shim.c stdiogate | $(DEP_DIR)
+	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) $(DEP_FLAGS) -o $@ shim.c -ldl
 
-$(CHECK): $(CHECK_SRC) inspect.h detect.h stdiogate
+$(CHECK): $(CHECK_SRC) stdiogate | $(DEP_DIR)
+	$(CC) -D_GNU_SOURCE -MM -MP -MT $@ $(CHECK_SRC) >$(DEP_FILE)
 	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o $@ $(CHECK_SRC)
 
-$(FILTER): filter.c detect.h stall.h helper.h
-	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o $@ filter.c -pthread
+$(FILTER): filter.c | $(DEP_DIR)
+	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) $(DEP_FLAGS) -o $@ filter.c -pthread
+
+$(DEP_DIR):
+	mkdir -p $@
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
 check-clang: shim.c detect.h $(CHECK_SRC) inspect.h stall.h helper.h filter.c
@@ -42,8 +56,8 @@ check-clang: shim.c detect.h $(CHECK_SRC) inspect.h stall.h helper.h filter.c
 
 examples: $(EXAMPLES)
 
-examples/bin/%: examples/%.c | examples/bin
-	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $<
+examples/bin/%: examples/%.c | examples/bin $(DEP_DIR)
+	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE $(DEP_FLAGS) -o $@ $<
 
 examples/bin:
 	mkdir -p $@
@@ -116,6 +130,9 @@ include packaging.mk
 # Fragments add their own targets and append to TEST_DEPS.
 TEST_DEPS = test-tools all fixtures examples
 -include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk fuzz/*.mk))
+
+# What each C target includes (see DEP_DIR above).
+-include $(wildcard $(DEP_DIR)/*.d)
 
 test: $(TEST_DEPS)
 	bats $(call bats_jobs,$(TEST_JOBS)) tests

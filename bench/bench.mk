@@ -17,8 +17,9 @@ BENCH_PYTHON ?= python3
 BENCH_CPU    ?= auto
 BENCH_ALT_LIB ?=
 
-$(BENCH_BIN)/%: bench/src/%.c bench/src/common.h | $(BENCH_BIN)
-	$(CC) $(BENCH_CFLAGS) -o $@ $<
+# (the headers each includes: the Makefile's DEP_DIR)
+$(BENCH_BIN)/%: bench/src/%.c | $(BENCH_BIN) $(DEP_DIR)
+	$(CC) $(BENCH_CFLAGS) $(DEP_FLAGS) -o $@ $<
 
 $(BENCH_BIN):
 	mkdir -p $@

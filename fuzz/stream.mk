@@ -10,19 +10,18 @@
 #   make fuzz-stream-build  both programs (part of `make test`:
 #                        tests/strict_fuzz.bats runs them)
 
-STREAM_SRC = fuzz/diff_main.h fuzz/stream_harness.h detect.h
-
 TEST_DEPS += fuzz-stream-build
 
 fuzz-stream-build: fuzz/bin/stream_diff fuzz/bin/fuzz_stream
 
-fuzz/bin/stream_diff: fuzz/stream_diff.c $(STREAM_SRC)
+# (the headers they include: the Makefile's DEP_DIR)
+fuzz/bin/stream_diff: fuzz/stream_diff.c | $(DEP_DIR)
 	@mkdir -p fuzz/bin
-	$(CC) -O2 -g -Wall -Wextra -Werror $(FUZZ_SAN) -o $@ fuzz/stream_diff.c
+	$(CC) -O2 -g -Wall -Wextra -Werror $(FUZZ_SAN) $(DEP_FLAGS) -o $@ fuzz/stream_diff.c
 
-fuzz/bin/fuzz_stream: fuzz/fuzz_stream.c $(STREAM_SRC) | fuzz-deps
+fuzz/bin/fuzz_stream: fuzz/fuzz_stream.c | fuzz-deps $(DEP_DIR)
 	@mkdir -p fuzz/bin
-	$(CLANG) -O1 -g -Wall -Wextra -Werror -fsanitize=fuzzer $(FUZZ_SAN) -o $@ fuzz/fuzz_stream.c
+	$(CLANG) -O1 -g -Wall -Wextra -Werror -fsanitize=fuzzer $(FUZZ_SAN) $(DEP_FLAGS) -o $@ fuzz/fuzz_stream.c
 
 fuzz-stream: fuzz/bin/fuzz_stream
 	@mkdir -p fuzz/corpus-stream fuzz/artifacts

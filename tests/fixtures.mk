@@ -3,21 +3,20 @@
 # NAME_static.c is linked statically (a program the preload cannot enter).
 FIXTURE_SRC := $(wildcard tests/fixtures/*.c)
 FIXTURES := $(patsubst tests/fixtures/%.c,tests/bin/%,$(FIXTURE_SRC))
-FIXTURE_HDR := $(wildcard tests/fixtures/*.h)
 FIXTURE_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
 # Sanitizer flags for the dynamically linked fixtures (tests/sanitize.mk).
 FIXTURE_SAN ?=
 
 fixtures: $(FIXTURES)
 
-# -MMD -MP: a fixture that includes a project header (detect.h) is rebuilt
-# when it changes.
+# -MMD -MP: a fixture is rebuilt when a header it includes changes (its own,
+# or a project header: detect.h), and only then.
 FIXTURE_DEPS = -MMD -MP -MF tests/bin/.$(@F).d
 
-tests/bin/%_static: tests/fixtures/%_static.c $(FIXTURE_HDR) | tests/bin
+tests/bin/%_static: tests/fixtures/%_static.c | tests/bin
 	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_DEPS) -static -o $@ $< -lpthread
 
-tests/bin/%: tests/fixtures/%.c $(FIXTURE_HDR) | tests/bin
+tests/bin/%: tests/fixtures/%.c | tests/bin
 	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_SAN) $(FIXTURE_DEPS) -o $@ $< -lpthread
 
 -include $(wildcard tests/bin/.*.d)

@@ -1,130 +1,272 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# tests/mutate.sh - mutation check: does the test suite notice when shim.c is
-# broken in ways that matter?
+# tests/mutate.sh - mutation check: does the test suite notice when the code
+# is broken in ways that matter?  Every C file (shim.c, detect.h, filter.c,
+# check.c, inspect.c) and the wrapper (stdiogate) have mutations.
 #
-# usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-t FILE.bats]... [MUTATION]...
+# usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-f FILE]... [-t FILE.bats]... [MUTATION]...
 #   -l           list the mutations and exit
-#   -c           check that every mutation still applies to shim.c, and exit
+#   -c           check that every mutation still applies to its file, and exit
 #   -k           keep the work directory (printed at the end)
 #   -n           no baseline: skip the run of the test files on the unmutated
-#                library (by default it runs first, and a failure there stops
-#                everything: a mutant "killed" by an already failing test
-#                would mean nothing)
-#   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable; default: every
-#                tests/*.bats except those listed in SLOW below, cheapest first)
+#                tree (by default it runs first, and a failure there stops
+#                nothing but is listed: a mutant "killed" by an already failing
+#                test would mean nothing, so such a test kills nothing)
+#   -f FILE      run only the mutations of this source file (shim.c, detect.h,
+#                filter.c, check.c, inspect.c, stdiogate; repeatable)
+#   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable).
+#                Default: for each mutation, the test files that exercise its
+#                source file (FIRST below) first, then every other tests/*.bats
+#                except those listed in SLOW below, cheapest first
 #   MUTATION     run only these mutations (default: all)
 #
 # For each mutation, a copy of the source tree (in a temporary directory,
-# nothing in the real tree is touched) gets shim.c with exactly one hand-made
-# change, the library is rebuilt there, and the test files run one after the
-# other until one fails: the mutant is "killed" (by that file).  If every file
-# passes, it "survived".  A mutation whose text no longer matches shim.c
-# exactly once is reported as "stale" (fix the mutation), one that does not
-# compile as "stillborn"; neither counts.
+# nothing in the real tree is touched) gets its file with exactly one
+# hand-made change, `make all fixtures` rebuilds there what the file is part
+# of (the library, the filter, the checker, the fixtures that include
+# detect.h, as build/deps lists them; the test files that run the fuzzers
+# rebuild those), and the test files run one after the other until one fails
+# twice in a row: the mutant is "killed" (by that file; a file that fails once
+# and then passes is reported, and the next file runs).  If every file
+# passes, it "survived".  The file is then put back (and what was built
+# from the mutant is rebuilt before the next one).  A mutation whose text no
+# longer matches its file exactly once is reported as "stale" (fix the
+# mutation), one that does not compile as "stillborn"; neither counts.  A
+# mutation marked "equivalent" (its first field "FILE equivalent") changes
+# nothing a program or a client could see; the comment above it says why.
+# It is listed, not run, and not counted.
 #
-# Output: one line per mutation, then "killed K of N (P%)" and the survivors.
-# Exit status: 0 if at least 90% of the counted mutants were killed, 1 if
-# fewer, 2 on usage errors or when the baseline fails.
+# Output: one line per mutation, then "killed K of N (P%)" overall and per
+# file, and the survivors.  Exit status: 0 if at least MUTATE_MIN percent
+# (default 95) of the counted mutants were killed, 1 if fewer, 2 on usage
+# errors or when the pristine tree does not build.
 set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# Files left out by default: they do not exercise shim.c (detector, fuzzing,
-# lint, installation) or take minutes (real servers from npm).
-SLOW="fault_detector.bats fuzz_smoke.bats lint.bats install.bats real_*.bats"
+SOURCES="shim.c detect.h filter.c check.c inspect.c stdiogate"
+# Files left out of the default set: they do not exercise the library
+# (fuzzing, lint, installation) or take minutes (real servers from npm).
+# A source file's FIRST list may name one of them (detect.h: the detector's
+# differential test).
+SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint.bats install.bats build_deps.bats real_*.bats"
+# The test files that exercise each source file, cheapest first: a mutant of
+# that file runs them before the rest of the default set.
+first_files() {
+    case $1 in
+        shim.c) echo "" ;;
+        detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
+        filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
+        check.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
+        inspect.c) echo "mutants_inspect.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
+        stdiogate) echo "wrapper.bats strict_wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
+    esac
+}
 
-# name | what the mutation breaks | exact text in shim.c | replacement
-# (fields separated by " | "; \n in the texts is a newline)
+# FILE | name | what the mutation breaks | exact text in FILE | replacement
+# (fields separated by " | "; in the texts \n is a newline, \\ a backslash and \| a |; lines that
+# start with # are comments).  FILE may be followed by "equivalent".
 MUTATIONS=$(cat <<'EOF'
-skip-flush | startup bytes left in C stdio's stdout buffer are not flushed before the gate opens |             fflush_unlocked(stdout); |             (void)0;
-open-on-first-byte | the gate opens on the first byte read, not at the end of the first message |         done = k != 0 || sg_detect_done(&g_detect); |         done = 1;
-open-late | the last byte of every read is not shown to the detector |         k = sg_detect_feed(&g_detect, p, n); |         k = sg_detect_feed(&g_detect, p, n > 1 ? n - 1 : n);
-eof-keeps-shut | end of input does not open the gate |     if (n == 0) {\n        done = 1; |     if (n == 0) {\n        done = 0;
-ignore-readv | readv/preadv are not watched |             saw_iov(iov, cnt, r, #name); |             (void)0;
-ignore-recv | recv/recvfrom are not watched |         int watched = gated() && !(flags & MSG_PEEK) && watch(fd);      \ |         int watched = 0 && gated() && !(flags & MSG_PEEK) && watch(fd); \
-ignore-fgets | fgets and friends are not watched |         stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \ |         stdio_done(&c_);                                        \
-ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
-ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
-stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
-ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
-forget-marker | an exec'd program is not given the marker |         x->out[k++] = g_marker_out; |         (void)0;
-keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
-no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
-diag-to-stdout | diagnostics are written to fd 1 |         while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR) |         while ((w = REAL(write)(1, line, n)) < 0 && errno == EINTR)
-copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |     each_copy(0, ~0U, point_copy_at_wire, wire); |     (void)point_copy_at_wire, (void)wire;
-dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
-fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut()) |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (0)
-wire-closable | close() may close the private wire |     if (is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
-close-range-kills-wire | close_range closes the private wire |     int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0; |     int mine[3] = { -1, -1, -1 }, r = 0;
-no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
-private-low | the private wire sits at the lowest free descriptor (3) |     long top = 1000; |     long top = 3;
-terminal-ok | a terminal on fd 2 takes the diversion (Node reopens it) |     if (isatty(2))\n        return 0; |     if (0)\n        return 0;
-stderr-is-wire-ok | 2>&1 puts the junk back on the wire |     if (is(2, &g_wire_id))\n        return 0; |     if (0)\n        return 0;
-go-not-detected | Go programs are diverted forever |     dl_iterate_phdr(main_program_is_go, &found); |     (void)main_program_is_go;
-exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x->saved, 1); |         (void)0;
-handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
-nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
-vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
-close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if (mine[i] < 0 || skip[i] < lo || skip[i] > last) |         if (mine[i] < 0 || skip[i] < lo)
-identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
-empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     if (!n && feof_unlocked(fp) && shut()) |     if (!n && shut())
-handoff-leaks-saved | the program exec'd with the wire also inherits a copy of the diversion |     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3); |     x->saved = REAL(fcntl)(1, F_DUPFD, 3);
-diversion-by-identity | the program's own /dev/null on fd 1 is taken for the diversion (no kcmp) |         r = same_open_file(fd, div); |         r = -1 + 0 * same_open_file(fd, div);
-copies-below-4096 | copies of fd 1 at 4096 and above are not tracked |     if (bits <= TRACKED_STATIC)\n        return; |     if (1)\n        return;
-cloexec-lost | fd 1's FD_CLOEXEC is lost when the gate opens |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) { |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC) && 0) ? O_CLOEXEC : 0) < 0) {
-cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && on_diversion(1) &&
-env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
-flush-inside-stdio | the gate flushes stdout under the code a signal handler interrupted |     if (stdout_locked_here()) { |     if (stdout_locked_here() && 0) {
-vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
-daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
-secure-ignored | under secure execution the library still diverts |     if (getauxval(AT_SECURE))\n        return; |     if (0)\n        return;
-failsafe-no-trigger | an answer written to the diversion does not open the gate |     sg_answer_init(&a);\n    for (int i = 0; i < cnt && !found; i++) |     sg_answer_init(&a);\n    for (int i = 0; i < 0 && !found; i++)
-failsafe-no-split | junk written with the answer in one call goes to the wire with it |     size_t start = (size_t)a.start, total = iov_total(iov, cnt); |     size_t start = 0, total = iov_total(iov, cnt);
-failsafe-junk-lost | the junk split off an answer is dropped instead of diverted |         ssize_t r = put_range(c, iov, cnt, 0, start, 0); |         ssize_t r = (ssize_t)start;
-failsafe-first-iovec | only the first iovec of a writev is looked at |     for (int i = 0; i < cnt && !found; i++) |     for (int i = 0; i < 1 && !found; i++)
-failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
-failsafe-stdio-unseen | an answer in stdout's buffer at fflush is not recognised |     if (fp->_mode <= 0 && len && shut() && sg_answer_find(base, len, &start)) { |     if (0) {
-failsafe-stdio-unhidden | the gate's own flush writes the answer in stdout's buffer to stderr |         fp->_IO_write_ptr = base;               /* hidden from the gate's flush */ |         (void)0;
-failsafe-no-exit | answers left in stdout's buffer at exit are not looked at |         answer_in_stdout("exit"); |         (void)0;
-failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
-bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && is_bun_program()) { |     if (0 && valid && is(1, &wire) && is_bun_program()) {
-peek-count | bytes read again after ungetc stepped back count as new input |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return a->pushed;
-peek-refill | a refill after inline reads is taken for more of the old fill |         if (!refill && g_buf.fed > from) |         if (((void)refill, g_buf.fed > from))
-summary-lines-uncounted | the gate's summary counts no lines |             lines++; |             (void)lines;
-summary-unsaid | the gate's opening does not sum up what the diversion took |     diverted_summary();\n    errno = saved; |     (void)diverted_summary;\n    errno = saved;
-peek-backup | ungetc's backup area is taken for the main buffer |     if (fp->_flags & SG_IO_IN_BACKUP) {\n        a->point = fp->_IO_save_base; |     if (0) {\n        a->point = fp->_IO_save_base;
-scanf-refill-uncounted | refills inside one scanf call are not counted |     v->counted = v->offset == SG_IO_POS_BAD; |     v->counted = 0;
-ignore-wide | wide stdio readers (fgetwc, fgetws, w-scanf...) are not watched |     v->on = is_stdin_file(fp) && !in_vfork_child(); |     v->on = 0;
-wide-fgetws-real | fgetws on stdin is the real one: refills inside a line go unseen |     if (wide_line_watched(fp, n))\n        return wide_line(s, n, fp, 1, "fgetws"); |     if (0)\n        return wide_line(s, n, fp, 1, "fgetws");
-wide-filler | bytes of a multi-byte character read in several pieces are not counted |         feed_filler(got - kept, how); |         (void)feed_filler;
-wide-refill-start | the bytes of a wide refill are counted from the wrong place |     else if (got > 0)\n        start = end - got; |     else if (got > 0)\n        start = point - 1;
-isoc23-null | before glibc 2.38 __isoc23_scanf calls a NULL real function |     return f ? f : REAL(__isoc99_vfscanf); |     return f;
-reopen-unseen | opening /dev/stdout or /proc/self/fd/1 while diverted gives the diversion (the client hangs) |     return n >= 0 && is_diversion(n) && on_diversion(n) == 1 ? n : -1; |     return n >= 0 && 0 ? n : -1;
-reopen-wire-at-once | opening stdout by name gives the wire at once (junk written through it reaches the wire) |     if (in_vfork_child())\n        return give_wire(wire, flags); |     if (1)\n        return give_wire(wire, flags);
-reopen-no-swap | a stand-in is not put on the wire when the gate opens |             point_one_at_wire(e); |             (void)point_one_at_wire;
-reopen-no-epoll | a stand-in's epoll registration is not made again for the wire (tokio waits forever) |     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0) |     else if (0 && e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
-reopen-copies-unknown | the program's copies of a stand-in are not the diversion (dup2 of it onto fd 1 stays on stderr) |     if (r == 0)\n        r = on_reopened(fd); |     if (0)\n        r = on_reopened(fd);
-reopen-file-reopened | a stand-in for a stderr that is a file is a new open file of it (written from offset 0, over the log) |     if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) { |     if (fstat(fd, &st) == 0) {
-no-drain | the diversion is stderr itself whatever it is (a log file, a pipe nobody reads) |     if (to_stderr && stderr_needs_drain()) { |     if (0 && stderr_needs_drain()) {
-no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_div_id))\n        return; |     if (1)\n        return;
-say-blocks | the library's diagnostics wait for room on a full stderr pipe |     STORE(g_err, high); |     (void)REAL(fcntl)(high, F_SETFL, 0);\n    STORE(g_err, high);
-helper-never-reaped | the library never reaps the helper's parent (a zombie where pid 1 does not reap) |     if (pid <= 0 || in_vfork_child())\n        return 1; |     if (1)\n        return 1;
-exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (the helper outlives the server, unreaped) |         end_diversion(); |         if (0)\n            end_diversion();
-strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && strcmp(e, g_marker) == 0; |     return is_marker(e);
-musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     return path[0] && runs_foreign_loader(path); |     return 0 && runs_foreign_loader(path);
-debug-not-fixed | an invalid STDIOGATE_DEBUG is warned about in every process of the tree |     putenv(fixed); |     (void)fixed;
+shim.c | skip-flush | startup bytes left in C stdio's stdout buffer are not flushed before the gate opens |             fflush_unlocked(stdout); |             (void)0;
+shim.c | open-on-first-byte | the gate opens on the first byte read, not at the end of the first message |         done = k != 0 || sg_detect_done(&g_detect); |         done = 1;
+shim.c | open-late | the last byte of every read is not shown to the detector |         k = sg_detect_feed(&g_detect, p, n); |         k = sg_detect_feed(&g_detect, p, n > 1 ? n - 1 : n);
+shim.c | eof-keeps-shut | end of input does not open the gate |     if (n == 0) {\n        done = 1; |     if (n == 0) {\n        done = 0;
+shim.c | ignore-readv | readv/preadv are not watched |             saw_iov(iov, cnt, r, #name); |             (void)0;
+shim.c | ignore-recv | recv/recvfrom are not watched |         int watched = gated() && !(flags & MSG_PEEK) && watch(fd);      \ |         int watched = 0 && gated() && !(flags & MSG_PEEK) && watch(fd); \
+shim.c | ignore-fgets | fgets and friends are not watched |         stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \ |         stdio_done(&c_);                                        \
+shim.c | ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
+shim.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
+shim.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
+shim.c | ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
+shim.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = g_marker_out; |         (void)0;
+shim.c | keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
+shim.c | no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
+shim.c | diag-to-stdout | diagnostics are written to fd 1 |         while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR) |         while ((w = REAL(write)(1, line, n)) < 0 && errno == EINTR)
+shim.c | copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |     each_copy(0, ~0U, point_copy_at_wire, wire); |     (void)point_copy_at_wire, (void)wire;
+shim.c | dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
+shim.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut()) |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (0)
+shim.c | wire-closable | close() may close the private wire |     if (is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
+shim.c | close-range-kills-wire | close_range closes the private wire |     int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0; |     int mine[3] = { -1, -1, -1 }, r = 0;
+shim.c | no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
+shim.c | private-low | the private wire sits at the lowest free descriptor (3) |     long top = 1000; |     long top = 3;
+shim.c | terminal-ok | a terminal on fd 2 takes the diversion (Node reopens it) |     if (isatty(2))\n        return 0; |     if (0)\n        return 0;
+shim.c | stderr-is-wire-ok | 2>&1 puts the junk back on the wire |     if (is(2, &g_wire_id))\n        return 0; |     if (0)\n        return 0;
+shim.c | go-not-detected | Go programs are diverted forever |     dl_iterate_phdr(main_program_is_go, &found); |     (void)main_program_is_go;
+shim.c | exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x->saved, 1); |         (void)0;
+shim.c | handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
+shim.c | nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
+shim.c | vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
+shim.c | close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if (mine[i] < 0 || skip[i] < lo || skip[i] > last) |         if (mine[i] < 0 || skip[i] < lo)
+shim.c | identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
+shim.c | empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     if (!n && feof_unlocked(fp) && shut()) |     if (!n && shut())
+shim.c | handoff-leaks-saved | the program exec'd with the wire also inherits a copy of the diversion |     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3); |     x->saved = REAL(fcntl)(1, F_DUPFD, 3);
+shim.c | diversion-by-identity | the program's own /dev/null on fd 1 is taken for the diversion (no kcmp) |         r = same_open_file(fd, div); |         r = -1 + 0 * same_open_file(fd, div);
+shim.c | copies-below-4096 | copies of fd 1 at 4096 and above are not tracked |     if (bits <= TRACKED_STATIC)\n        return; |     if (1)\n        return;
+shim.c | cloexec-lost | fd 1's FD_CLOEXEC is lost when the gate opens |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) { |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC) && 0) ? O_CLOEXEC : 0) < 0) {
+shim.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && on_diversion(1) &&
+shim.c | env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
+shim.c | flush-inside-stdio | the gate flushes stdout under the code a signal handler interrupted |     if (stdout_locked_here()) { |     if (stdout_locked_here() && 0) {
+shim.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
+shim.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
+shim.c | secure-ignored | under secure execution the library still diverts |     if (getauxval(AT_SECURE))\n        return; |     if (0)\n        return;
+shim.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
+shim.c | failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
+shim.c | bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && is_bun_program()) { |     if (0 && valid && is(1, &wire) && is_bun_program()) {
+shim.c | peek-count | bytes read again after ungetc stepped back count as new input |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return a->pushed;
+shim.c | peek-refill | a refill after inline reads is taken for more of the old fill |         if (!refill && g_buf.fed > from) |         if (((void)refill, g_buf.fed > from))
+shim.c | summary-unsaid | the gate's opening does not sum up what the diversion took |     diverted_summary();\n    errno = saved; |     (void)diverted_summary;\n    errno = saved;
+shim.c | peek-backup | ungetc's backup area is taken for the main buffer |     if (fp->_flags & SG_IO_IN_BACKUP) {\n        a->point = fp->_IO_save_base; |     if (0) {\n        a->point = fp->_IO_save_base;
+shim.c | scanf-refill-uncounted | refills inside one scanf call are not counted |     v->counted = v->offset == SG_IO_POS_BAD; |     v->counted = 0;
+shim.c | ignore-wide | wide stdio readers (fgetwc, fgetws, w-scanf...) are not watched |     v->on = is_stdin_file(fp) && !in_vfork_child(); |     v->on = 0;
+shim.c | wide-fgetws-real | fgetws on stdin is the real one: refills inside a line go unseen |     if (wide_line_watched(fp, n))\n        return wide_line(s, n, fp, 1, "fgetws"); |     if (0)\n        return wide_line(s, n, fp, 1, "fgetws");
+shim.c | wide-filler | bytes of a multi-byte character read in several pieces are not counted |         feed_filler(got - kept, how); |         (void)feed_filler;
+shim.c | wide-refill-start | the bytes of a wide refill are counted from the wrong place |     else if (got > 0)\n        start = end - got; |     else if (got > 0)\n        start = point - 1;
+shim.c | isoc23-null | before glibc 2.38 __isoc23_scanf calls a NULL real function |     return f ? f : REAL(__isoc99_vfscanf); |     return f;
+shim.c | reopen-unseen | opening /dev/stdout or /proc/self/fd/1 while diverted gives the diversion (the client hangs) |     return n >= 0 && is_diversion(n) && on_diversion(n) == 1 ? n : -1; |     return n >= 0 && 0 ? n : -1;
+shim.c | reopen-wire-at-once | opening stdout by name gives the wire at once (junk written through it reaches the wire) |     if (in_vfork_child())\n        return give_wire(wire, flags); |     if (1)\n        return give_wire(wire, flags);
+shim.c | reopen-no-swap | a stand-in is not put on the wire when the gate opens |             point_one_at_wire(e); |             (void)point_one_at_wire;
+shim.c | reopen-no-epoll | a stand-in's epoll registration is not made again for the wire (tokio waits forever) |     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0) |     else if (0 && e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
+shim.c | reopen-copies-unknown | the program's copies of a stand-in are not the diversion (dup2 of it onto fd 1 stays on stderr) |     if (r == 0)\n        r = on_reopened(fd); |     if (0)\n        r = on_reopened(fd);
+shim.c | reopen-file-reopened | a stand-in for a stderr that is a file is a new open file of it (written from offset 0, over the log) |     if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) { |     if (fstat(fd, &st) == 0) {
+shim.c | no-drain | the diversion is stderr itself whatever it is (a log file, a pipe nobody reads) |     if (to_stderr && stderr_needs_drain()) { |     if (0 && stderr_needs_drain()) {
+shim.c | no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_div_id))\n        return; |     if (1)\n        return;
+shim.c | say-blocks | the library's diagnostics wait for room on a full stderr pipe |     STORE(g_err, high); |     (void)REAL(fcntl)(high, F_SETFL, 0);\n    STORE(g_err, high);
+shim.c | helper-never-reaped | the library never reaps the helper's parent (a zombie where pid 1 does not reap) |     if (pid <= 0 || in_vfork_child())\n        return 1; |     if (1)\n        return 1;
+shim.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (the helper outlives the server, unreaped) |         end_diversion(); |         if (0)\n            end_diversion();
+shim.c | strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && n == marker_wire_len(g_marker) && |     return is_marker(e) \|\| (g_marker[0] && n == marker_wire_len(g_marker)) \|\|
+shim.c | musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     return path[0] && runs_foreign_loader(path); |     return 0 && runs_foreign_loader(path);
+shim.c | debug-not-fixed | an invalid STDIOGATE_DEBUG is warned about in every process of the tree |     putenv(fixed); |     (void)fixed;
+# ---- shim.c: the fail-safe's hold (the mutations of the older fail-safe
+# that these replace no longer applied), open_gate_with, the summary
+shim.c | failsafe-no-trigger | an answer written to the diversion does not open the gate |             } else if (v == SG_WIRE && before != SW_LINE && before != SW_BODY && |             } else if (0 && v == SG_WIRE && before != SW_LINE && before != SW_BODY &&
+shim.c | failsafe-held-lost | the pieces of an answer held from earlier writes are not put on the wire with it |                 struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } }; |                 struct iovec answer[2] = { { g_hold.buf, 0 }, { (void *)(p + off), k } };
+shim.c | failsafe-junk-lost | junk the hold decided is dropped instead of diverted |                 batch_add(&b, fd, p + off, k, how); |                 (void)b;
+shim.c | failsafe-first-iovec | only the first iovec of a writev goes through the hold |     for (int i = 0; i < cnt; i++) {\n        const unsigned char *p = iov[i].iov_base; |     for (int i = 0; i < cnt && i < 1; i++) {\n        const unsigned char *p = iov[i].iov_base;
+shim.c | failsafe-hold-forgets | undecided bytes of a write are not kept for the next one (an answer in pieces is lost) |                     memcpy(g_hold.buf + g_hold.len, p + off, k);\n                    g_hold.len += k; |                     memcpy(g_hold.buf + g_hold.len, p + off, k);
+shim.c | failsafe-stdio-unseen | an answer in stdout's buffer at fflush is not looked at |     if (fp == NULL || fp == stdout)\n        stdout_through_hold("fflush"); |     if (0)\n        stdout_through_hold("fflush");
+shim.c | failsafe-stdio-unhidden | what the hold took from stdout's buffer stays in it (written twice) |         fp->_IO_write_ptr = base + (len - taken); |         (void)0;
+shim.c | failsafe-no-exit | answers left in stdout's buffer at exit are not looked at |         stdout_through_hold("exit");\n        hold_settle("exit", 0); |         (void)0;\n        hold_settle("exit", 0);
+shim.c | hold-settle-exit | junk held at exit is never written |         stdout_through_hold("exit");\n        hold_settle("exit", 0); |         stdout_through_hold("exit");\n        (void)0;
+shim.c | hold-settle-_exit | junk held at _exit is never written |     if (gated() && shut())\n        hold_settle("_exit", 0); |     if (0)\n        hold_settle("_exit", 0);
+shim.c | hold-settle-open | junk held when the gate opens (by a read) is never written |     hold_settle(how, 1);\n    flush_stdout(); |     (void)0;\n    flush_stdout();
+shim.c | open-gate-first-reversed | the pieces of the answer that opens the gate reach the wire in reverse order |     for (int i = 0; i < nfirst; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0); |     for (int i = nfirst - 1; i >= 0; i--)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0);
+shim.c | open-gate-first-dropped | the answer that opens the gate is not written at all |     for (int i = 0; i < nfirst; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0); |     for (int i = 0; i < nfirst && 0; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0);
+shim.c | summary-lines-uncounted | the gate's summary counts no lines |         lines++;\n        c++; |         c++;
+# ---- detect.h: the first-message detector
+detect.h | detect-cr-not-blank | a CR before the first message is not skipped (it starts a line) |     return c == ' ' || c == '\\t' || c == '\\r' || c == '\\n'; |     return c == ' ' || c == '\\t' || c == '\\n';
+detect.h | detect-name-short | a header named "content-lengt" is taken for Content-Length, the real one is not |             d->length_line = d->name_len == sizeof name - 1; |             d->length_line = d->name_len == sizeof name - 2;
+detect.h | detect-max-length-loose | a Content-Length of exactly 2^40 is garbage, not a promise (< for <=) |         if (!d->line_bad && d->value_digits && d->value <= SG_MAX_CONTENT_LENGTH) { |         if (!d->line_bad && d->value_digits && d->value < SG_MAX_CONTENT_LENGTH) {
+detect.h | detect-body-strict | a body that ends exactly at the end of a read is not seen to end (> for >=) |             if ((unsigned long long)avail >= d->length) { |             if ((unsigned long long)avail > d->length) {
+detect.h | detect-body-one-more | the message ends one byte after its body |                 i += (size_t)(d->length - 1); |                 i += (size_t)d->length;
+detect.h | detect-empty-body | Content-Length: 0 waits for a body |     if (!d->has_length || d->bad_length || d->length == 0) |     if (!d->has_length || d->bad_length)
+detect.h | detect-newline-in-string | a raw newline inside a JSON string does not end the line |     if (c == '\\n')\n        return 1;\n    if (d->in_string) { |     if (d->in_string) {
+detect.h | detect-escape-ignored | an escaped quote ends the string |         else if (c == '\\\\')\n            d->escaped = 1; |         else if (0)\n            d->escaped = 1;
+detect.h | detect-first-line-plain | a first line with no "name:" is read as a header block |     if (d->first_line && d->field == SG_NAME)\n        return 1; |     if (0)\n        return 1;
+# Saturating at 2^64 - 1 levels takes 2^64 bytes of '[': no input can tell.
+detect.h equivalent | detect-depth-unsaturated | JSON nesting is not saturated (wraps after 2^64 - 1 levels) |         if (d->depth != SG_DEPTH_CAP)\n            d->depth++; |         d->depth++;
+# ---- detect.h: the stream classifier (strict mode, the fail-safe, --check)
+detect.h | hold-max-plus-one | a candidate is decided at byte 65537, not 65536 |             if (r == 2 || ++s->held == SG_HOLD_MAX) { |             if (r == 2 || ++s->held == SG_HOLD_MAX + 1) {
+detect.h | hold-string-past-bound | the string fast path runs past the bound (a candidate held beyond SG_HOLD_MAX) |                 size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - 1 - s->held); |                 size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - s->held);
+detect.h | header-max-plus-one | a header block of 4097 bytes passes (SG_HEADER_MAX off by one) |             if (++s->held == SG_HEADER_MAX) { |             if (++s->held == SG_HEADER_MAX + 1) {
+detect.h | depth-max-plus-one | a candidate nested 4097 deep is not decided at the bound |     if (s->depth == SG_DEPTH_MAX)\n        return 2; |     if (s->depth == SG_DEPTH_MAX + 1)\n        return 2;
+detect.h | bound-unnamed-passes | at the bound, a candidate with no member name at all is protocol |     if (!s->rpc_names || !s->named)\n        return 0; |     if (!s->rpc_names)\n        return 0;
+detect.h | bound-name-prefix | at the bound, a name cut short ("i" of "id") is not taken as a JSON-RPC one |         return s->name_len != 0xff && sg_is_rpc_name(s->name, s->name_len, 1); |         return s->name_len != 0xff && sg_is_rpc_name(s->name, s->name_len, 0);
+detect.h | no-jsonrpc-passes | an object without "jsonrpc" passes |     if (c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc) |     if (0 && c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc)
+detect.h | empty-batch-passes | an empty batch [] passes |     if (c == ']' && s->batch && s->depth == 1 && !s->elements) |     if (0 && c == ']' && s->batch && s->depth == 1 && !s->elements)
+detect.h | auto-not-decided-by-json | auto mode does not keep jsonl after a JSON line |                 s->where = SW_OUTSIDE;\n                s->protocol = SG_JSONL;\n                s->held = 0; |                 s->where = SW_OUTSIDE;\n                s->held = 0;
+detect.h | end-drops-held | a candidate cut short by the end of the output is not junk (lost) |     enum sg_verdict v = s->held ? SG_JUNK : SG_UNDECIDED; |     enum sg_verdict v = SG_UNDECIDED;
+detect.h | first-name-short | a header block whose first name begins "Content" without the dash passes |         if (s->first_name < sizeof content - 1) { |         if (s->first_name < sizeof content - 2) {
+detect.h | answer-without-id | a message with "result" but no "id" counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & (SGK_RESULT \| SGK_ERROR));
+detect.h | answer-request | a request (method, no result) counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & SGK_ID);
+detect.h | control-in-string | a raw control character inside a string passes |         if (c < 0x20)\n            return 0;           /* control characters must be escaped */ |         if (c < 0x1f)\n            return 0;           /* control characters must be escaped */
+detect.h | trailing-cr-junk | a CR between a message and its newline fails it |     if (c == ' ' || c == '\t' || c == '\r')\n        return 1;\n    switch (s->json) { |     if (c == ' ' || c == '\t')\n        return 1;\n    switch (s->json) {
+# ---- filter.c: stdiogate-filter (not its signal set-up, being rewritten)
+filter.c | filter-127 | COMMAND not found exits 126, not 127 |     exit(e == ENOENT ? 127 : 126); |     exit(126);
+filter.c | filter-usage-status | bad usage exits 1, not 125 |             what);\n    exit(125); |             what);\n    exit(1);
+filter.c | filter-discard-env | STDIOGATE_DISCARD=1 is not honoured under --strict |     int discard = e && strcmp(e, "1") == 0, i; |     int discard = e && 0, i;
+filter.c | filter-stderr-is-wire | with 2>&1, junk goes to stderr, that is onto the wire |     if (fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) { |     if (0 && fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) {
+filter.c | filter-stderr-blocking | the filter's handle on a stderr pipe is blocking (a full stderr stalls the wire) |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_CLOEXEC \| O_NOCTTY);
+# The filter process never calls exec (filter_run ends in _exit), so close-on-exec on its
+# own handle of stderr changes nothing.
+filter.c equivalent | filter-stderr-cloexec | the filter's handle on stderr is not close-on-exec |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_NOCTTY);
+filter.c | filter-socket-blocking | junk sent to a stderr socket may block the filter (MSG_DONTWAIT dropped) |         w = sendmsg(g_err.fd, &m, MSG_DONTWAIT \| MSG_NOSIGNAL); |         w = sendmsg(g_err.fd, &m, MSG_NOSIGNAL);
+filter.c | filter-held-forgotten | a candidate that goes on in the next read loses its first part |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);\n        nheld += (size_t)n - undecided; |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);
+filter.c | filter-end-held-lost | a candidate cut short by the server's exit is dropped, not junk |     if (sg_stream_end(&s) == SG_JUNK) { |     if (sg_stream_end(&s) == SG_WIRE) {
+filter.c | filter-partial-uncounted | the exit line does not count a junk line without its newline |     g_stats.partial = p[n - 1] != '\\n'; |     g_stats.partial = 0;
+filter.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
+filter.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    close_from(4); |     close(0);\n    close_from(5);
+filter.c | filter-one-fork | the filter is COMMAND's parent's child (forked once, not twice) |         pid_t filter = fork();\n        if (filter == 0) { |         pid_t filter = 0;\n        if (filter == 0) {
+filter.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR \| POLLHUP)) |         if (pfd[0].revents & POLLERR)
+filter.c | filter-framed-is-auto | --protocol framed is taken as auto |             else if (strcmp(v, "framed") == 0)\n                protocol = SG_FRAMED; |             else if (strcmp(v, "framed") == 0)\n                protocol = SG_AUTO;
+filter.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |             else if (strcmp(v, "jsonl") == 0)\n                protocol = SG_JSONL; |             else if (strcmp(v, "jsonl") == 0)\n                protocol = SG_AUTO;
+# Not strictly equivalent, but no test can tell without a race: the backlog is
+# only non-empty when stderr was full at the last write, and each loop drains
+# the backlog (poll, backlog_drain) before it reads and writes new junk; after
+# a drain either the backlog is empty or stderr is full again, so new junk is
+# written first only if stderr's reader makes room between that drain and
+# the next write, within one pass of the loop.  Not counted.
+filter.c equivalent | filter-junk-overtakes | new junk is written before the junk still queued for stderr |     if (g_backlog.len == 0) {   /* else the new junk queues behind the old */ |     if (1) {   /* else the new junk queues behind the old */
+filter.c | filter-client-gone-ignored | the filter goes on after the client closed the wire (EPIPE retried) |             if (errno == EINTR)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */ |             if (errno == EINTR || errno == EPIPE)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */
+# ---- check.c: stdiogate-check (--inspect, --wrapper, --environment, --check)
+check.c | check-no-drop | a program whose loader cannot load the library still gets it (status 1, not 2) |     return sg_drop_library(&r) ? 2 : 1; |     return 1;
+check.c | check-strict-warns | under --strict the step-aside warnings are still printed |     if (!quiet)\n        fprintf(stderr, "stdiogate: warning: %s\\n", line); |     if (!quiet || 1)\n        fprintf(stderr, "stdiogate: warning: %s\\n", line);
+check.c | check-warning-order | a static Go program is called a Go program, not a static one |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_STATIC, SG_GO, SG_BUN }; |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_GO, SG_STATIC, SG_BUN };
+check.c | check-debug-uncapped | -vvvv gives STDIOGATE_DEBUG=5 |         int wanted = verbosity + 1 > 4 ? 4 : verbosity + 1; |         int wanted = verbosity > 4 ? 4 : verbosity + 1;
+check.c | check-debug-01 | STDIOGATE_DEBUG=01 (or +1) is taken without a warning |         if (*end || end == given || v < 0 || v > 4 || given[1]) |         if (*end || end == given || v < 0 || v > 4)
+check.c | check-debug-lower | an explicit STDIOGATE_DEBUG higher than -v asks for is lowered |         level = level > wanted ? level : wanted; |         level = wanted;
+check.c | check-shell-unset-kept | a variable the wrapper's shell added (dash's PWD) reaches COMMAND |         if (was)\n            put_export(*e, n, was);\n        else\n            printf("unset %.*s\\n", (int)n, *e); |         if (was)\n            put_export(*e, n, was);
+check.c | check-lost-not-restored | a caller's variable the wrapper's shell dropped does not reach COMMAND |             if (n < sizeof name && !getenv(name))\n                put_export(e, n, eq + 1); |             if (n < sizeof name && !getenv(name) && 0)\n                put_export(e, n, eq + 1);
+check.c | check-digit-name | a caller's variable named with a leading digit is exported by the eval (a shell error) |     if (len == 0 || (e[0] >= '0' && e[0] <= '9')) |     if (len == 0)
+check.c | check-quote-unescaped | a ' in a restored value is not escaped (the eval breaks) |         if (*value == '\\'')\n            fputs("'\\\\''", stdout); |         if (0)\n            fputs("'\\\\''", stdout);
+check.c | check-python-forced | PYTHONUNBUFFERED=1 replaces the user's value |     if (!(block ? block_get(block, len, "PYTHONUNBUFFERED", 16) : getenv("PYTHONUNBUFFERED"))) |     if (1)
+check.c | check-preload-replaced | the caller's LD_PRELOAD entries are dropped |     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : ""); |     sprintf(value, "%s", library);
+check.c | check-wire-own-pipe | with stdout closed, the $(...) pipe is named as the wire |     if (stat(fd1, &st) == 0 &&\n        !(fstat(1, &mine) == 0 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) { |     if (stat(fd1, &st) == 0 &&\n        !(fstat(1, &mine) == 0 && 0)) {
+check.c | check-usage-status | stdiogate-check with bad arguments exits 1, not 125 |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 125; |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 1;
+check.c | check-gated-is-strict | a server fixed by the default gate is reported as needing --strict (status 2) |         v->status = 1;\n        snprintf(v->summary, sizeof v->summary, "%s; the default gate keeps them off the wire", junk); |         v->status = 2;\n        snprintf(v->summary, sizeof v->summary, "%s; the default gate keeps them off the wire", junk);
+check.c | check-errors-clean | a run with wrong ids or missing answers counts as clean |     return !r->skipped && r->started && !died_before_answering(r) && junk_bytes(r) == 0 &&\n           protocol_errors(r) == 0; |     return !r->skipped && r->started && !died_before_answering(r) && junk_bytes(r) == 0;
+check.c | check-exit-junk-unsaid | junk at exit is left out of the description |     for (int phase = PHASE_BEFORE; phase <= PHASE_EXIT && k < cap; phase++) { |     for (int phase = PHASE_BEFORE; phase < PHASE_EXIT && k < cap; phase++) {
+check.c | check-malformed-ok | a malformed answer is not a protocol error |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID ||\n            r->req[i].outcome == OUT_MALFORMED) |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID)
+# ---- inspect.c: what the wrapper can tell about a program before it runs it
+inspect.c | inspect-go-note-type | the Go build ID note (type 4) is not recognised |         if (type == 4 && (namesz == 3 || namesz == 4) && memcmp(p + 12, "Go", 3) == 0) |         if (type == 3 && (namesz == 3 || namesz == 4) && memcmp(p + 12, "Go", 3) == 0)
+inspect.c | inspect-bun-one-section | a .bun section alone (without .bun_builtins) makes a Bun program |     if (bun == 3)   /* both, as the library's own check wants */ |     if (bun)   /* both, as the library's own check wants */
+inspect.c | inspect-setuid-mine | a setuid program owned by the caller is warned about (ld.so keeps LD_PRELOAD for it) |     if ((st.st_mode & S_ISUID) && st.st_uid != getuid()) |     if (st.st_mode & S_ISUID)
+inspect.c | inspect-setgid-noexec | a setgid bit without group execute (mandatory locking, not setgid) is warned about |     if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid()) |     if ((st.st_mode & S_ISGID) && st.st_gid != getgid())
+inspect.c | inspect-podman-unseen | podman is not known as a container CLI |     return strcmp(base, "docker") == 0 || strcmp(base, "podman") == 0 || |     return strcmp(base, "docker") == 0 ||
+inspect.c | inspect-static-unseen | a program without PT_INTERP is not called static |     if (interp == 0)\n        found |= SG_STATIC; |     if (0)\n        found |= SG_STATIC;
+inspect.c | inspect-env-assignment | #!/usr/bin/env VAR=x NAME inspects VAR=x, not NAME |         if (word[0] == '-' || strchr(word, '=')) |         if (word[0] == '-')
+inspect.c | inspect-env-option-value | #!/usr/bin/env -u VAR NAME inspects VAR, not NAME |         if (strcmp(word, "-u") == 0 || strcmp(word, "-C") == 0 || strcmp(word, "-P") == 0) { |         if (strcmp(word, "-C") == 0 || strcmp(word, "-P") == 0) {
+inspect.c | inspect-script-unseen | a #! script is judged as itself, not by its interpreter |     if (n >= 2 && line[0] == '#' && line[1] == '!') { |     if (0) {
+inspect.c | inspect-env-unseen | #!/usr/bin/env NAME is judged by env, not NAME |     if (strcmp(base ? base + 1 : interp, "env") != 0) { |     if (1 || strcmp(base ? base + 1 : interp, "env") != 0) {
+inspect.c | inspect-notes-first | only the first program header is looked at for a Go note |     for (unsigned i = 0; i < e->phnum && !found; i++) {\n        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || len > 65536) |     for (unsigned i = 0; i < 1 && !found; i++) {\n        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || len > 65536)
+# ---- stdiogate: the wrapper
+stdiogate | wrapper-version-stderr | --version goes to stderr |         --version) echo "stdiogate $version"; exit 0 ;; |         --version) echo "stdiogate $version" >&2; exit 0 ;;
+stdiogate | wrapper-126-for-127 | a command not found exits 126 |     127) die 127 "$1: command not found" ;; |     127) die 126 "$1: command not found" ;;
+stdiogate | wrapper-dir-unsaid | a directory as COMMAND is called not executable |     126) [ -d "$resolved" ] && die 126 "$1: is a directory"\n |     126) \n
+stdiogate | wrapper-colon-ok | a library path with a colon is put in LD_PRELOAD (split there) |     *[\\ :]*) die 125 |     *[\\ ]*) die 125
+stdiogate | wrapper-v-counts-once | -vvv counts as -v |         -v*) verbosity=$((verbosity + ${#1} - 1)) ;; |         -v*) verbosity=$((verbosity + 1)) ;;
+stdiogate | wrapper-protocol-not-strict | --protocol=VALUE does not imply --strict |         --protocol=auto|--protocol=jsonl|--protocol=framed) strict=1 protocol=${1#*=} ;; |         --protocol=auto|--protocol=jsonl|--protocol=framed) protocol=${1#*=} ;;
+stdiogate | wrapper-path-nonexec | PATH search stops at a file that is not executable |         if [ -f "$resolved" ] && [ -x "$resolved" ]; then |         if [ -f "$resolved" ]; then
+stdiogate | wrapper-discard-unset | --discard does nothing |         --discard) export STDIOGATE_DISCARD=1 ;; |         --discard) ;;
+stdiogate | wrapper-relative-self | a wrapper called by a relative path preloads a relative library path |         *) self=$PWD/${0#./} ;; |         *) self=$0 ;;
+stdiogate | wrapper-strict-warns | --strict is not passed to stdiogate-check (step-aside warnings under --strict) | "$resolved" ${strict:+--strict})" "$@" | "$resolved")" "$@"
+stdiogate | wrapper-no-usage | no COMMAND: usage is not printed |     echo "stdiogate: no COMMAND given" >&2\n    usage >&2 |     echo "stdiogate: no COMMAND given" >&2
+stdiogate | wrapper-unknown-option-runs | an unknown option is taken as COMMAND |         -?*) die 125 "unknown option '$1' (try 'stdiogate --help')" ;; |         -?*) break ;;
+# dash and bash set PATH to a default of their own when it is unset (measured:
+# env -u PATH dash -c 'echo "${PATH-unset}"'), so the wrapper never sees it unset.
+stdiogate equivalent | wrapper-path-default | PATH unset searches the current directory only |     resolve_rest=${PATH-/usr/local/bin:/usr/bin:/bin}: |     resolve_rest=${PATH-}:
+stdiogate | wrapper-check-missing-ok | a missing stdiogate-check is not said (COMMAND runs unguarded) | [ -x "${library%/*}/stdiogate-check" ] || die 125 "cannot run ${library%/*}/stdiogate-check" | true
 EOF
 )
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' >&2; exit 2; }
 
-list=0 check=0 keep=0 baseline=1 files=() only=()
+list=0 check=0 keep=0 baseline=1 files=() only=() only_src=()
 while [ $# -gt 0 ]; do
     case $1 in
         -l) list=1 ;;
         -c) check=1 ;;
         -k) keep=1 ;;
         -n) baseline=0 ;;
+        -f) [ $# -ge 2 ] || usage; only_src+=("${2##*/}"); shift ;;
         -t) [ $# -ge 2 ] || usage; files+=("${2##*/}"); shift ;;
         -h|--help) usage ;;
         -*) usage ;;
@@ -132,14 +274,64 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+for s in ${only_src[@]+"${only_src[@]}"}; do
+    case " $SOURCES " in *" $s "*) ;; *) echo "mutate: no mutations for $s (files: $SOURCES)" >&2; exit 2 ;; esac
+done
+
+# The mutations, comments dropped, as "FILE MARK | name | what | old | new"
+# (MARK empty or "equivalent"), filtered by -f and MUTATION.
+selected() {
+    printf '%s\n' "$MUTATIONS" | while IFS= read -r spec; do
+        case $spec in ''|'#'*) continue ;; esac
+        s_src=${spec%% | *} s_src=${s_src%% *}
+        s_rest=${spec#* | } s_name=${s_rest%% | *}
+        if [ ${#only_src[@]} -gt 0 ] && [[ " ${only_src[*]} " != *" $s_src "* ]]; then continue; fi
+        if [ ${#only[@]} -gt 0 ] && [[ " ${only[*]} " != *" $s_name "* ]]; then continue; fi
+        printf '%s\n' "$spec"
+    done
+}
 
 if [ "$list" = 1 ]; then
-    printf '%s\n' "$MUTATIONS" | awk -F' [|] ' '{ printf "%-24s %s\n", $1, $2 }'
+    selected | awk -F' [|] ' '{ split($1, f, " "); printf "%-10s %-28s %s%s\n", f[1], $2, (f[2] ? "(" f[2] ") " : ""), $3 }'
     exit 0
 fi
 
-if [ ${#files[@]} -eq 0 ]; then
-    # cheapest first: a mutant dies at the first failing file
+if [ "$check" = 1 ]; then
+    selected | python3 -c '
+import collections, re, sys
+root = sys.argv[1]
+bad = 0
+names = collections.Counter()
+for spec in sys.stdin.read().splitlines():
+    src, name, what, old, new = [re.sub(r"\\(n|\\|\|)", lambda m: {"n": "\n"}.get(m.group(1), m.group(1)), x)
+                             for x in spec.split(" | ", 4)]
+    src = src.split()[0]
+    names[name] += 1
+    n = open(root + "/" + src).read().count(old)
+    if n != 1:
+        print("%-10s %-28s stale (found %d times)" % (src, name, n))
+        bad = 1
+    if old == new:
+        print("%-10s %-28s changes nothing" % (src, name))
+        bad = 1
+    if len(spec.split(" | ")) != 5:
+        print("%-10s %-28s has a \" | \" in a text (write \\\\| for its |)" % (src, name))
+        bad = 1
+for name, n in names.items():
+    if n > 1:
+        print("%-28s named %d times" % (name, n))
+        bad = 1
+sys.exit(bad)' "$ROOT" && echo "all $(selected | wc -l) mutations apply"
+    exit $?
+fi
+
+# default_files SOURCE: the test files for a mutant of SOURCE, in order
+default_files() {
+    local out=() f b skip s
+    for b in $(first_files "$1"); do
+        [ -e "$ROOT/tests/$b" ] && out+=("$b")
+    done
+    # then the rest, cheapest first: a mutant dies at the first failing file
     for f in "$ROOT"/tests/core_*.bats "$ROOT"/tests/fault_*.bats "$ROOT"/tests/wrapper.bats \
              "$ROOT"/tests/tree_*.bats "$ROOT"/tests/*.bats; do
         [ -e "$f" ] || continue
@@ -150,54 +342,79 @@ if [ ${#files[@]} -eq 0 ]; then
             case $b in $s) skip=1 ;; esac
         done
         [ "$skip" = 1 ] && continue
-        case " ${files[*]:-} " in *" $b "*) continue ;; esac
-        files+=("$b")
+        case " ${out[*]:-} " in *" $b "*) continue ;; esac
+        out+=("$b")
     done
-fi
-
-if [ "$check" = 1 ]; then
-    printf '%s\n' "$MUTATIONS" | python3 -c '
-import sys
-text = open(sys.argv[1]).read()
-bad = 0
-for spec in sys.stdin.read().splitlines():
-    if not spec:
-        continue
-    name, what, old, new = [x.replace("\\n", "\n") for x in spec.split(" | ", 3)]
-    n = text.count(old)
-    if n != 1:
-        print("%-24s stale (found %d times)" % (name, n))
-        bad = 1
-sys.exit(bad)' "$ROOT/shim.c" && echo "all mutations apply"
-    exit $?
-fi
+    echo "${out[*]}"
+}
 
 WORK=$(mktemp -d /tmp/stdiogate-mutate.XXXXXX)
-cleanup() { if [ "$keep" = 0 ]; then rm -rf "$WORK"; fi; }
+cleanup() { kill_leftovers; if [ "$keep" = 0 ]; then rm -rf "$WORK"; fi; }
 trap cleanup EXIT
 TREE=$WORK/tree
-mkdir -p "$TREE"
+mkdir -p "$TREE" "$WORK/orig"
 make -s -C "$ROOT" all fixtures >/dev/null || { echo "mutate: the pristine tree does not build" >&2; exit 2; }
 (cd "$ROOT" && tar --exclude=.git --exclude='./fuzz/corpus' --exclude='./build' -cf - .) | (cd "$TREE" && tar -xf -)
-cp "$ROOT/shim.c" "$WORK/shim.c.orig"
+# The lists of headers each target includes (build/deps, the Makefile's
+# DEP_DIR): without them a mutant of detect.h would rebuild nothing.
+if [ -d "$ROOT/build/deps" ]; then
+    mkdir -p "$TREE/build" && cp -a "$ROOT/build/deps" "$TREE/build/"
+else
+    make -s -B -C "$TREE" all fixtures >/dev/null 2>&1 || { echo "mutate: the copy does not build" >&2; exit 2; }
+fi
+for s in $SOURCES; do cp -p "$ROOT/$s" "$WORK/orig/$s"; done
 
-# apply NAME: write the mutant to $TREE/shim.c; status 3 if stale
+# apply SPEC: write the mutant to $TREE/FILE; status 3 if stale
 apply() {
-    python3 - "$WORK/shim.c.orig" "$TREE/shim.c" "$1" <<'PY'
-import sys
-src, dst, spec = sys.argv[1], sys.argv[2], sys.argv[3]
-name, what, old, new = [x.replace("\\n", "\n") for x in spec.split(" | ", 3)]
-text = open(src).read()
+    python3 - "$WORK/orig" "$TREE" "$1" <<'PY'
+import os, re, shutil, sys
+orig, tree, spec = sys.argv[1], sys.argv[2], sys.argv[3]
+src, name, what, old, new = [re.sub(r"\\(n|\\|\|)", lambda m: {"n": "\n"}.get(m.group(1), m.group(1)), x)
+                             for x in spec.split(" | ", 4)]
+src = src.split()[0]
+text = open(os.path.join(orig, src)).read()
 if text.count(old) != 1:
     sys.exit(3)
+dst = os.path.join(tree, src)
 open(dst, "w").write(text.replace(old, new))
+shutil.copymode(os.path.join(orig, src), dst)
 PY
 }
 
-# Tests that already fail on the unmutated library (the baseline): they can
+# restore FILE: put the original back, newer than what the mutant built
+restore() {
+    cat "$WORK/orig/$1" >"$TREE/$1"
+}
+
+build() {
+    make -s -C "$TREE" all fixtures >"$WORK/build.log" 2>&1
+}
+
+# kill_leftovers: SIGKILL whatever still runs a program of this copy once a
+# mutant's test files are done (a mutant filter that spins on a closed wire,
+# or waits for ever, would slow down every later run)
+kill_leftovers() {
+    local p exe
+    for p in /proc/[0-9]*; do
+        exe=$(readlink "$p/exe" 2>/dev/null) || continue
+        case $exe in "$TREE"/*) kill -KILL "${p#/proc/}" 2>/dev/null ;; esac
+    done
+}
+
+# Tests that already fail on the unmutated tree (the baseline): they can
 # kill no mutant, and are listed in the summary.
 KNOWN=$WORK/known-failures
 : >"$KNOWN"
+# Tests that fail now and then on the unmutated tree, more often under load
+# (a failing run of the same file right after does not rule them out):
+# they kill nothing either.  Fix the test, then drop it from here.
+#  - strict_wrapper.bats, "strict diagnostics": reads the filter's exit
+#    line from a file (run --separate-stderr) as soon as the wrapper has
+#    exited, while the filter (forked away) may not have written it yet;
+#    fails about one run in three on a loaded 2-core machine.
+cat >>"$KNOWN" <<'FLAKY'
+strict diagnostics: level 1 says nothing in the normal case; level 2 counts the junk when the filter exits
+FLAKY
 
 # new_failures LOG: the failing tests in LOG that are not known failures
 new_failures() {
@@ -208,7 +425,7 @@ new_failures() {
 # test (status 1), so that a killed mutant costs one failure, not a file of
 # time-outs.  The log is polled: bats writes one TAP line per test.
 # A test that takes longer than MUTATE_TEST_TIMEOUT seconds (default 90, well
-# above what any test takes on the pristine library) fails: a mutant that
+# above what any test takes on the pristine tree) fails: a mutant that
 # makes the suite hang is killed, not waited for.
 run_file() {
     local f=$1 log=$2 pid
@@ -227,62 +444,97 @@ run_file() {
     [ -z "$(new_failures "$log")" ] && grep -q '^1\.\.' "$log"
 }
 
+# files_for SOURCE: the test files a mutant of SOURCE runs
+files_for() {
+    if [ ${#files[@]} -gt 0 ]; then echo "${files[*]}"; else default_files "$1"; fi
+}
+
+SPECS=$(selected)
 if [ "$baseline" = 1 ]; then
     : >"$WORK/baseline-failures"
-    make -s -C "$TREE" libstdiogate.so >"$WORK/build.log" 2>&1 || { echo "mutate: baseline build failed" >&2; exit 2; }
-    for f in "${files[@]}"; do
+    build || { echo "mutate: baseline build failed" >&2; exit 2; }
+    all_files=()
+    while IFS= read -r spec; do
+        [ -n "$spec" ] || continue
+        src=${spec%% | *} src=${src%% *}
+        for f in $(files_for "$src"); do
+            case " ${all_files[*]:-} " in *" $f "*) ;; *) all_files+=("$f") ;; esac
+        done
+    done <<<"$SPECS"
+    for f in ${all_files[@]+"${all_files[@]}"}; do
         BATS_TEST_TIMEOUT=${MUTATE_TEST_TIMEOUT:-90} bats "$TREE/tests/$f" >"$WORK/baseline.$f.log" 2>&1
         new_failures "$WORK/baseline.$f.log" | sed "s|^|$f: |" >>"$WORK/baseline-failures"
         new_failures "$WORK/baseline.$f.log" >>"$KNOWN.new"
     done
-    [ -f "$KNOWN.new" ] && cat "$KNOWN.new" >"$KNOWN"
-    echo "baseline: ${#files[@]} test files on the unmutated library; $(wc -l <"$KNOWN") failing test(s), which kill nothing:"
+    [ -f "$KNOWN.new" ] && cat "$KNOWN.new" >>"$KNOWN"
+    echo "baseline: ${#all_files[@]} test files on the unmutated tree; $(wc -l <"$WORK/baseline-failures") failing test(s), which kill nothing (nor do the flaky ones listed in $0):"
     sed 's/^/  /' "$WORK/baseline-failures"
 fi
 
-total=0 killed=0 survivors=() stale=() stillborn=()
+declare -A f_total f_killed
+total=0 killed=0 survivors=() stale=() stillborn=() equivalent=()
 while IFS= read -r spec; do
     [ -n "$spec" ] || continue
-    name=${spec%% | *}
-    if [ ${#only[@]} -gt 0 ] && [[ " ${only[*]} " != *" $name "* ]]; then
+    head=${spec%% | *} src=${head%% *}
+    rest=${spec#* | } name=${rest%% | *}
+    if [ "$head" != "$src" ]; then
+        printf '%-10s %-28s equivalent (not run, not counted)\n' "$src" "$name"
+        equivalent+=("$name")
         continue
     fi
     apply "$spec"
     case $? in
         0) ;;
-        3) printf '%-24s stale (text not found exactly once in shim.c)\n' "$name"; stale+=("$name"); continue ;;
+        3) printf '%-10s %-28s stale (text not found exactly once in %s)\n' "$src" "$name" "$src"; stale+=("$name"); continue ;;
         *) echo "mutate: cannot apply $name" >&2; exit 2 ;;
     esac
-    if ! make -s -C "$TREE" libstdiogate.so >"$WORK/build.log" 2>&1; then
-        printf '%-24s stillborn (does not compile)\n' "$name"; stillborn+=("$name"); continue
+    if ! build; then
+        printf '%-10s %-28s stillborn (does not compile)\n' "$src" "$name"; stillborn+=("$name")
+        restore "$src"
+        continue
     fi
     total=$((total + 1))
+    f_total[$src]=$(( ${f_total[$src]:-0} + 1 ))
     by=
-    for f in "${files[@]}"; do
+    for f in $(files_for "$src"); do
         if ! run_file "$TREE/tests/$f" "$WORK/$name.$f.log"; then
-            by=$f
-            break
+            # A test that fails now and then on its own (a race in the test)
+            # would kill mutants it does not notice: the file has to fail
+            # a second time.
+            cp "$WORK/$name.$f.log" "$WORK/$name.$f.first.log"
+            if ! run_file "$TREE/tests/$f" "$WORK/$name.$f.log"; then
+                by=$f
+                break
+            fi
+            printf '%-10s %-28s (%s failed once, then passed: %s)\n' "$src" "$name" "$f" \
+                "$(new_failures "$WORK/$name.$f.first.log" | head -1 | cut -c1-60)"
         fi
     done
+    kill_leftovers
+    restore "$src"
     if [ -n "$by" ]; then
         killed=$((killed + 1))
-        printf '%-24s killed by %s (%s)\n' "$name" "$by" \
+        f_killed[$src]=$(( ${f_killed[$src]:-0} + 1 ))
+        printf '%-10s %-28s killed by %s (%s)\n' "$src" "$name" "$by" \
             "$(new_failures "$WORK/$name.$by.log" | head -1 | cut -c1-80)"
     else
-        printf '%-24s SURVIVED\n' "$name"
-        survivors+=("$name")
+        printf '%-10s %-28s SURVIVED\n' "$src" "$name"
+        survivors+=("$src $name")
     fi
-done <<<"$MUTATIONS"
-cp "$WORK/shim.c.orig" "$TREE/shim.c"
+done <<<"$SPECS"
+build
 
 pct=0
 [ "$total" -gt 0 ] && pct=$((100 * killed / total))
-echo "killed $killed of $total ($pct%)${stale:+; stale: ${stale[*]}}${stillborn:+; stillborn: ${stillborn[*]}}"
+echo "killed $killed of $total ($pct%)${stale:+; stale: ${stale[*]}}${stillborn:+; stillborn: ${stillborn[*]}}; ${#equivalent[@]} equivalent, not counted"
+for s in $SOURCES; do
+    [ -n "${f_total[$s]:-}" ] && printf '  %-10s killed %d of %d\n' "$s" "${f_killed[$s]:-0}" "${f_total[$s]}"
+done
 if [ ${#survivors[@]} -gt 0 ]; then
     echo "survivors:"
     for s in "${survivors[@]}"; do
-        printf '%s\n' "$MUTATIONS" | awk -F' [|] ' -v n="$s" '$1 == n { printf "  %-24s %s\n", $1, $2 }'
+        printf '%s\n' "$SPECS" | awk -F' [|] ' -v n="${s#* }" '$2 == n { printf "  %-28s %s\n", $2, $3 }'
     done
 fi
 [ "$keep" = 1 ] && echo "work directory: $WORK"
-[ "$total" -gt 0 ] && [ $((100 * killed)) -ge $((90 * total)) ]
+[ "$total" -gt 0 ] && [ $((100 * killed)) -ge $((${MUTATE_MIN:-95} * total)) ]

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: MIT
+# tests/mutate.mk - `make mutate`: the mutation check (tests/mutate.sh) over
+# every mutation of every C file and the wrapper, each mutant against the
+# test files that exercise its file first, then the rest of the default set
+# (the survivors run it all).  Fails below MUTATE_MIN percent killed (95).
+# Hours on a 2-core machine: run one file's mutations with
+# `make mutate MUTATE_ARGS='-f filter.c'`, or tests/mutate.sh -t FILE.bats.
+MUTATE_MIN  ?= 95
+MUTATE_ARGS ?=
+
+# What the test files in the default set need (TEST_DEPS without the SDK
+# servers, which only real_sdk.bats runs: not in the default set).
+mutate: test-tools all fixtures examples npm-deps setups-fixtures strict-go fuzz-build fuzz-stream-build
+	MUTATE_MIN=$(MUTATE_MIN) nice -n 10 tests/mutate.sh $(MUTATE_ARGS)
+
+.PHONY: mutate
