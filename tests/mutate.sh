@@ -407,13 +407,10 @@ KNOWN=$WORK/known-failures
 : >"$KNOWN"
 # Tests that fail now and then on the unmutated tree, more often under load
 # (a failing run of the same file right after does not rule them out):
-# they kill nothing either.  Fix the test, then drop it from here.
-#  - strict_wrapper.bats, "strict diagnostics": reads the filter's exit
-#    line from a file (run --separate-stderr) as soon as the wrapper has
-#    exited, while the filter (forked away) may not have written it yet;
-#    fails about one run in three on a loaded 2-core machine.
+# they kill nothing either.  Fix the test, then drop it from here.  None at
+# present (strict_wrapper.bats' "strict diagnostics" reads stderr to its
+# end now).
 cat >>"$KNOWN" <<'FLAKY'
-strict diagnostics: level 1 says nothing in the normal case; level 2 counts the junk when the filter exits
 FLAKY
 
 # new_failures LOG: the failing tests in LOG that are not known failures

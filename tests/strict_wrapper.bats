@@ -156,16 +156,26 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@"
     ignores "$wrapped" 1001002
 }
 
+# run_synced CMD...: like `run --separate-stderr`, stdin /dev/null, but
+# stderr is read to its end: the filter writes its last junk and its exit
+# line after the server has exited, and closes stderr only when it is done.
+run_synced() {
+    local o=$BATS_TEST_TMPDIR/synced-out
+    stderr=$( { "$@" </dev/null 2>&1 >"$o"; echo $? >"$o.status"; } )
+    output=$(cat "$o")
+    status=$(cat "$o.status")
+}
+
 @test "strict diagnostics: level 1 says nothing in the normal case; level 2 counts the junk when the filter exits" {
     cd "$BATS_TEST_TMPDIR"
     srv='read x; echo junk1; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"; printf junk2'
-    run --separate-stderr "$ROOT/stdiogate" --strict -- sh -c "$srv" </dev/null
+    run_synced "$ROOT/stdiogate" --strict -- sh -c "$srv"
     [ "$status" -eq 0 ]
     [ "$output" = '{"jsonrpc":"2.0","id":1,"result":{}}' ]
     [ "$stderr" = "$(printf 'junk1\njunk2')" ]
-    run --separate-stderr env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" --strict -- sh -c "$srv" </dev/null
+    run_synced env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" --strict -- sh -c "$srv"
     [[ "$stderr" == *"strict: end of the server's output; 11 bytes of junk in 2 lines diverted to stderr, 0 of them dropped"* ]]
-    run --separate-stderr env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" --strict --discard -- sh -c 'read x; echo junk1' </dev/null
+    run_synced env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" --strict --discard -- sh -c 'read x; echo junk1'
     [[ "$stderr" == *"6 bytes of junk in 1 lines diverted to /dev/null"* ]]
     [[ "$stderr" != *"junk1"* ]]
 }
