@@ -1725,6 +1725,20 @@ static void reap(struct run *r)
 /* Processes of this run still alive: in its process group, or orphans
  * handed to us (PR_SET_CHILD_SUBREAPER).  Kills them; returns how many,
  * and in *others how many of them are not the server's main process. */
+/* Is pid one of stdiogate's own processes (stdiogate-filter, in strict or
+ * drain mode, or the library's stdiogate-wait)?  Their names say so. */
+static int is_ours(long pid)
+{
+    char path[64], comm[32] = "";
+    FILE *f;
+    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+    if (!(f = fopen(path, "r")))
+        return 0;
+    int r = fgets(comm, sizeof comm, f) && strncmp(comm, "stdiogate-", 10) == 0;
+    fclose(f);
+    return r;
+}
+
 static int kill_remaining(const struct run *r, int *others)
 {
     DIR *d = opendir("/proc");
@@ -1754,7 +1768,9 @@ static int kill_remaining(const struct run *r, int *others)
         if (pgrp == (long)r->pid || ppid == (long)getpid()) {
             kill((pid_t)pid, SIGKILL);
             count++;
-            *others += pid != (long)r->pid;
+            /* stdiogate's own helpers (the filter, the helper and the
+             * process waiting for it) are not the server's leftovers */
+            *others += pid != (long)r->pid && !is_ours(pid);
         }
     }
     closedir(d);

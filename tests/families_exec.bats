@@ -71,10 +71,17 @@ env_same() {
         if [ -z "$wire" ] || [ "$status" != 0 ]; then
             echo "$m: status $status, wire '$wire'" >&2; show_run; bad+=("$m"); continue
         fi
+        # (the marker may name the helper the new program is to reap: :PID)
+        GOT_RAW=$GOT
+        tr '\0' '\n' <"$GOT_RAW" | sed -E 's/^(STDIOGATE_WIRE=[0-9]+:[0-9]+):[1-9][0-9]*$/\1/' |
+            tr '\n' '\0' >"$GOT_RAW.nopid"
+        GOT=$GOT_RAW.nopid
         if ! env_same "$WANT.marked"; then
+            GOT=$GOT_RAW
             echo "$m: the new program's environment is not the one given plus the marker" >&2
             bad+=("$m"); continue
         fi
+        GOT=$GOT_RAW
         # the wire was handed: the new program's line on stdout, nothing else
         if [ "$(cat "$OUT")" != fam-envdump-output ] || ! grep -qx fam-exec-junk "$ERR"; then
             echo "$m: stdout is not exactly the new program's line, or the junk missed stderr" >&2
