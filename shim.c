@@ -1489,22 +1489,31 @@ fail:
     return -1;
 }
 
-/* What was written to the diversion so far has reached stderr (or is held
- * by a helper that stderr will not take): bounded, never a hang. */
+/* What was written to the diversion before the call has reached stderr
+ * (or is held by a helper that stderr will not take): bounded, never a
+ * hang.  Bytes written meanwhile, by another thread or a child that keeps
+ * writing, are not waited for: the queue is measured before the helper's
+ * count is read, so the mark may only overshoot by what it read between,
+ * and an idle pipe ends the wait at once. */
 static void wait_drained(void)
 {
     struct sg_drain_counters *d = g_drain;
     struct timespec ms = { 0, 1000000 };
-    if (!d || !is(1, &g_div_id))
+    int queued = 0;
+    if (!d || !is(1, &g_div_id) || ioctl(1, FIONREAD, &queued) != 0)
         return;
+    unsigned long long mark = LOAD(d->taken) + (unsigned long long)queued;
     for (int i = 0; i < DRAIN_WAIT_MS; i++) {
-        int queued = 0;
-        if (ioctl(1, FIONREAD, &queued) != 0)
+        unsigned long long settled = LOAD(d->settled);
+        if (settled >= mark || LOAD(d->stuck))
             return;
-        if (queued == 0 && (LOAD(d->taken) == LOAD(d->settled) || LOAD(d->stuck)))
+        if (ioctl(1, FIONREAD, &queued) != 0 || (queued == 0 && LOAD(d->taken) == settled))
             return;
         nanosleep(&ms, NULL);
     }
+    char numbuf[24];
+    say(3, "the helper has not passed on the startup output within ", NUM(DRAIN_WAIT_MS),
+        " ms: going on");
 }
 
 /* Does stderr need the drain (anything but a character device)? */
