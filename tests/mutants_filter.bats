@@ -95,8 +95,9 @@ def left(what):
 def gone(pid, what):
     while os.path.exists("/proc/%d" % pid):
         try:
-            if open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] == "Z":
-                return
+            if open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] == "Z" and \
+                    os.listdir("/proc/%d/task" % pid) == [str(pid)]:
+                return  # (its other threads, which hold the descriptors, ended too)
         except OSError:
             return
         if deadline - time.monotonic() <= 0:

@@ -40,7 +40,8 @@ assert_gone() {
     timeout 20 sh -c '
         while [ -e /proc/$1 ]; do
             state=$(sed "s/.*) //" /proc/$1/stat 2>/dev/null | cut -c1) || exit 0
-            [ "$state" = Z ] && exit 0
+            # a zombie whose other threads have ended too (they hold the descriptors)
+            [ "$state" = Z ] && [ "$(ls /proc/$1/task 2>/dev/null)" = "$1" ] && exit 0
             sleep 0.01  # polling for the exit, not a timing guess
         done' sh "$pid" || { echo "process $pid still running" >&2; ps -o pid,ppid,stat,args -p "$pid" >&2; return 1; }
 }
