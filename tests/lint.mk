@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # tests/lint.mk - static analysis: `make lint` (tests/lint.bats runs it in `make test`).
 #
-#   lint-cppcheck    cppcheck on shim.c, and on check.c + inspect.c (warning,
+#   lint-cppcheck    cppcheck on shim.c, and on check/*.c + inspect.c (warning,
 #                    style, performance, portability)
 #   lint-tidy        clang-tidy on shim.c (bugprone, cert, clang-analyzer, misc,
 #                    performance, portability), every finding an error
@@ -89,7 +89,7 @@ lint-deps:
 
 lint-cppcheck: | lint-deps
 	cppcheck $(CPPCHECK_FLAGS) shim.c
-	cppcheck $(CPPCHECK_FLAGS) check.c inspect.c
+	cppcheck $(CPPCHECK_FLAGS) $(CHECK_SRC)
 
 lint-tidy: | lint-deps
 	clang-tidy --quiet --checks='$(TIDY_CHECKS)' --warnings-as-errors='*' shim.c -- \
@@ -104,8 +104,8 @@ lint-build: | lint-deps
 	@mkdir -p $(LINT_OUT)
 	gcc   $(LINT_CFLAGS) -fPIC -shared -fvisibility=hidden -o $(LINT_OUT)/gcc-lib.so shim.c -ldl
 	clang $(LINT_CFLAGS) -fPIC -shared -fvisibility=hidden -o $(LINT_OUT)/clang-lib.so shim.c -ldl
-	gcc   $(LINT_CFLAGS) -o $(LINT_OUT)/gcc-check check.c inspect.c
-	clang $(LINT_CFLAGS) -o $(LINT_OUT)/clang-check check.c inspect.c
+	gcc   $(LINT_CFLAGS) -o $(LINT_OUT)/gcc-check $(CHECK_SRC)
+	clang $(LINT_CFLAGS) -o $(LINT_OUT)/clang-check $(CHECK_SRC)
 	gcc   $(LINT_CFLAGS) -o $(LINT_OUT)/gcc-diff fuzz/diff.c fuzz/reference.c
 	clang $(LINT_CFLAGS) -o $(LINT_OUT)/clang-diff fuzz/diff.c fuzz/reference.c
 	@for f in tests/fixtures/*.c; do \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# stdiogate-check (check.c) at the edges that the mutation check
+# stdiogate-check (check/*.c) at the edges that the mutation check
 # (tests/mutate.sh) found unpinned.  --wrapper, the environment COMMAND
 # gets: -v at exactly the cap, a STDIOGATE_DEBUG with a second character,
 # the variables a shell drops, a name no shell can carry; each runs the

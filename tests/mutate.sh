@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tests/mutate.sh - mutation check: does the test suite notice when the code
 # is broken in ways that matter?  Every C file (shim.c, detect.h, filter.c,
-# check.c, inspect.c) and the wrapper (stdiogate) have mutations.
+# the checker's check/*.c, inspect.c) and the wrapper (stdiogate) have mutations.
 #
 # usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-f FILE]... [-t FILE.bats]... [MUTATION]...
 #   -l           list the mutations and exit
@@ -13,7 +13,8 @@
 #                nothing but is listed: a mutant "killed" by an already failing
 #                test would mean nothing, so such a test kills nothing)
 #   -f FILE      run only the mutations of this source file (shim.c, detect.h,
-#                filter.c, check.c, inspect.c, stdiogate; repeatable)
+#                filter.c, check/main.c, check/wrapper.c, check/report.c,
+#                inspect.c, stdiogate; repeatable)
 #   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable).
 #                Default: for each mutation, the test files that exercise its
 #                source file (FIRST below) first, then every other tests/*.bats
@@ -43,7 +44,7 @@
 set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SOURCES="shim.c detect.h filter.c check.c inspect.c stdiogate"
+SOURCES="shim.c detect.h filter.c check/main.c check/wrapper.c check/report.c inspect.c stdiogate"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation) or take minutes (real servers from npm).
 # A source file's FIRST list may name one of them (detect.h: the detector's
@@ -56,7 +57,7 @@ first_files() {
         shim.c) echo "" ;;
         detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
-        check.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
+        check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
         inspect.c) echo "mutants_inspect.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
         stdiogate) echo "wrapper.bats strict_wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
     esac
@@ -206,25 +207,25 @@ filter.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |           
 # the next write, within one pass of the loop.  Not counted.
 filter.c equivalent | filter-junk-overtakes | new junk is written before the junk still queued for stderr |     if (g_backlog.len == 0) {   /* else the new junk queues behind the old */ |     if (1) {   /* else the new junk queues behind the old */
 filter.c | filter-client-gone-ignored | the filter goes on after the client closed the wire (EPIPE retried) |             if (errno == EINTR)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */ |             if (errno == EINTR || errno == EPIPE)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */
-# ---- check.c: stdiogate-check (--inspect, --wrapper, --environment, --check)
-check.c | check-no-drop | a program whose loader cannot load the library still gets it (status 1, not 2) |     return sg_drop_library(&r) ? 2 : 1; |     return 1;
-check.c | check-strict-warns | under --strict the step-aside warnings are still printed |     if (!quiet)\n        fprintf(stderr, "stdiogate: warning: %s\\n", line); |     if (!quiet || 1)\n        fprintf(stderr, "stdiogate: warning: %s\\n", line);
-check.c | check-warning-order | a static Go program is called a Go program, not a static one |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_STATIC, SG_GO, SG_BUN }; |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_GO, SG_STATIC, SG_BUN };
-check.c | check-debug-uncapped | -vvvv gives STDIOGATE_DEBUG=5 |         int wanted = verbosity + 1 > 4 ? 4 : verbosity + 1; |         int wanted = verbosity > 4 ? 4 : verbosity + 1;
-check.c | check-debug-01 | STDIOGATE_DEBUG=01 (or +1) is taken without a warning |         if (*end || end == given || v < 0 || v > 4 || given[1]) |         if (*end || end == given || v < 0 || v > 4)
-check.c | check-debug-lower | an explicit STDIOGATE_DEBUG higher than -v asks for is lowered |         level = level > wanted ? level : wanted; |         level = wanted;
-check.c | check-shell-unset-kept | a variable the wrapper's shell added (dash's PWD) reaches COMMAND |         if (was)\n            put_export(*e, n, was);\n        else\n            printf("unset %.*s\\n", (int)n, *e); |         if (was)\n            put_export(*e, n, was);
-check.c | check-lost-not-restored | a caller's variable the wrapper's shell dropped does not reach COMMAND |             if (n < sizeof name && !getenv(name))\n                put_export(e, n, eq + 1); |             if (n < sizeof name && !getenv(name) && 0)\n                put_export(e, n, eq + 1);
-check.c | check-digit-name | a caller's variable named with a leading digit is exported by the eval (a shell error) |     if (len == 0 || (e[0] >= '0' && e[0] <= '9')) |     if (len == 0)
-check.c | check-quote-unescaped | a ' in a restored value is not escaped (the eval breaks) |         if (*value == '\\'')\n            fputs("'\\\\''", stdout); |         if (0)\n            fputs("'\\\\''", stdout);
-check.c | check-python-forced | PYTHONUNBUFFERED=1 replaces the user's value |     if (!(block ? block_get(block, len, "PYTHONUNBUFFERED", 16) : getenv("PYTHONUNBUFFERED"))) |     if (1)
-check.c | check-preload-replaced | the caller's LD_PRELOAD entries are dropped |     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : ""); |     sprintf(value, "%s", library);
-check.c | check-wire-own-pipe | with stdout closed, the $(...) pipe is named as the wire |     if (stat(fd1, &st) == 0 &&\n        !(fstat(1, &mine) == 0 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) { |     if (stat(fd1, &st) == 0 &&\n        !(fstat(1, &mine) == 0 && 0)) {
-check.c | check-usage-status | stdiogate-check with bad arguments exits 1, not 125 |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 125; |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 1;
-check.c | check-gated-is-strict | a server fixed by the default gate is reported as needing --strict (status 2) |         v->status = 1;\n        snprintf(v->summary, sizeof v->summary, "%s; the default gate keeps them off the wire", junk); |         v->status = 2;\n        snprintf(v->summary, sizeof v->summary, "%s; the default gate keeps them off the wire", junk);
-check.c | check-errors-clean | a run with wrong ids or missing answers counts as clean |     return !r->skipped && r->started && !died_before_answering(r) && junk_bytes(r) == 0 &&\n           protocol_errors(r) == 0; |     return !r->skipped && r->started && !died_before_answering(r) && junk_bytes(r) == 0;
-check.c | check-exit-junk-unsaid | junk at exit is left out of the description |     for (int phase = PHASE_BEFORE; phase <= PHASE_EXIT && k < cap; phase++) { |     for (int phase = PHASE_BEFORE; phase < PHASE_EXIT && k < cap; phase++) {
-check.c | check-malformed-ok | a malformed answer is not a protocol error |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID ||\n            r->req[i].outcome == OUT_MALFORMED) |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID)
+# ---- check/*.c: stdiogate-check (--inspect, --wrapper, --environment, --check)
+check/wrapper.c | check-no-drop | a program whose loader cannot load the library still gets it (status 1, not 2) |     return sg_drop_library(&r) ? 2 : 1; |     return 1;
+check/wrapper.c | check-strict-warns | under --strict the step-aside warnings are still printed |     if (!quiet)\n        fprintf(stderr, "stdiogate: warning: %s\\n", line); |     if (!quiet || 1)\n        fprintf(stderr, "stdiogate: warning: %s\\n", line);
+check/wrapper.c | check-warning-order | a static Go program is called a Go program, not a static one |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_STATIC, SG_GO, SG_BUN }; |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_GO, SG_STATIC, SG_BUN };
+check/wrapper.c | check-debug-uncapped | -vvvv gives STDIOGATE_DEBUG=5 |         int wanted = verbosity + 1 > 4 ? 4 : verbosity + 1; |         int wanted = verbosity > 4 ? 4 : verbosity + 1;
+check/wrapper.c | check-debug-01 | STDIOGATE_DEBUG=01 (or +1) is taken without a warning |         if (*end || end == given || v < 0 || v > 4 || given[1]) |         if (*end || end == given || v < 0 || v > 4)
+check/wrapper.c | check-debug-lower | an explicit STDIOGATE_DEBUG higher than -v asks for is lowered |         level = level > wanted ? level : wanted; |         level = wanted;
+check/wrapper.c | check-shell-unset-kept | a variable the wrapper's shell added (dash's PWD) reaches COMMAND |         if (was)\n            put_export(*e, n, was);\n        else\n            printf("unset %.*s\\n", (int)n, *e); |         if (was)\n            put_export(*e, n, was);
+check/wrapper.c | check-lost-not-restored | a caller's variable the wrapper's shell dropped does not reach COMMAND |             if (n < sizeof name && !getenv(name))\n                put_export(e, n, eq + 1); |             if (n < sizeof name && !getenv(name) && 0)\n                put_export(e, n, eq + 1);
+check/wrapper.c | check-digit-name | a caller's variable named with a leading digit is exported by the eval (a shell error) |     if (len == 0 || (e[0] >= '0' && e[0] <= '9')) |     if (len == 0)
+check/wrapper.c | check-quote-unescaped | a ' in a restored value is not escaped (the eval breaks) |         if (*value == '\\'')\n            fputs("'\\\\''", stdout); |         if (0)\n            fputs("'\\\\''", stdout);
+check/wrapper.c | check-python-forced | PYTHONUNBUFFERED=1 replaces the user's value |     if (!(block ? block_get(block, len, "PYTHONUNBUFFERED", 16) : getenv("PYTHONUNBUFFERED"))) |     if (1)
+check/wrapper.c | check-preload-replaced | the caller's LD_PRELOAD entries are dropped |     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : ""); |     sprintf(value, "%s", library);
+check/wrapper.c | check-wire-own-pipe | with stdout closed, the $(...) pipe is named as the wire |     if (stat(fd1, &st) == 0 &&\n        !(fstat(1, &mine) == 0 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) { |     if (stat(fd1, &st) == 0 &&\n        !(fstat(1, &mine) == 0 && 0)) {
+check/main.c | check-usage-status | stdiogate-check with bad arguments exits 1, not 125 |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 125; |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 1;
+check/report.c | check-gated-is-strict | a server fixed by the default gate is reported as needing --strict (status 2) |         v->status = 1;\n        snprintf(v->summary, sizeof v->summary, "%s; the default gate keeps them off the wire", junk); |         v->status = 2;\n        snprintf(v->summary, sizeof v->summary, "%s; the default gate keeps them off the wire", junk);
+check/report.c | check-errors-clean | a run with wrong ids or missing answers counts as clean |     return !r->skipped && r->started && !died_before_answering(r) && junk_bytes(r) == 0 &&\n           protocol_errors(r) == 0; |     return !r->skipped && r->started && !died_before_answering(r) && junk_bytes(r) == 0;
+check/report.c | check-exit-junk-unsaid | junk at exit is left out of the description |     for (int phase = PHASE_BEFORE; phase <= PHASE_EXIT && k < cap; phase++) { |     for (int phase = PHASE_BEFORE; phase < PHASE_EXIT && k < cap; phase++) {
+check/report.c | check-malformed-ok | a malformed answer is not a protocol error |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID ||\n            r->req[i].outcome == OUT_MALFORMED) |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID)
 # ---- inspect.c: what the wrapper can tell about a program before it runs it
 inspect.c | inspect-go-note-type | the Go build ID note (type 4) is not recognised |         if (type == 4 && (namesz == 3 || namesz == 4) && memcmp(p + 12, "Go", 3) == 0) |         if (type == 3 && (namesz == 3 || namesz == 4) && memcmp(p + 12, "Go", 3) == 0)
 inspect.c | inspect-bun-one-section | a .bun section alone (without .bun_builtins) makes a Bun program |     if (bun == 3)   /* both, as the library's own check wants */ |     if (bun)   /* both, as the library's own check wants */
@@ -266,7 +267,7 @@ while [ $# -gt 0 ]; do
         -c) check=1 ;;
         -k) keep=1 ;;
         -n) baseline=0 ;;
-        -f) [ $# -ge 2 ] || usage; only_src+=("${2##*/}"); shift ;;
+        -f) [ $# -ge 2 ] || usage; only_src+=("${2#./}"); shift ;;
         -t) [ $# -ge 2 ] || usage; files+=("${2##*/}"); shift ;;
         -h|--help) usage ;;
         -*) usage ;;
@@ -292,7 +293,7 @@ selected() {
 }
 
 if [ "$list" = 1 ]; then
-    selected | awk -F' [|] ' '{ split($1, f, " "); printf "%-10s %-28s %s%s\n", f[1], $2, (f[2] ? "(" f[2] ") " : ""), $3 }'
+    selected | awk -F' [|] ' '{ split($1, f, " "); printf "%-15s %-28s %s%s\n", f[1], $2, (f[2] ? "(" f[2] ") " : ""), $3 }'
     exit 0
 fi
 
@@ -309,13 +310,13 @@ for spec in sys.stdin.read().splitlines():
     names[name] += 1
     n = open(root + "/" + src).read().count(old)
     if n != 1:
-        print("%-10s %-28s stale (found %d times)" % (src, name, n))
+        print("%-15s %-28s stale (found %d times)" % (src, name, n))
         bad = 1
     if old == new:
-        print("%-10s %-28s changes nothing" % (src, name))
+        print("%-15s %-28s changes nothing" % (src, name))
         bad = 1
     if len(spec.split(" | ")) != 5:
-        print("%-10s %-28s has a \" | \" in a text (write \\\\| for its |)" % (src, name))
+        print("%-15s %-28s has a \" | \" in a text (write \\\\| for its |)" % (src, name))
         bad = 1
 for name, n in names.items():
     if n > 1:
@@ -362,7 +363,7 @@ if [ -d "$ROOT/build/deps" ]; then
 else
     make -s -B -C "$TREE" all fixtures >/dev/null 2>&1 || { echo "mutate: the copy does not build" >&2; exit 2; }
 fi
-for s in $SOURCES; do cp -p "$ROOT/$s" "$WORK/orig/$s"; done
+for s in $SOURCES; do mkdir -p "$WORK/orig/${s%/*}" && cp -p "$ROOT/$s" "$WORK/orig/$s"; done
 
 # apply SPEC: write the mutant to $TREE/FILE; status 3 if stale
 apply() {
@@ -475,18 +476,18 @@ while IFS= read -r spec; do
     head=${spec%% | *} src=${head%% *}
     rest=${spec#* | } name=${rest%% | *}
     if [ "$head" != "$src" ]; then
-        printf '%-10s %-28s equivalent (not run, not counted)\n' "$src" "$name"
+        printf '%-15s %-28s equivalent (not run, not counted)\n' "$src" "$name"
         equivalent+=("$name")
         continue
     fi
     apply "$spec"
     case $? in
         0) ;;
-        3) printf '%-10s %-28s stale (text not found exactly once in %s)\n' "$src" "$name" "$src"; stale+=("$name"); continue ;;
+        3) printf '%-15s %-28s stale (text not found exactly once in %s)\n' "$src" "$name" "$src"; stale+=("$name"); continue ;;
         *) echo "mutate: cannot apply $name" >&2; exit 2 ;;
     esac
     if ! build; then
-        printf '%-10s %-28s stillborn (does not compile)\n' "$src" "$name"; stillborn+=("$name")
+        printf '%-15s %-28s stillborn (does not compile)\n' "$src" "$name"; stillborn+=("$name")
         restore "$src"
         continue
     fi
@@ -503,7 +504,7 @@ while IFS= read -r spec; do
                 by=$f
                 break
             fi
-            printf '%-10s %-28s (%s failed once, then passed: %s)\n' "$src" "$name" "$f" \
+            printf '%-15s %-28s (%s failed once, then passed: %s)\n' "$src" "$name" "$f" \
                 "$(new_failures "$WORK/$name.$f.first.log" | head -1 | cut -c1-60)"
         fi
     done
@@ -512,10 +513,10 @@ while IFS= read -r spec; do
     if [ -n "$by" ]; then
         killed=$((killed + 1))
         f_killed[$src]=$(( ${f_killed[$src]:-0} + 1 ))
-        printf '%-10s %-28s killed by %s (%s)\n' "$src" "$name" "$by" \
+        printf '%-15s %-28s killed by %s (%s)\n' "$src" "$name" "$by" \
             "$(new_failures "$WORK/$name.$by.log" | head -1 | cut -c1-80)"
     else
-        printf '%-10s %-28s SURVIVED\n' "$src" "$name"
+        printf '%-15s %-28s SURVIVED\n' "$src" "$name"
         survivors+=("$src $name")
     fi
 done <<<"$SPECS"
@@ -525,7 +526,7 @@ pct=0
 [ "$total" -gt 0 ] && pct=$((100 * killed / total))
 echo "killed $killed of $total ($pct%)${stale:+; stale: ${stale[*]}}${stillborn:+; stillborn: ${stillborn[*]}}; ${#equivalent[@]} equivalent, not counted"
 for s in $SOURCES; do
-    [ -n "${f_total[$s]:-}" ] && printf '  %-10s killed %d of %d\n' "$s" "${f_killed[$s]:-0}" "${f_total[$s]}"
+    [ -n "${f_total[$s]:-}" ] && printf '  %-15s killed %d of %d\n' "$s" "${f_killed[$s]:-0}" "${f_total[$s]}"
 done
 if [ ${#survivors[@]} -gt 0 ]; then
     echo "survivors:"

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/* check/main.c - stdiogate-check, installed beside libstdiogate.so.
+ *
+ *   stdiogate-check --inspect PATH
+ *   stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH [--strict]
+ *   stdiogate-check --environment PID
+ *   stdiogate-check --check [--wrapper-path WRAPPER] [OPTION]... [--] COMMAND [ARG]...
+ *
+ * --inspect looks at PATH, the file a COMMAND resolved to.  It prints at
+ * most one line on stderr, "stdiogate: warning: PATH ...", saying why the
+ * library cannot guard that program, and says by its exit status what to do:
+ *
+ *   0  nothing found: preload the library
+ *   1  warned: preload the library anyway (it steps aside, or is dropped by
+ *      the dynamic linker, and still serves the programs PATH starts)
+ *   2  warned: do not preload the library (the program's loader cannot
+ *      resolve it, so it would not start)
+ *   125 bad usage
+ *
+ * --wrapper is what the wrapper (process PID, given -v VERBOSITY times) runs
+ * once, in $(...), before it execs COMMAND: the same inspection and warning,
+ * then, on stdout, the shell commands that set COMMAND's environment, for
+ * the wrapper to eval: every variable the wrapper's shell set, exported or
+ * dropped is put back as the caller gave it (read from /proc/PID/environ:
+ * dash exports PWD, and a caller's exported variable named like one of the
+ * wrapper's would carry the wrapper's value), then LD_PRELOAD,
+ * PYTHONUNBUFFERED, PERL5OPT, RUBYOPT, STDIOGATE_WIRE and STDIOGATE_DEBUG are
+ * set, unless the library must stay out.  It never writes anything else to stdout.
+ *
+ * --check is `stdiogate --check` (the wrapper passes its own path): it plays
+ * the client to the stdio server COMMAND and tells whether the server's
+ * stdout carries anything but protocol, when, and which configuration keeps
+ * it off the wire.  The server runs up to three times: unwrapped, under the
+ * default gate (WRAPPER COMMAND), and under WRAPPER --strict when
+ * stdiogate-filter is installed beside this program.  Each run drives a real
+ * session, then lingers for output on timers, closes stdin and waits for
+ * the exit; the server runs in its own process group, and whatever it
+ * leaves behind is killed.  What is protocol on stdout is decided by the
+ * strict filter's own stream classifier (detect.h); the messages it passes
+ * are then read for their ids.  The report (text, or JSON with --json:
+ * docs/check-json.md) goes to stdout, diagnostics to stderr.  Exit status:
+ * 0 clean unwrapped, 1 fixed by the default gate, 2 junk while serving or
+ * at exit, 3 protocol errors, 4 the server could not start or died before
+ * answering, 125 bad usage.
+ */
+#include "check.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ */
+/* Small utilities */
+
+void die(int status, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("stdiogate --check: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(status);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        die(EXIT_USAGE, "out of memory");
+    return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, fmt);
+    if (vasprintf(&s, fmt, ap) < 0)
+        die(EXIT_USAGE, "out of memory");
+    va_end(ap);
+    return s;
+}
+
+double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void set_nonblock_cloexec(int fd)
+{
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+/* ------------------------------------------------------------------ */
+/* Options */
+
+static void check_usage(FILE *f)
+{
+    fputs("Usage: stdiogate --check [--protocol mcp|lsp|dap] [--timeout S] [--linger S]\n"
+          "                         [--call TOOL [--args JSON]] [--json] [--] COMMAND [ARG]...\n", f);
+}
+
+static void check_help(void)
+{
+    check_usage(stdout);
+    fputs("\nPlay the client to the stdio server COMMAND: run it unwrapped, under the\n"
+          "default gate and under --strict (when installed), drive a session in each\n"
+          "run, and report every stretch of non-protocol bytes on its stdout, the\n"
+          "answers, the exit, and the configuration that keeps the junk off the wire.\n\n"
+          "  --protocol P   mcp (default), lsp or dap\n"
+          "  --timeout S    bound on each answer and on the exit (default 10)\n"
+          "  --linger S     after the session, wait S seconds for output on timers (default 1)\n"
+          "  --call TOOL    MCP: also call TOOL, with the arguments --args JSON (default {})\n"
+          "  --json         print one JSON document (docs/check-json.md) instead of text\n\n"
+          "Exit status: 0 clean unwrapped; 1 junk before the first message only, fixed\n"
+          "by the default gate; 2 junk while serving or at exit; 3 protocol errors no\n"
+          "mode fixes; 4 the server could not be started or died before answering;\n"
+          "125 bad usage.\n", stdout);
+}
+
+static void usage_error(const char *fmt, const char *arg)
+{
+    fputs("stdiogate --check: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    check_usage(stderr);
+    exit(EXIT_USAGE);
+}
+
+static double seconds_option(const char *name, const char *value, int zero_ok)
+{
+    char *end;
+    double s;
+    if (!value)
+        usage_error("%s needs a number of seconds", name);
+    errno = 0;
+    s = strtod(value, &end);
+    if (errno || end == value || *end || !isfinite(s) || s < 0 || (s == 0 && !zero_ok) || s > 86400)
+        usage_error("invalid number of seconds '%s'", value);
+    return s;
+}
+
+/* An option's value, from "--name=value" or the next argument. */
+static const char *option_value(char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (!argv[*i + 1])
+        usage_error("option '%s' needs a value", name);
+    return argv[++*i];
+}
+
+static int is_option(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+static void parse_check_options(int argc, char **argv, struct options *o)
+{
+    int i;
+    *o = (struct options){ .protocol = PROTO_MCP, .timeout = 10, .linger = 1 };
+    for (i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(a, "--help") == 0) {
+            check_help();
+            exit(0);
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (is_option(a, "--wrapper-path")) {
+            o->wrapper = option_value(argv, &i, "--wrapper-path");
+        } else if (is_option(a, "--protocol")) {
+            const char *p = option_value(argv, &i, "--protocol");
+            if (strcmp(p, "mcp") == 0)
+                o->protocol = PROTO_MCP;
+            else if (strcmp(p, "lsp") == 0)
+                o->protocol = PROTO_LSP;
+            else if (strcmp(p, "dap") == 0)
+                o->protocol = PROTO_DAP;
+            else
+                usage_error("unknown protocol '%s' (mcp, lsp or dap)", p);
+        } else if (is_option(a, "--timeout")) {
+            o->timeout = seconds_option("--timeout", option_value(argv, &i, "--timeout"), 0);
+        } else if (is_option(a, "--linger")) {
+            o->linger = seconds_option("--linger", option_value(argv, &i, "--linger"), 1);
+        } else if (is_option(a, "--call")) {
+            o->call = option_value(argv, &i, "--call");
+        } else if (is_option(a, "--args")) {
+            o->call_args = option_value(argv, &i, "--args");
+        } else if (a[0] == '-' && a[1] != '\0') {
+            usage_error("unknown option '%s' (try 'stdiogate --check --help')", a);
+        } else {
+            break;
+        }
+    }
+    if (o->call_args && !o->call)
+        usage_error("%s needs --call TOOL", "--args");
+    if (o->call && o->protocol != PROTO_MCP)
+        usage_error("%s is for MCP servers", "--call");
+    if (o->call_args) {
+        struct span obj;
+        if (!json_is_object(o->call_args, o->call_args + strlen(o->call_args), &obj))
+            usage_error("--args is not a JSON object: %s", o->call_args);
+    }
+    if (i >= argc) {
+        fputs("stdiogate --check: no COMMAND given\n", stderr);
+        check_usage(stderr);
+        exit(EXIT_USAGE);
+    }
+    o->command = argv + i;
+    o->ncommand = argc - i;
+}
+
+/* ------------------------------------------------------------------ */
+/* The check */
+
+static char **make_argv(const char *first, const char *const *extra, char **command)
+{
+    int n = 0, k = 0;
+    char **argv;
+    while (command[n])
+        n++;
+    argv = xrealloc(NULL, sizeof *argv * (size_t)(n + 8));
+    if (first)
+        argv[k++] = (char *)first;
+    for (; extra && *extra; extra++)
+        argv[k++] = (char *)*extra;
+    for (int i = 0; i < n; i++)
+        argv[k++] = command[i];
+    argv[k] = NULL;
+    return argv;
+}
+
+static int check_main(int argc, char **argv)
+{
+    struct options o;
+    struct run runs[3];
+    struct program_facts facts;
+    struct verdict v;
+    char program[PATH_MAX], dir[PATH_MAX], filter[PATH_MAX + 32], wrapper_path[PATH_MAX + 32];
+    const char *not_found = NULL;
+    int nruns = 0, found, strict_available;
+    const char *plain_extra[] = { "--", NULL };
+    const char *strict_extra[] = { "--strict", "--protocol", NULL, "--", NULL };
+
+    parse_check_options(argc, argv, &o);
+    /* a closed standard descriptor would be taken by a server's pipe */
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+            die(EXIT_USAGE, "cannot open /dev/null");
+    own_directory(dir, sizeof dir);
+    if (!o.wrapper) {
+        snprintf(wrapper_path, sizeof wrapper_path, "%s/stdiogate", dir);
+        o.wrapper = wrapper_path;
+    }
+    if (access(o.wrapper, X_OK) != 0)
+        die(EXIT_USAGE, "cannot find the stdiogate wrapper (%s): run this as 'stdiogate --check'", o.wrapper);
+    snprintf(filter, sizeof filter, "%s/stdiogate-filter", dir);
+    strict_available = access(filter, X_OK) == 0;
+    strict_extra[2] = o.protocol == PROTO_MCP ? "jsonl" : "framed";
+
+    switch (resolve_command(o.command[0], program, sizeof program)) {
+    case 127:
+        not_found = "command not found";
+        break;
+    case 126:
+        not_found = "permission denied (not executable)";
+        break;
+    default:
+        break;
+    }
+    found = not_found == NULL;
+    if (found) {
+        inspect_program(o.command[0], program, &facts);
+    } else {
+        memset(&facts, 0, sizeof facts);
+        snprintf(facts.note, sizeof facts.note, "%s", not_found);
+    }
+    if (!found)
+        snprintf(program, sizeof program, "%s", o.command[0]);
+
+    install_signals();
+    memset(runs, 0, sizeof runs);
+    runs[0].mode = "unwrapped";
+    runs[0].title = "unwrapped";
+    runs[0].argv = make_argv(NULL, NULL, o.command);
+    runs[1].mode = "gated";
+    runs[1].title = "default gate";
+    runs[1].argv = make_argv(o.wrapper, plain_extra, o.command);
+    runs[2].mode = "strict";
+    runs[2].title = "--strict";
+    runs[2].argv = make_argv(o.wrapper, strict_extra, o.command);
+    nruns = 3;
+    for (int i = 0; i < nruns; i++) {
+        struct run *r = &runs[i];
+        r->opt = &o;
+        r->waiting = -1;
+        r->first_answer = -1;
+        if (!found) {
+            r->skipped = 1;
+            snprintf(r->note, sizeof r->note, "%s: %s", o.command[0], not_found);
+        } else if (i == 2 && !strict_available) {
+            r->skipped = 1;
+            snprintf(r->note, sizeof r->note, "strict mode is not installed (no %s)", filter);
+        } else if (!interrupted) {
+            drive(r);
+        }
+    }
+    if (interrupted) {
+        fprintf(stderr, "stdiogate --check: interrupted; the server's processes were killed\n");
+        signal((int)interrupted, SIG_DFL);
+        raise((int)interrupted);
+        return 128 + (int)interrupted;
+    }
+    judge(runs, nruns, found, not_found, &facts, &v);
+    if (o.json)
+        json_report(&o, program, &facts, runs, nruns, &v, strict_available);
+    else
+        text_report(&o, program, &facts, runs, nruns, &v);
+    fflush(stdout);
+    return v.status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--inspect") == 0)
+        return inspect(argv[2], 0);
+    if (argc == 6 && strcmp(argv[1], "--wrapper") == 0)
+        return wrapper(argv[2], argv[3], argv[4], argv[5], 0);
+    if (argc == 7 && strcmp(argv[1], "--wrapper") == 0 && strcmp(argv[6], "--strict") == 0)
+        return wrapper(argv[2], argv[3], argv[4], argv[5], 1);
+    if (argc == 3 && strcmp(argv[1], "--environment") == 0)
+        return environment(argv[2]);
+    if (argc >= 2 && strcmp(argv[1], "--check") == 0)
+        return check_main(argc - 2, argv + 2);
+    fprintf(stderr, "Usage: stdiogate-check --inspect PATH\n"
+                    "       stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH [--strict]\n"
+                    "       stdiogate-check --environment PID\n"
+                    "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\n");
+    return 125;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* check/program.c - the program COMMAND names: which file it is, and what
+ * stdiogate knows about it. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+
+/* ------------------------------------------------------------------ */
+/* What stdiogate knows about the program: sg_inspect's findings, the
+ * wrapper's warnings, and whether COMMAND is a launcher. */
+
+static const char *launcher_kind(const char *command)
+{
+    static const char *const names[][2] = {
+        { "npx", "npm exec" }, { "npm", "npm" }, { "pnpm", "pnpm" }, { "pnpx", "pnpm" },
+        { "yarn", "yarn" }, { "bunx", "bun x" }, { "uvx", "uv tool run" }, { "uv", "uv" },
+        { "pipx", "pipx" }, { "poetry", "poetry" }, { "env", "env" }, { "sh", "a shell" },
+        { "bash", "a shell" }, { "dash", "a shell" }, { "zsh", "a shell" }, { "timeout", "timeout" },
+        { "docker", "a container" }, { "podman", "a container" }, { "nix", "nix" },
+    };
+    const char *base = strrchr(command, '/');
+    base = base ? base + 1 : command;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(base, names[i][0]) == 0)
+            return names[i][1];
+    return NULL;
+}
+
+const unsigned finding_bits[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,
+                                  SG_FOREIGN_LOADER, SG_STATIC, SG_GO, SG_BUN };
+const char *const finding_keys[] = { "setuid", "setgid", "capabilities", "container",
+                                     "foreign_loader", "static", "go", "bun" };
+
+void inspect_program(const char *command, const char *path, struct program_facts *f)
+{
+    size_t k = 0;
+    memset(f, 0, sizeof *f);
+    f->launcher = launcher_kind(command);
+    f->known = sg_inspect(path, &f->in) == 0;
+    if (!f->known) {
+        snprintf(f->note, sizeof f->note, "cannot be read");
+        return;
+    }
+    if (f->in.script[0])
+        k += (size_t)snprintf(f->note + k, sizeof f->note - k, "a #! script run by %s; ", f->in.program);
+    if (f->in.findings & SG_STATIC)
+        k += (size_t)snprintf(f->note + k, sizeof f->note - k, "statically linked");
+    else if (f->in.interp[0])
+        k += (size_t)snprintf(f->note + k, sizeof f->note - k, "dynamically linked (%s)", f->in.interp);
+    else
+        k += (size_t)snprintf(f->note + k, sizeof f->note - k, "not an ELF program");
+    for (size_t i = 0; i < NFINDINGS && k < sizeof f->note; i++)
+        if (finding_bits[i] != SG_STATIC && (f->in.findings & finding_bits[i]))
+            k += (size_t)snprintf(f->note + k, sizeof f->note - k, ", %s", finding_keys[i]);
+    if (f->launcher && k < sizeof f->note)
+        snprintf(f->note + k, sizeof f->note - k, "; a launcher (%s): the server runs under it", f->launcher);
+}
+
+/* ------------------------------------------------------------------ */
+/* Finding programs */
+
+/* Sets out to the file exec would run for name, searching PATH as execvp
+ * does.  Returns 0 found, 126 found but not executable, 127 not found. */
+int resolve_command(const char *name, char *out, size_t cap)
+{
+    const char *path = getenv("PATH");
+    int denied = 0;
+    struct stat st;
+    if (strchr(name, '/')) {
+        snprintf(out, cap, "%s", name);
+        if (stat(name, &st) != 0)
+            return 127;
+        return S_ISREG(st.st_mode) && access(name, X_OK) == 0 ? 0 : 126;
+    }
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (;;) {
+        const char *colon = strchr(path, ':');
+        size_t len = colon ? (size_t)(colon - path) : strlen(path);
+        char candidate[PATH_MAX];
+        snprintf(candidate, sizeof candidate, "%.*s/%s", (int)(len ? len : 1), len ? path : ".", name);
+        if (stat(candidate, &st) == 0) {
+            if (S_ISREG(st.st_mode) && access(candidate, X_OK) == 0) {
+                snprintf(out, cap, "%s", candidate);
+                return 0;
+            }
+            if (!denied) {
+                snprintf(out, cap, "%s", candidate);
+                denied = 1;
+            }
+        }
+        if (!colon)
+            break;
+        path = colon + 1;
+    }
+    return denied ? 126 : 127;
+}
+
+/* The directory this program is in (where the library and
+ * stdiogate-filter are installed beside it). */
+void own_directory(char *out, size_t cap)
+{
+    ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+    char *slash;
+    if (n <= 0) {
+        snprintf(out, cap, ".");
+        return;
+    }
+    out[n] = '\0';
+    slash = strrchr(out, '/');
+    if (slash)
+        *slash = '\0';
+}
+

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/* check/wrapper.c - stdiogate-check --inspect, --wrapper and --environment:
+ * what the wrapper runs before it execs COMMAND (check/main.c's comment). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+
+extern char **environ;
+
+/* The finding that decides the warning, most important first. */
+static unsigned main_finding(unsigned findings)
+{
+    static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,
+                                      SG_FOREIGN_LOADER, SG_STATIC, SG_GO, SG_BUN };
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (findings & order[i])
+            return order[i];
+    return 0;
+}
+
+/* quiet: under --strict the filter guards what the library cannot, so
+ * the warning (which recommends --strict) is left out. */
+int inspect(const char *path, int quiet)
+{
+    static struct sg_inspection r;
+    char line[3 * SG_PATH_SIZE];
+    if (sg_inspect(path, &r) != 0)
+        return 0;
+    unsigned finding = main_finding(r.findings);
+    if (!finding)
+        return 0;
+    sg_warning(&r, finding, line, sizeof line);
+    if (!quiet)
+        fprintf(stderr, "stdiogate: warning: %s\n", line);
+    return sg_drop_library(&r) ? 2 : 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The wrapper's environment. */
+
+/* The environment process pid was started with, as one block of
+ * NUL-terminated entries (a final NUL added), or NULL. */
+static char *initial_environment(const char *pid, size_t *len)
+{
+    char path[64], *buf = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    snprintf(path, sizeof path, "/proc/%s/environ", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    *len = 0;
+    do {
+        if (*len + 4096 + 1 > cap) {
+            char *bigger = realloc(buf, cap = 2 * cap + 8192);
+            if (!bigger) {
+                free(buf);
+                close(fd);
+                return NULL;
+            }
+            buf = bigger;
+        }
+        n = read(fd, buf + *len, 4096);
+        if (n > 0)
+            *len += (size_t)n;
+    } while (n > 0);
+    close(fd);
+    if (n < 0) {
+        free(buf);
+        return NULL;
+    }
+    buf[(*len)++] = '\0';
+    return buf;
+}
+
+/* The value of NAME in an environment block, or NULL. */
+static const char *block_get(const char *block, size_t len, const char *name, size_t namelen)
+{
+    for (const char *e = block; e < block + len; e += strlen(e) + 1)
+        if (strncmp(e, name, namelen) == 0 && e[namelen] == '=')
+            return e + namelen + 1;
+    return NULL;
+}
+
+/* A name the shell can set: the only kind it carries. */
+static int shell_name(const char *e, size_t len)
+{
+    if (len == 0 || (e[0] >= '0' && e[0] <= '9'))
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!(e[i] == '_' || (e[i] >= 'a' && e[i] <= 'z') || (e[i] >= 'A' && e[i] <= 'Z') ||
+              (e[i] >= '0' && e[i] <= '9')))
+            return 0;
+    return 1;
+}
+
+static int ours(const char *e)
+{
+    return strncmp(e, "STDIOGATE_", 10) == 0;
+}
+
+static void put_export(const char *name, size_t namelen, const char *value)
+{
+    printf("export %.*s='", (int)namelen, name);
+    for (; *value; value++)
+        if (*value == '\'')
+            fputs("'\\''", stdout);
+        else
+            putchar(*value);
+    puts("'");
+}
+
+/* Each variable the shell exports now (the environment this process got)
+ * that differs from the caller's is put back; then the caller's own that
+ * the shell lost. */
+static void restore_environment(const char *block, size_t len)
+{
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
+        const char *was = block_get(block, len, *e, n);
+        if (ours(*e) || !eq || (was && strcmp(was, eq + 1) == 0))
+            continue;
+        if (was)
+            put_export(*e, n, was);
+        else
+            printf("unset %.*s\n", (int)n, *e);
+    }
+    for (const char *e = block; e < block + len; e += strlen(e) + 1) {
+        const char *eq = strchr(e, '=');
+        size_t n = eq ? (size_t)(eq - e) : 0;
+        if (eq && !ours(e) && shell_name(e, n)) {
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)n, e);
+            if (n < sizeof name && !getenv(name))
+                put_export(e, n, eq + 1);
+        }
+    }
+}
+
+/* STDIOGATE_DEBUG as the library will read it: the caller's level (an
+ * invalid one warned about and replaced by the nearest valid level), raised
+ * by -v; -1 if it stays unset. */
+static int debug_level(const char *given, int verbosity)
+{
+    int level = -1;
+    if (given && *given) {
+        char *end;
+        long v = strtol(given, &end, 10);
+        level = *end || end == given ? 1 : v < 0 ? 0 : v > 4 ? 4 : (int)v;
+        if (*end || end == given || v < 0 || v > 4 || given[1])
+            fprintf(stderr, "stdiogate: warning: STDIOGATE_DEBUG=%s is not a level from 0 to 4: "
+                    "using %d\n", given, level);
+    }
+    if (verbosity > 0) {
+        int wanted = verbosity + 1 > 4 ? 4 : verbosity + 1;
+        level = level > wanted ? level : wanted;
+    }
+    return level;
+}
+
+/* Perl and Ruby keep stdout in their own buffers, as Python does without
+ * PYTHONUNBUFFERED: a file beside the library, loaded through PERL5OPT or
+ * RUBYOPT (appended to the caller's), makes their STDOUT unbuffered. */
+static void add_option(const char *var, const char *dir, const char *file, const char *option)
+{
+    char path[SG_PATH_SIZE], *value;
+    const char *given = getenv(var);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (access(path, R_OK) != 0)
+        return;
+    if (given && strstr(given, option))
+        return;     /* nested: ours already */
+    value = malloc(strlen(option) + (given ? strlen(given) : 0) + 2);
+    if (!value)
+        return;
+    sprintf(value, "%s%s%s", given && *given ? given : "", given && *given ? " " : "", option);
+    put_export(var, strlen(var), value);
+    free(value);
+}
+
+static void unbuffer_runtimes(const char *library)
+{
+    char dir[SG_PATH_SIZE], option[2 * SG_PATH_SIZE];
+    snprintf(dir, sizeof dir, "%.*s/runtime", (int)(strrchr(library, '/') - library), library);
+    snprintf(option, sizeof option, "-I%s/perl -MStdiogate::Unbuffered", dir);
+    add_option("PERL5OPT", dir, "perl/Stdiogate/Unbuffered.pm", option);
+    snprintf(option, sizeof option, "-r%s/ruby/stdiogate_unbuffered.rb", dir);
+    add_option("RUBYOPT", dir, "ruby/stdiogate_unbuffered.rb", option);
+}
+
+int wrapper(const char *pid, const char *verbosity, const char *library, const char *path,
+            int strict)
+{
+    size_t len = 0;
+    char *block = initial_environment(pid, &len), wire[64] = "";
+    struct stat st;
+    int status = inspect(path, strict);
+    int level = debug_level(getenv("STDIOGATE_DEBUG"), atoi(verbosity));
+    if (block)
+        restore_environment(block, len);
+    if (level >= 0)
+        printf("export STDIOGATE_DEBUG=%d\n", level);
+    if (status == 2) {
+        free(block);
+        puts(":");
+        return status;
+    }
+    const char *preload = block ? block_get(block, len, "LD_PRELOAD", 10) : getenv("LD_PRELOAD");
+    char *value = malloc(strlen(library) + (preload ? strlen(preload) : 0) + 2);
+    if (!value)
+        return 125;
+    sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : "");
+    put_export("LD_PRELOAD", 10, value);
+    free(value);
+    if (!(block ? block_get(block, len, "PYTHONUNBUFFERED", 16) : getenv("PYTHONUNBUFFERED")))
+        puts("export PYTHONUNBUFFERED=1");
+    unbuffer_runtimes(library);
+    /* The wrapper's stdout is the wire; if it was closed, the pipe of the
+     * $(...) that runs this took its number for a moment. */
+    char fd1[64];
+    struct stat mine;
+    snprintf(fd1, sizeof fd1, "/proc/%s/fd/1", pid);
+    if (stat(fd1, &st) == 0 &&
+        !(fstat(1, &mine) == 0 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) {
+        snprintf(wire, sizeof wire, "%llu:%llu", (unsigned long long)st.st_dev,
+                 (unsigned long long)st.st_ino);
+        printf("export STDIOGATE_WIRE=%s\n", wire);
+    } else {
+        puts("unset STDIOGATE_WIRE");
+    }
+    if (level >= 2)
+        fprintf(stderr, "stdiogate[%s]: preloading %s, wire %s, running %s\n", pid, library,
+                wire[0] ? wire : "closed", path);
+    free(block);
+    return status;
+}
+
+/* --environment: only the commands that put the caller's environment back
+ * (what the wrapper runs before it execs --check, whose servers must see the
+ * caller's environment). */
+int environment(const char *pid)
+{
+    size_t len = 0;
+    char *block = initial_environment(pid, &len);
+    if (!block)
+        return 125;
+    restore_environment(block, len);
+    puts(":");
+    free(block);
+    return 0;
+}
