@@ -16,202 +16,34 @@
  * open (or was never shut) each interposer is its real function plus one
  * predictable branch.
  */
-#undef _FORTIFY_SOURCE
-#undef _FILE_OFFSET_BITS
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-/* glibc's extern inline getc_unlocked, getline... would clash with ours. */
-#ifndef __NO_INLINE__
-#define __NO_INLINE__ 1
-#endif
 
-#include <dlfcn.h>
-#include <elf.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <link.h>
-#include <poll.h>
-#include <pthread.h>
-#include <sched.h>
-#include <spawn.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/auxv.h>
-#include <sys/epoll.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <linux/kcmp.h>
-#include <wchar.h>
+/* Where the rest is: one file per mechanism under lib/.
+ *   internal.h       what the files share: macros, the state's declarations
+ *   real.c           the real functions (dlsym) */
 
-#include "detect.h"
-#include "helper.h"
-#include "inspect.h"
-#include "stall.h"
-
-#define EXPORT __attribute__((visibility("default")))
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
-#define LOAD(v) __atomic_load_n(&(v), __ATOMIC_ACQUIRE)
-#define STORE(v, x) __atomic_store_n(&(v), (x), __ATOMIC_RELEASE)
-
-#define MARKER "STDIOGATE_WIRE"
-#define HANDSHAKE "STDIOGATE_OPEN"
-
-/* glibc entry points that no header declares without fortify or at all. */
-extern ssize_t __read_chk(int, void *, size_t, size_t);
-extern ssize_t __pread_chk(int, void *, size_t, off_t, size_t);
-extern ssize_t __pread64_chk(int, void *, size_t, off64_t, size_t);
-extern ssize_t __recv_chk(int, void *, size_t, size_t, int);
-extern ssize_t __recvfrom_chk(int, void *, size_t, size_t, int, struct sockaddr *, socklen_t *);
-extern char *__fgets_chk(char *, size_t, int, FILE *);
-extern char *__fgets_unlocked_chk(char *, size_t, int, FILE *);
-extern size_t __fread_chk(void *, size_t, size_t, size_t, FILE *);
-extern size_t __fread_unlocked_chk(void *, size_t, size_t, size_t, FILE *);
-extern ssize_t __getdelim(char **, size_t *, int, FILE *);
-extern int __uflow(FILE *);
-extern int _IO_getc(FILE *);
-extern int fcntl64(int, int, ...);
-extern int __isoc99_scanf(const char *, ...);
-extern int __isoc99_fscanf(FILE *, const char *, ...);
-extern int __isoc99_vscanf(const char *, va_list);
-extern int __isoc99_vfscanf(FILE *, const char *, va_list);
-extern int __isoc23_scanf(const char *, ...);
-extern int __isoc23_fscanf(FILE *, const char *, ...);
-extern int __isoc23_vscanf(const char *, va_list);
-extern int __isoc23_vfscanf(FILE *, const char *, va_list);
-extern wint_t __wuflow(FILE *);
-extern wchar_t *__fgetws_chk(wchar_t *, size_t, int, FILE *);
-extern wchar_t *__fgetws_unlocked_chk(wchar_t *, size_t, int, FILE *);
-extern int __isoc99_vfwscanf(FILE *, const wchar_t *, va_list);
-extern int __isoc23_vfwscanf(FILE *, const wchar_t *, va_list);
-/* Declared by glibc 2.34 and later only; interposed on any glibc (they
- * are system calls an older program may make through its own wrapper). */
-extern int close_range(unsigned int, unsigned int, int);
-extern void closefrom(int);
-extern int execveat(int, const char *, char *const[], char *const[], int);
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)   /* linux/close_range.h */
-#endif
-
-/* ------------------------------------------------------------------ */
-/* The real functions, found lazily: a pass-through process pays only for
- * what it calls.  A diverting process resolves up front what may run where
- * dlsym must not (signal handlers, vfork children); stdio and the rest stay
- * lazy. */
-#define EAGER_FUNCTIONS(X) \
-    X(read) X(__read_chk) X(readv) X(pread) X(pread64) X(__pread_chk) \
-    X(__pread64_chk) X(preadv) X(preadv64) X(preadv2) X(preadv64v2) \
-    X(recv) X(__recv_chk) X(recvfrom) X(__recvfrom_chk) X(recvmsg) \
-    X(dup) X(dup2) X(dup3) X(fcntl) X(fcntl64) X(close) X(close_range) \
-    X(closefrom) X(execve) X(execvpe) X(execvp) X(fexecve) X(execveat) \
-    X(posix_spawn) X(posix_spawnp) X(daemon)
-
-#define LAZY_FUNCTIONS(X) \
-    X(fgets) X(__fgets_chk) X(fgets_unlocked) X(__fgets_unlocked_chk) \
-    X(getline) X(getdelim) X(__getdelim) X(fread) X(__fread_chk) \
-    X(fread_unlocked) X(__fread_unlocked_chk) X(getc) X(fgetc) X(_IO_getc) \
-    X(getchar) X(getc_unlocked) X(fgetc_unlocked) X(getchar_unlocked) \
-    X(__uflow) X(ungetc) X(vfscanf) X(__isoc99_vfscanf) X(setenv) X(putenv)
-
-/* The write entry points the fail-safe watches (glibc has no __write_chk).
- * A diverting process resolves up front the ones the fail-safe itself
- * writes with; the rare ones and stdio's fflush stay lazy. */
-extern ssize_t __write(int, const void *, size_t);
-extern ssize_t __send(int, const void *, size_t, int);
-#define WRITE_FUNCTIONS(X) \
-    X(write) X(writev) X(pwrite) X(pwrite64) X(send) X(sendto) X(sendmsg)
-#define LAZY_WRITE_FUNCTIONS(X) \
-    X(__write) X(pwritev) X(pwritev64) X(pwritev2) X(pwritev64v2) X(__send) X(fflush)
-
-#define DECLARE_REAL(f) static __typeof__(&f) real_##f;
-EAGER_FUNCTIONS(DECLARE_REAL)
-LAZY_FUNCTIONS(DECLARE_REAL)
-WRITE_FUNCTIONS(DECLARE_REAL)
-LAZY_WRITE_FUNCTIONS(DECLARE_REAL)
-
-/* Wide stdio, and the scanf names of glibc 2.38 and later (absent before:
- * dlsym gives NULL there, and no program that runs there calls them). */
-#define WIDE_FUNCTIONS(X) \
-    X(fgetwc) X(getwc) X(fgetwc_unlocked) X(getwc_unlocked) X(getwchar) \
-    X(getwchar_unlocked) X(__wuflow) X(fgetws) X(fgetws_unlocked) \
-    X(__fgetws_chk) X(__fgetws_unlocked_chk) X(vfwscanf) X(__isoc99_vfwscanf) \
-    X(__isoc23_vfwscanf) X(__isoc23_vfscanf)
-WIDE_FUNCTIONS(DECLARE_REAL)
-
-#define REAL(f) ({ \
-    __typeof__(&f) p_ = __atomic_load_n(&real_##f, __ATOMIC_RELAXED); \
-    if (unlikely(!p_)) { \
-        p_ = (__typeof__(&f))dlsym(RTLD_NEXT, #f); \
-        __atomic_store_n(&real_##f, p_, __ATOMIC_RELAXED); \
-    } \
-    p_; })
-
-/* Opening stdout by name (its own section, below) takes part in these. */
-static void resolve_reopen(void);
-static int on_reopened(int fd);
-static void unmark_reopened(void);
-static void point_reopened_at_wire(void);
-static void forget_reopened(int fd);
-static void drop_reopened(void);
-
-static void resolve_eager(void)
-{
-#define RESOLVE(f) (void)REAL(f);
-    EAGER_FUNCTIONS(RESOLVE)
-    WRITE_FUNCTIONS(RESOLVE)
-    resolve_reopen();
-}
+#include "lib/internal.h"
 
 /* ------------------------------------------------------------------ */
 /* State.  Written by the constructor before any other thread exists, then
  * only with atomics, and never by a vfork child. */
 
-enum gate { GATE_OPEN = 0, GATE_SHUT = 1, GATE_OPENING = 2 };
-
-static int g_state;          /* enum gate; 0 before the constructor: pass-through */
+int g_state;                 /* enum gate; 0 before the constructor: pass-through */
 static int g_wire = -1;      /* private descriptor holding the wire */
 static int g_div = -1;       /* private descriptor holding the diversion (or -1) */
 static int g_fd1_ours;       /* fd 1 still points at our diversion */
-static pid_t g_pid;          /* the process the state belongs to */
+pid_t g_pid;                 /* the process the state belongs to */
 static int g_level = 1;      /* STDIOGATE_DEBUG */
 static int g_log_ok = 1;     /* fd 2 was open at start */
 static int g_err = -1;       /* private non-blocking handle on stderr (a pipe), or -1 */
 static pid_t g_helper;       /* the helper's parent this process started ("The drain"), until reaped */
 static pid_t g_helper_inherited;   /* one started before an exec (the marker's :pid) */
-/* How long the gate's opening waits for the helper to end (it does at
- * once, unless a child of the server holds the pipe too). */
-#define HELPER_END_MS 20
 
-struct identity { dev_t dev; ino_t ino; int valid; };
 static struct identity g_wire_id, g_stdin_id, g_div_id;
 static int g_div_flags;      /* status flags of the diversion at start */
 static const char *g_div_name = "stderr";   /* what the diversion is, for diagnostics */
 static char g_marker[80];    /* "STDIOGATE_WIRE=dev:ino[:pid]" as this process got it */
 static char g_hand[80];      /* ... and as it hands it on: ":pid" names a helper to reap */
 static char *g_marker_out = g_marker;
-
-/* Descriptors that are copies of the diversion (a shell's saved fd 1, an
- * SDK's private stdout): they follow fd 1 onto the wire when the gate opens.
- * One bit per descriptor number, up to the hard RLIMIT_NOFILE: a diverting
- * constructor maps a bitmap that large (untouched pages cost nothing);
- * g_top bounds the walks. */
-#define TRACKED_STATIC 4096
-#define TRACKED_MAX (1UL << 26)
-#define WORD_BITS (8 * sizeof(unsigned long))
 static unsigned long g_copies_static[TRACKED_STATIC / WORD_BITS];
 static unsigned long *g_copies = g_copies_static;
 static unsigned long g_tracked = TRACKED_STATIC;
@@ -221,23 +53,6 @@ static int g_ncopies;
 static struct sg_detect g_detect;
 static int g_detect_busy;
 static unsigned long long g_detect_bytes;
-
-static inline int gated(void)
-{
-    return unlikely(__atomic_load_n(&g_state, __ATOMIC_RELAXED) != GATE_OPEN);
-}
-
-static inline int shut(void)
-{
-    return LOAD(g_state) == GATE_SHUT;
-}
-
-/* A vfork child shares our memory: it must leave the state alone.  fork
- * children get their own pid through the atfork handler. */
-static int in_vfork_child(void)
-{
-    return getpid() != LOAD(g_pid);
-}
 
 static int g_wire_busy;      /* the wire lock: see lock_wire() */
 
@@ -253,7 +68,7 @@ static void atfork_child(void)
 /* ------------------------------------------------------------------ */
 /* Diagnostics: one write(2) per line, no stdio, no heap. */
 
-static char *fmt_num(char *end, unsigned long long v)
+char *fmt_num(char *end, unsigned long long v)
 {
     *--end = '\0';
     do
@@ -295,10 +110,7 @@ static void say_out(const char *line, size_t n)
         __atomic_add_fetch(&g_say_dropped, 1, __ATOMIC_RELAXED);
 }
 
-/* say(level, string...): say_line with the sentinel its loop stops at. */
-#define say(...) say_line(__VA_ARGS__, (const char *)0)
-
-static void say_line(int level, const char *first, ...)
+void say_line(int level, const char *first, ...)
 {
     char line[512], num[24];
     size_t n = 0;
@@ -324,10 +136,6 @@ static void say_line(int level, const char *first, ...)
     say_out(line, n);
     errno = saved;
 }
-
-#define NUM(v) fmt_num(numbuf + sizeof numbuf, (unsigned long long)(v))
-/* A second number in the same line needs a buffer of its own. */
-#define NUM_IN(buf, v) fmt_num((buf) + sizeof (buf), (unsigned long long)(v))
 
 /* strerror may translate and allocate, and strerrorname_np is glibc's
  * alone (musl's loader could not resolve it): our own table of the errors
@@ -372,15 +180,6 @@ _Static_assert(__builtin_offsetof(FILE, _IO_read_ptr) < __builtin_offsetof(FILE,
                __builtin_offsetof(FILE, _IO_read_end) > __builtin_offsetof(FILE, _IO_read_ptr) &&
                __builtin_offsetof(FILE, _IO_read_base) > __builtin_offsetof(FILE, _IO_read_end),
                "glibc's struct _IO_FILE buffer fields");
-
-struct spawn_action {
-    int tag;
-    union {
-        struct { int fd; } close_action;
-        struct { int fd; int newfd; } dup2_action;
-        struct { int fd; char *path; int oflag; mode_t mode; } open_action;
-    } action;
-};
 
 static int g_spawn_layout;   /* 0 unknown, 1 known, -1 unusable */
 static int g_spawn_dup2_tag;
@@ -741,9 +540,6 @@ static void diverted_summary(void)
     say(2, "diverted to ", g_div_name, ": at least ", NUM(LOAD(g_div_bytes)), " bytes in ",
         NUM_IN(lines, n), n == 1 ? " line" : " lines");
 }
-
-/* eof: 1 at end of input; GATE_BY_ANSWER when the fail-safe saw an answer. */
-#define GATE_BY_ANSWER 2
 
 static pid_t g_opener;       /* the thread opening the gate (its tid) */
 static void hold_settle(const char *how, int try);
@@ -1791,20 +1587,6 @@ __attribute__((constructor)) static void stdiogate_init(void)
 /* ------------------------------------------------------------------ */
 /* Read paths on stdin. */
 
-/* Readers are on the server's hot path: with the gate open and the real
- * function known, an interposer is a load, two tests and a jump.  Its body
- * lives out of line, so that this path needs no stack frame.  Deciding
- * before the call is safe: once open, the gate never shuts again. */
-#define READER(ret, name, params, args, ...)                                    \
-    __attribute__((noinline, cold)) static ret slow_##name params __VA_ARGS__     \
-    EXPORT ret name params                                                        \
-    {                                                                             \
-        __typeof__(&name) p_ = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);   \
-        if (likely(p_ != NULL) && !gated())                                       \
-            return p_ args;                                                       \
-        return slow_##name args;                                                  \
-    }
-
 #define FD_READER(name, params, args)                   \
     READER(ssize_t, name, params, args, {               \
         int watched = gated() && watch(fd);             \
@@ -2578,6 +2360,9 @@ WRITER(int, fflush, (FILE *fp), (fp), {
     return REAL(fflush)(fp);
 })
 
+/* ------------------------------------------------------------------ */
+/* At exit. */
+
 /* exit flushes stdout after the destructors have run: through the hold
  * first, and what stays held is junk; then the helper gets the end of its
  * input and is reaped (helper_fini).  One destructor, so that the order
@@ -2883,18 +2668,7 @@ EXPORT int daemon(int nochdir, int noclose)
  * right away: whatever it writes there reaches the client unguarded, as it
  * would unwrapped.  fopen/freopen open with glibc-internal calls: not seen. */
 
-extern int __open_2(const char *, int);
-extern int __open64_2(const char *, int);
-extern int __openat_2(int, const char *, int);
-extern int __openat64_2(int, const char *, int);
-
-#define REOPEN_FUNCTIONS(X) \
-    X(open) X(open64) X(openat) X(openat64) X(__open_2) X(__open64_2) \
-    X(__openat_2) X(__openat64_2) X(epoll_ctl)
-
-REOPEN_FUNCTIONS(DECLARE_REAL)
-
-static void resolve_reopen(void)
+void resolve_reopen(void)
 {
     REOPEN_FUNCTIONS(RESOLVE)
 }
@@ -2931,7 +2705,7 @@ static struct reopened *reopened_at(int fd)
 }
 
 /* fd is a stand-in or a copy of one (for on_diversion). */
-static int on_reopened(int fd)
+int on_reopened(int fd)
 {
     if (LOAD(g_nreopened) == 0)
         return 0;
@@ -2951,7 +2725,7 @@ static void close_if_wire(int fd)
 
 /* The program closed fd, or put something else on it: the wire kept for
  * it is let go (its copies, if any, follow fd 1 like the others). */
-static void forget_reopened(int fd)
+void forget_reopened(int fd)
 {
     if (LOAD(g_nreopened) == 0 || in_vfork_child())
         return;
@@ -2970,7 +2744,7 @@ static void forget_reopened(int fd)
 /* open_gate, under the wire lock, before the copies follow fd 1: a
  * stand-in is not one of them (it gets the wire kept for it), a copy of a
  * stand-in is. */
-static void unmark_reopened(void)
+void unmark_reopened(void)
 {
     for (int i = 0; i < REOPENED_MAX && LOAD(g_nreopened) > 0; i++)
         if (LOAD(g_reopened[i].standin) >= 0 && LOAD(g_reopened[i].prog) >= 0)
@@ -3008,7 +2782,7 @@ static void point_one_at_wire(struct reopened *e)
 
 /* open_gate, under the wire lock, after the copies: each stand-in the
  * program still has becomes the wire kept for it. */
-static void point_reopened_at_wire(void)
+void point_reopened_at_wire(void)
 {
     for (int i = 0; i < REOPENED_MAX && LOAD(g_nreopened) > 0; i++) {
         struct reopened *e = &g_reopened[i];
@@ -3018,7 +2792,7 @@ static void point_reopened_at_wire(void)
 }
 
 /* drop_privates, under the wire lock: every entry goes. */
-static void drop_reopened(void)
+void drop_reopened(void)
 {
     for (int i = 0; i < REOPENED_MAX && LOAD(g_nreopened) > 0; i++) {
         struct reopened *e = &g_reopened[i];

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # tests/mutate.sh - mutation check: does the test suite notice when the code
-# is broken in ways that matter?  Every C file (shim.c, detect.h, filter.c,
-# check.c, inspect.c) and the wrapper (stdiogate) have mutations.
+# is broken in ways that matter?  Every C file (the library: shim.c and
+# lib/*; detect.h, filter.c, check.c, inspect.c) and the wrapper (stdiogate)
+# have mutations.
 #
 # usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-f FILE]... [-t FILE.bats]... [MUTATION]...
 #   -l           list the mutations and exit
@@ -12,8 +13,9 @@
 #                tree (by default it runs first, and a failure there stops
 #                nothing but is listed: a mutant "killed" by an already failing
 #                test would mean nothing, so such a test kills nothing)
-#   -f FILE      run only the mutations of this source file (shim.c, detect.h,
-#                filter.c, check.c, inspect.c, stdiogate; repeatable)
+#   -f FILE      run only the mutations of this source file (shim.c, lib/fds.c
+#                or fds.c..., detect.h, filter.c, check.c, inspect.c,
+#                stdiogate; repeatable)
 #   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable).
 #                Default: for each mutation, the test files that exercise its
 #                source file (FIRST below) first, then every other tests/*.bats
@@ -43,7 +45,8 @@
 set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SOURCES="shim.c detect.h filter.c check.c inspect.c stdiogate"
+# The library is shim.c and the files under lib/.
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')detect.h filter.c check.c inspect.c stdiogate"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation) or take minutes (real servers from npm).
 # A source file's FIRST list may name one of them (detect.h: the detector's
@@ -53,7 +56,7 @@ SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint
 # that file runs them before the rest of the default set.
 first_files() {
     case $1 in
-        shim.c) echo "" ;;
+        shim.c|lib/*) echo "" ;;
         detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
         check.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
@@ -94,7 +97,7 @@ shim.c | go-not-detected | Go programs are diverted forever |     dl_iterate_phd
 shim.c | exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x->saved, 1); |         (void)0;
 shim.c | handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
 shim.c | nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
-shim.c | vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
+lib/internal.h | vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
 shim.c | close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if (mine[i] < 0 || skip[i] < lo || skip[i] > last) |         if (mine[i] < 0 || skip[i] < lo)
 shim.c | identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
 shim.c | empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     if (!n && feof_unlocked(fp) && shut()) |     if (!n && shut())
@@ -259,6 +262,19 @@ EOF
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' >&2; exit 2; }
 
+# source_named FILE: the entry of SOURCES that FILE names (a path to it, or
+# its base name: fds.c for lib/fds.c)
+source_named() {
+    local s
+    for s in $SOURCES; do
+        case $1 in "$s"|*/"$s") echo "$s"; return ;; esac
+    done
+    for s in $SOURCES; do
+        [ "${s##*/}" = "${1##*/}" ] && { echo "$s"; return; }
+    done
+    echo "$1"
+}
+
 list=0 check=0 keep=0 baseline=1 files=() only=() only_src=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -266,7 +282,7 @@ while [ $# -gt 0 ]; do
         -c) check=1 ;;
         -k) keep=1 ;;
         -n) baseline=0 ;;
-        -f) [ $# -ge 2 ] || usage; only_src+=("${2##*/}"); shift ;;
+        -f) [ $# -ge 2 ] || usage; only_src+=("$(source_named "$2")"); shift ;;
         -t) [ $# -ge 2 ] || usage; files+=("${2##*/}"); shift ;;
         -h|--help) usage ;;
         -*) usage ;;
@@ -292,7 +308,7 @@ selected() {
 }
 
 if [ "$list" = 1 ]; then
-    selected | awk -F' [|] ' '{ split($1, f, " "); printf "%-10s %-28s %s%s\n", f[1], $2, (f[2] ? "(" f[2] ") " : ""), $3 }'
+    selected | awk -F' [|] ' '{ split($1, f, " "); printf "%-16s %-28s %s%s\n", f[1], $2, (f[2] ? "(" f[2] ") " : ""), $3 }'
     exit 0
 fi
 
@@ -309,13 +325,13 @@ for spec in sys.stdin.read().splitlines():
     names[name] += 1
     n = open(root + "/" + src).read().count(old)
     if n != 1:
-        print("%-10s %-28s stale (found %d times)" % (src, name, n))
+        print("%-16s %-28s stale (found %d times)" % (src, name, n))
         bad = 1
     if old == new:
-        print("%-10s %-28s changes nothing" % (src, name))
+        print("%-16s %-28s changes nothing" % (src, name))
         bad = 1
     if len(spec.split(" | ")) != 5:
-        print("%-10s %-28s has a \" | \" in a text (write \\\\| for its |)" % (src, name))
+        print("%-16s %-28s has a \" | \" in a text (write \\\\| for its |)" % (src, name))
         bad = 1
 for name, n in names.items():
     if n > 1:
@@ -362,7 +378,7 @@ if [ -d "$ROOT/build/deps" ]; then
 else
     make -s -B -C "$TREE" all fixtures >/dev/null 2>&1 || { echo "mutate: the copy does not build" >&2; exit 2; }
 fi
-for s in $SOURCES; do cp -p "$ROOT/$s" "$WORK/orig/$s"; done
+for s in $SOURCES; do mkdir -p "$WORK/orig/$(dirname "$s")" && cp -p "$ROOT/$s" "$WORK/orig/$s"; done
 
 # apply SPEC: write the mutant to $TREE/FILE; status 3 if stale
 apply() {
@@ -475,18 +491,18 @@ while IFS= read -r spec; do
     head=${spec%% | *} src=${head%% *}
     rest=${spec#* | } name=${rest%% | *}
     if [ "$head" != "$src" ]; then
-        printf '%-10s %-28s equivalent (not run, not counted)\n' "$src" "$name"
+        printf '%-16s %-28s equivalent (not run, not counted)\n' "$src" "$name"
         equivalent+=("$name")
         continue
     fi
     apply "$spec"
     case $? in
         0) ;;
-        3) printf '%-10s %-28s stale (text not found exactly once in %s)\n' "$src" "$name" "$src"; stale+=("$name"); continue ;;
+        3) printf '%-16s %-28s stale (text not found exactly once in %s)\n' "$src" "$name" "$src"; stale+=("$name"); continue ;;
         *) echo "mutate: cannot apply $name" >&2; exit 2 ;;
     esac
     if ! build; then
-        printf '%-10s %-28s stillborn (does not compile)\n' "$src" "$name"; stillborn+=("$name")
+        printf '%-16s %-28s stillborn (does not compile)\n' "$src" "$name"; stillborn+=("$name")
         restore "$src"
         continue
     fi
@@ -503,7 +519,7 @@ while IFS= read -r spec; do
                 by=$f
                 break
             fi
-            printf '%-10s %-28s (%s failed once, then passed: %s)\n' "$src" "$name" "$f" \
+            printf '%-16s %-28s (%s failed once, then passed: %s)\n' "$src" "$name" "$f" \
                 "$(new_failures "$WORK/$name.$f.first.log" | head -1 | cut -c1-60)"
         fi
     done
@@ -512,10 +528,10 @@ while IFS= read -r spec; do
     if [ -n "$by" ]; then
         killed=$((killed + 1))
         f_killed[$src]=$(( ${f_killed[$src]:-0} + 1 ))
-        printf '%-10s %-28s killed by %s (%s)\n' "$src" "$name" "$by" \
+        printf '%-16s %-28s killed by %s (%s)\n' "$src" "$name" "$by" \
             "$(new_failures "$WORK/$name.$by.log" | head -1 | cut -c1-80)"
     else
-        printf '%-10s %-28s SURVIVED\n' "$src" "$name"
+        printf '%-16s %-28s SURVIVED\n' "$src" "$name"
         survivors+=("$src $name")
     fi
 done <<<"$SPECS"
@@ -525,7 +541,7 @@ pct=0
 [ "$total" -gt 0 ] && pct=$((100 * killed / total))
 echo "killed $killed of $total ($pct%)${stale:+; stale: ${stale[*]}}${stillborn:+; stillborn: ${stillborn[*]}}; ${#equivalent[@]} equivalent, not counted"
 for s in $SOURCES; do
-    [ -n "${f_total[$s]:-}" ] && printf '  %-10s killed %d of %d\n' "$s" "${f_killed[$s]:-0}" "${f_total[$s]}"
+    [ -n "${f_total[$s]:-}" ] && printf '  %-16s killed %d of %d\n' "$s" "${f_killed[$s]:-0}" "${f_total[$s]}"
 done
 if [ ${#survivors[@]} -gt 0 ]; then
     echo "survivors:"
