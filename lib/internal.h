@@ -224,8 +224,9 @@ struct spawn_action {
  * shim.c gives the other files. */
 extern int g_state;
 extern pid_t g_pid;
-char *fmt_num(char *end, unsigned long long v);
-void say_line(int level, const char *first, ...);
+extern int g_level;
+extern int g_log_ok;
+extern int g_err;
 void resolve_reopen(void);
 int on_reopened(int fd);
 void forget_reopened(int fd);
@@ -254,6 +255,13 @@ static inline int in_vfork_child(void)
 /* lib/real.c: the real functions. */
 
 void resolve_eager(void);
+
+/* ------------------------------------------------------------------ */
+/* lib/say.c: diagnostics. */
+
+char *fmt_num(char *end, unsigned long long v);
+void say_line(int level, const char *first, ...);
+const char *err_name(int e);
 
 #pragma GCC visibility pop
 
