@@ -263,6 +263,19 @@ char *fmt_num(char *end, unsigned long long v);
 void say_line(int level, const char *first, ...);
 const char *err_name(int e);
 
+/* ------------------------------------------------------------------ */
+/* lib/glibc.c: glibc internals. */
+
+extern int g_spawn_layout;
+extern int g_spawn_dup2_tag;
+extern posix_spawn_file_actions_t g_spawn_wire_only;
+extern int g_spawn_wire_only_fd;
+void check_spawn_layout(void);
+void prepare_spawn_fallback(int wire);
+void check_versions(void);
+void check_stdio_lock(void);
+int stdout_locked_here(void);
+
 #pragma GCC visibility pop
 
 #endif
