@@ -223,10 +223,24 @@ struct spawn_action {
 /* The state, defined (and each piece described) in shim.c, and what
  * shim.c gives the other files. */
 extern int g_state;
+extern int g_wire;
+extern int g_div;
+extern int g_fd1_ours;
 extern pid_t g_pid;
 extern int g_level;
 extern int g_log_ok;
 extern int g_err;
+extern pid_t g_helper;
+extern pid_t g_helper_inherited;
+extern struct identity g_wire_id, g_stdin_id, g_div_id;
+extern unsigned long *g_copies;
+extern unsigned long g_tracked;
+extern unsigned long g_top;
+extern int g_ncopies;
+extern int g_wire_busy;
+void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg);
+void release_if_unused(void);
+int reap_helper(pid_t *which, int ms);
 void resolve_reopen(void);
 int on_reopened(int fd);
 void forget_reopened(int fd);
@@ -275,6 +289,21 @@ void prepare_spawn_fallback(int wire);
 void check_versions(void);
 void check_stdio_lock(void);
 int stdout_locked_here(void);
+
+/* ------------------------------------------------------------------ */
+/* lib/fds.c: descriptors. */
+
+int identify(int fd, struct identity *id);
+int is(int fd, const struct identity *id);
+int is_stdin(int fd);
+int same_open_file(int a, int b);
+int on_diversion(int fd);
+void set_copy(int fd, int on);
+int is_diversion(int fd);
+int high_dup(int fd);
+int lock_wire(void);
+void unlock_wire(int held);
+void drop_privates(void);
 
 #pragma GCC visibility pop
 

@@ -78,19 +78,19 @@ shim.c | ignore-recv | recv/recvfrom are not watched |         int watched = gat
 shim.c | ignore-fgets | fgets and friends are not watched |         stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \ |         stdio_done(&c_);                                        \
 shim.c | ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
 shim.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
-shim.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
+lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
 shim.c | ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
 shim.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = g_marker_out; |         (void)0;
 shim.c | keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
 shim.c | no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
 lib/say.c | diag-to-stdout | diagnostics are written to fd 1 |         while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR) |         while ((w = REAL(write)(1, line, n)) < 0 && errno == EINTR)
 shim.c | copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |     each_copy(0, ~0U, point_copy_at_wire, wire); |     (void)point_copy_at_wire, (void)wire;
-shim.c | dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
-shim.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut()) |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (0)
-shim.c | wire-closable | close() may close the private wire |     if (is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
-shim.c | close-range-kills-wire | close_range closes the private wire |     int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0; |     int mine[3] = { -1, -1, -1 }, r = 0;
-shim.c | no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
-shim.c | private-low | the private wire sits at the lowest free descriptor (3) |     long top = 1000; |     long top = 3;
+lib/fds.c | dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
+lib/fds.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut()) |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (0)
+lib/fds.c | wire-closable | close() may close the private wire |     if (is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
+lib/fds.c | close-range-kills-wire | close_range closes the private wire |     int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0; |     int mine[3] = { -1, -1, -1 }, r = 0;
+lib/fds.c | no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
+lib/fds.c | private-low | the private wire sits at the lowest free descriptor (3) |     long top = 1000; |     long top = 3;
 shim.c | terminal-ok | a terminal on fd 2 takes the diversion (Node reopens it) |     if (isatty(2))\n        return 0; |     if (0)\n        return 0;
 shim.c | stderr-is-wire-ok | 2>&1 puts the junk back on the wire |     if (is(2, &g_wire_id))\n        return 0; |     if (0)\n        return 0;
 shim.c | go-not-detected | Go programs are diverted forever |     dl_iterate_phdr(main_program_is_go, &found); |     (void)main_program_is_go;
@@ -98,18 +98,18 @@ shim.c | exec-not-restored | a failed exec leaves fd 1 on the wire |         REA
 shim.c | handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
 shim.c | nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
 lib/internal.h | vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
-shim.c | close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if (mine[i] < 0 || skip[i] < lo || skip[i] > last) |         if (mine[i] < 0 || skip[i] < lo)
-shim.c | identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
+lib/fds.c | close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if (mine[i] < 0 || skip[i] < lo || skip[i] > last) |         if (mine[i] < 0 || skip[i] < lo)
+lib/fds.c | identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
 shim.c | empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     if (!n && feof_unlocked(fp) && shut()) |     if (!n && shut())
 shim.c | handoff-leaks-saved | the program exec'd with the wire also inherits a copy of the diversion |     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3); |     x->saved = REAL(fcntl)(1, F_DUPFD, 3);
-shim.c | diversion-by-identity | the program's own /dev/null on fd 1 is taken for the diversion (no kcmp) |         r = same_open_file(fd, div); |         r = -1 + 0 * same_open_file(fd, div);
+lib/fds.c | diversion-by-identity | the program's own /dev/null on fd 1 is taken for the diversion (no kcmp) |         r = same_open_file(fd, div); |         r = -1 + 0 * same_open_file(fd, div);
 shim.c | copies-below-4096 | copies of fd 1 at 4096 and above are not tracked |     if (bits <= TRACKED_STATIC)\n        return; |     if (1)\n        return;
 shim.c | cloexec-lost | fd 1's FD_CLOEXEC is lost when the gate opens |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) { |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC) && 0) ? O_CLOEXEC : 0) < 0) {
 shim.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && on_diversion(1) &&
 shim.c | env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
 shim.c | flush-inside-stdio | the gate flushes stdout under the code a signal handler interrupted |     if (stdout_locked_here()) { |     if (stdout_locked_here() && 0) {
-shim.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
-shim.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
+lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
+lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
 shim.c | secure-ignored | under secure execution the library still diverts |     if (getauxval(AT_SECURE))\n        return; |     if (0)\n        return;
 shim.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
 shim.c | failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
@@ -128,7 +128,7 @@ shim.c | reopen-unseen | opening /dev/stdout or /proc/self/fd/1 while diverted g
 shim.c | reopen-wire-at-once | opening stdout by name gives the wire at once (junk written through it reaches the wire) |     if (in_vfork_child())\n        return give_wire(wire, flags); |     if (1)\n        return give_wire(wire, flags);
 shim.c | reopen-no-swap | a stand-in is not put on the wire when the gate opens |             point_one_at_wire(e); |             (void)point_one_at_wire;
 shim.c | reopen-no-epoll | a stand-in's epoll registration is not made again for the wire (tokio waits forever) |     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0) |     else if (0 && e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
-shim.c | reopen-copies-unknown | the program's copies of a stand-in are not the diversion (dup2 of it onto fd 1 stays on stderr) |     if (r == 0)\n        r = on_reopened(fd); |     if (0)\n        r = on_reopened(fd);
+lib/fds.c | reopen-copies-unknown | the program's copies of a stand-in are not the diversion (dup2 of it onto fd 1 stays on stderr) |     if (r == 0)\n        r = on_reopened(fd); |     if (0)\n        r = on_reopened(fd);
 shim.c | reopen-file-reopened | a stand-in for a stderr that is a file is a new open file of it (written from offset 0, over the log) |     if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) { |     if (fstat(fd, &st) == 0) {
 shim.c | no-drain | the diversion is stderr itself whatever it is (a log file, a pipe nobody reads) |     if (to_stderr && stderr_needs_drain()) { |     if (0 && stderr_needs_drain()) {
 shim.c | no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_div_id))\n        return; |     if (1)\n        return;
