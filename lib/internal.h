@@ -237,8 +237,12 @@ extern unsigned long *g_copies;
 extern unsigned long g_tracked;
 extern unsigned long g_top;
 extern int g_ncopies;
+extern struct sg_detect g_detect;
+extern int g_detect_busy;
+extern unsigned long long g_detect_bytes;
 extern int g_wire_busy;
 void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg);
+void open_gate(const char *how, unsigned long long bytes, int eof);
 void release_if_unused(void);
 int reap_helper(pid_t *which, int ms);
 void resolve_reopen(void);
@@ -304,6 +308,11 @@ int high_dup(int fd);
 int lock_wire(void);
 void unlock_wire(int held);
 void drop_privates(void);
+
+/* ------------------------------------------------------------------ */
+/* lib/reads.c: the read paths on stdin. */
+
+size_t iov_total(const struct iovec *iov, int cnt);
 
 #pragma GCC visibility pop
 
