@@ -241,10 +241,10 @@ extern struct sg_detect g_detect;
 extern int g_detect_busy;
 extern unsigned long long g_detect_bytes;
 extern int g_wire_busy;
+void flush_stdout(void);
 void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg);
 void open_gate(const char *how, unsigned long long bytes, int eof);
 void release_if_unused(void);
-int reap_helper(pid_t *which, int ms);
 void resolve_reopen(void);
 int on_reopened(int fd);
 void forget_reopened(int fd);
@@ -313,6 +313,19 @@ void drop_privates(void);
 /* lib/reads.c: the read paths on stdin. */
 
 size_t iov_total(const struct iovec *iov, int cnt);
+
+/* ------------------------------------------------------------------ */
+/* lib/helper.c: the drain. */
+
+extern pid_t g_helper_pid;
+extern char g_helper_path[4096];
+void find_helper(void);
+int reap_helper(pid_t *which, int ms);
+int start_drain(void);
+void wait_drained(void);
+int stderr_needs_drain(void);
+void helper_at_exit(void);
+void helper_fini(void);
 
 #pragma GCC visibility pop
 
