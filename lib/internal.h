@@ -233,6 +233,7 @@ extern int g_err;
 extern pid_t g_helper;
 extern pid_t g_helper_inherited;
 extern struct identity g_wire_id, g_stdin_id, g_div_id;
+extern const char *g_div_name;
 extern unsigned long *g_copies;
 extern unsigned long g_tracked;
 extern unsigned long g_top;
@@ -243,7 +244,11 @@ extern unsigned long long g_detect_bytes;
 extern int g_wire_busy;
 void flush_stdout(void);
 void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg);
+extern unsigned long long g_div_bytes, g_div_lines;
+int open_gate_with(const char *how, unsigned long long bytes, int eof,
+                   const struct iovec *first, int nfirst);
 void open_gate(const char *how, unsigned long long bytes, int eof);
+void wait_while_opening(void);
 void release_if_unused(void);
 void resolve_reopen(void);
 int on_reopened(int fd);
@@ -326,6 +331,14 @@ void wait_drained(void);
 int stderr_needs_drain(void);
 void helper_at_exit(void);
 void helper_fini(void);
+
+/* ------------------------------------------------------------------ */
+/* lib/failsafe.c: the fail-safe. */
+
+size_t write_whole(int fd, const void *p, size_t n, int bounded);
+void hold_forget(void);
+void hold_settle(const char *how, int try);
+void stdout_through_hold(const char *how);
 
 #pragma GCC visibility pop
 
