@@ -25,7 +25,8 @@
  *   fds.c            descriptors: identities, copies, private ones; dup, close...
  *   reads.c          every read path on stdin (what opens the gate by a read)
  *   helper.c         the drain: the helper process behind the diversion
- *   failsafe.c       the write side: the fail-safe and its hold */
+ *   failsafe.c       the write side: the fail-safe and its hold
+ *   handshake.c      STDIOGATE_OPEN=1 (setenv, putenv) */
 
 #include "lib/internal.h"
 
@@ -663,26 +664,6 @@ EXPORT void _exit(int status)
 EXPORT void _Exit(int status)
 {
     _exit(status);
-}
-
-/* ------------------------------------------------------------------ */
-/* The explicit handshake. */
-
-EXPORT int setenv(const char *name, const char *value, int overwrite)
-{
-    int r = REAL(setenv)(name, value, overwrite);
-    if (gated() && r == 0 && shut() && strcmp(name, HANDSHAKE) == 0 &&
-        strcmp(value, "1") == 0)
-        open_gate(NULL, 0, 0);
-    return r;
-}
-
-EXPORT int putenv(char *s)
-{
-    int r = REAL(putenv)(s);
-    if (gated() && r == 0 && shut() && strcmp(s, HANDSHAKE "=1") == 0)
-        open_gate(NULL, 0, 0);
-    return r;
 }
 
 /* ------------------------------------------------------------------ */
