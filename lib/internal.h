@@ -250,12 +250,6 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
 void open_gate(const char *how, unsigned long long bytes, int eof);
 void wait_while_opening(void);
 void release_if_unused(void);
-void resolve_reopen(void);
-int on_reopened(int fd);
-void forget_reopened(int fd);
-void unmark_reopened(void);
-void point_reopened_at_wire(void);
-void drop_reopened(void);
 
 static inline int gated(void)
 {
@@ -339,6 +333,16 @@ size_t write_whole(int fd, const void *p, size_t n, int bounded);
 void hold_forget(void);
 void hold_settle(const char *how, int try);
 void stdout_through_hold(const char *how);
+
+/* ------------------------------------------------------------------ */
+/* lib/reopen.c: opening stdout by name. */
+
+void resolve_reopen(void);
+int on_reopened(int fd);
+void forget_reopened(int fd);
+void unmark_reopened(void);
+void point_reopened_at_wire(void);
+void drop_reopened(void);
 
 #pragma GCC visibility pop
 
