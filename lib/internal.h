@@ -234,6 +234,8 @@ extern pid_t g_helper;
 extern pid_t g_helper_inherited;
 extern struct identity g_wire_id, g_stdin_id, g_div_id;
 extern const char *g_div_name;
+extern char g_marker[80];
+extern char *g_marker_out;
 extern unsigned long *g_copies;
 extern unsigned long g_tracked;
 extern unsigned long g_top;

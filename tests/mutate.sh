@@ -80,7 +80,7 @@ lib/reads.c | ignore-getline | getline/getdelim/__getdelim are not watched |    
 lib/reads.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
 lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
 lib/handshake.c | ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
-shim.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = g_marker_out; |         (void)0;
+lib/exec.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = g_marker_out; |         (void)0;
 shim.c | keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
 shim.c | no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
 lib/say.c | diag-to-stdout | diagnostics are written to fd 1 |         while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR) |         while ((w = REAL(write)(1, line, n)) < 0 && errno == EINTR)
@@ -94,19 +94,19 @@ lib/fds.c | private-low | the private wire sits at the lowest free descriptor (3
 shim.c | terminal-ok | a terminal on fd 2 takes the diversion (Node reopens it) |     if (isatty(2))\n        return 0; |     if (0)\n        return 0;
 shim.c | stderr-is-wire-ok | 2>&1 puts the junk back on the wire |     if (is(2, &g_wire_id))\n        return 0; |     if (0)\n        return 0;
 shim.c | go-not-detected | Go programs are diverted forever |     dl_iterate_phdr(main_program_is_go, &found); |     (void)main_program_is_go;
-shim.c | exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x->saved, 1); |         (void)0;
+lib/exec.c | exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x->saved, 1); |         (void)0;
 shim.c | handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
 shim.c | nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
 lib/internal.h | vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
 lib/fds.c | close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if (mine[i] < 0 || skip[i] < lo || skip[i] > last) |         if (mine[i] < 0 || skip[i] < lo)
 lib/fds.c | identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
 lib/reads.c | empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     if (!n && feof_unlocked(fp) && shut()) |     if (!n && shut())
-shim.c | handoff-leaks-saved | the program exec'd with the wire also inherits a copy of the diversion |     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3); |     x->saved = REAL(fcntl)(1, F_DUPFD, 3);
+lib/exec.c | handoff-leaks-saved | the program exec'd with the wire also inherits a copy of the diversion |     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3); |     x->saved = REAL(fcntl)(1, F_DUPFD, 3);
 lib/fds.c | diversion-by-identity | the program's own /dev/null on fd 1 is taken for the diversion (no kcmp) |         r = same_open_file(fd, div); |         r = -1 + 0 * same_open_file(fd, div);
 shim.c | copies-below-4096 | copies of fd 1 at 4096 and above are not tracked |     if (bits <= TRACKED_STATIC)\n        return; |     if (1)\n        return;
 shim.c | cloexec-lost | fd 1's FD_CLOEXEC is lost when the gate opens |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) { |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC) && 0) ? O_CLOEXEC : 0) < 0) {
-shim.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && on_diversion(1) &&
-shim.c | env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
+lib/exec.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && on_diversion(1) &&
+lib/exec.c | env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
 shim.c | flush-inside-stdio | the gate flushes stdout under the code a signal handler interrupted |     if (stdout_locked_here()) { |     if (stdout_locked_here() && 0) {
 lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
 lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
@@ -135,8 +135,8 @@ shim.c | no-drain-wait | opening the gate, exec and exit do not wait for the dra
 shim.c | say-blocks | the library's diagnostics wait for room on a full stderr pipe |     STORE(g_err, high); |     (void)REAL(fcntl)(high, F_SETFL, 0);\n    STORE(g_err, high);
 lib/helper.c | helper-never-reaped | the library never reaps the helper's parent (a zombie where pid 1 does not reap) |     if (pid <= 0 || in_vfork_child())\n        return 1; |     if (1)\n        return 1;
 lib/helper.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (the helper outlives the server, unreaped) |         end_diversion(); |         if (0)\n            end_diversion();
-shim.c | strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && n == marker_wire_len(g_marker) && |     return is_marker(e) \|\| (g_marker[0] && n == marker_wire_len(g_marker)) \|\|
-shim.c | musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     return path[0] && runs_foreign_loader(path); |     return 0 && runs_foreign_loader(path);
+lib/exec.c | strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && n == marker_wire_len(g_marker) && |     return is_marker(e) \|\| (g_marker[0] && n == marker_wire_len(g_marker)) \|\|
+lib/exec.c | musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     return path[0] && runs_foreign_loader(path); |     return 0 && runs_foreign_loader(path);
 shim.c | debug-not-fixed | an invalid STDIOGATE_DEBUG is warned about in every process of the tree |     putenv(fixed); |     (void)fixed;
 # ---- shim.c: the fail-safe's hold (the mutations of the older fail-safe
 # that these replace no longer applied), open_gate_with, the summary
