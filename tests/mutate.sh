@@ -138,8 +138,9 @@ lib/helper.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (t
 lib/exec.c | strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && n == marker_wire_len(g_marker) && |     return is_marker(e) \|\| (g_marker[0] && n == marker_wire_len(g_marker)) \|\|
 lib/exec.c | musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     return path[0] && runs_foreign_loader(path); |     return 0 && runs_foreign_loader(path);
 shim.c | debug-not-fixed | an invalid STDIOGATE_DEBUG is warned about in every process of the tree |     putenv(fixed); |     (void)fixed;
-# ---- shim.c: the fail-safe's hold (the mutations of the older fail-safe
-# that these replace no longer applied), open_gate_with, the summary
+# ---- the library: the fail-safe's hold (lib/failsafe.c; the mutations of the
+# older fail-safe that these replace no longer applied), open_gate_with and
+# the summary (shim.c)
 lib/failsafe.c | failsafe-no-trigger | an answer written to the diversion does not open the gate |             } else if (v == SG_WIRE && before != SW_LINE && before != SW_BODY && |             } else if (0 && v == SG_WIRE && before != SW_LINE && before != SW_BODY &&
 lib/failsafe.c | failsafe-held-lost | the pieces of an answer held from earlier writes are not put on the wire with it |                 struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } }; |                 struct iovec answer[2] = { { g_hold.buf, 0 }, { (void *)(p + off), k } };
 lib/failsafe.c | failsafe-junk-lost | junk the hold decided is dropped instead of diverted |                 batch_add(&b, fd, p + off, k, how); |                 (void)b;
