@@ -11,6 +11,12 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Werror
 LIB      = libstdiogate.so
+# The library: shim.c (the constructor, the state, the gate) and one file per
+# mechanism under lib/, which share lib/internal.h.  Its list of headers names
+# the sources too, each as a target of its own (what -MP does for headers): a
+# source file renamed or removed later, or a checkout from before the split,
+# builds from the sources that are there.
+LIB_SRC  = shim.c $(sort $(wildcard lib/*.c))
 VERSION_DEF = -DSTDIOGATE_VERSION='"$(VERSION)"'
 LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden $(VERSION_DEF)
 # The inspector the wrapper runs (and --check), installed beside the library.
@@ -24,9 +30,10 @@ EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
 # Which headers each C target includes: written by the compiler while it
 # builds the target (-MMD -MP), under build/deps (gitignored), read back at
 # the end of this file.  A target built once is rebuilt when a header it
-# includes changes, and only then.  DEP_FLAGS for a target of one source file;
-# one of several (the checker) has its list written by a pass of its own
-# (-MM: with -MMD the second file's list would overwrite the first's).
+# includes changes, and only then.  DEP_FLAGS for a target of one source
+# file; one of several (the library, the checker) has its list written by a
+# pass of its own (-MM: with -MMD the second file's list would overwrite the
+# first's).
 DEP_DIR   = build/deps
 DEP_FILE  = $(DEP_DIR)/$(subst /,_,$@).d
 DEP_FLAGS = -MMD -MP -MF $(DEP_FILE)
@@ -34,8 +41,10 @@ DEP_FLAGS = -MMD -MP -MF $(DEP_FILE)
 all: $(LIB) $(CHECK) $(FILTER)
 
 # (stdiogate: the version comes from it)
-$(LIB): shim.c stdiogate | $(DEP_DIR)
-	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) $(DEP_FLAGS) -o $@ shim.c -ldl
+$(LIB): $(LIB_SRC) stdiogate | $(DEP_DIR)
+	$(CC) -D_GNU_SOURCE -MM -MP -MT $@ $(LIB_SRC) >$(DEP_FILE)
+	printf '%s:\n' $(LIB_SRC) >>$(DEP_FILE)
+	$(CC) $(CFLAGS) $(WARN) $(LIB_FLAGS) -o $@ $(LIB_SRC) -ldl
 
 $(CHECK): $(CHECK_SRC) stdiogate | $(DEP_DIR)
 	$(CC) -D_GNU_SOURCE -MM -MP -MT $@ $(CHECK_SRC) >$(DEP_FILE)
@@ -48,9 +57,9 @@ $(DEP_DIR):
 	mkdir -p $@
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
-check-clang: shim.c detect.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h filter.c
+check-clang: $(LIB_SRC) lib/internal.h detect.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h filter.c
 	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
-	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) shim.c -ldl
+	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
 	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter.c -pthread
 	rm -f clang-$(LIB) clang-$(CHECK) clang-$(FILTER)

@@ -115,6 +115,14 @@ expect() {
         $(includers "tests/fixtures/*.c tests/fixtures/*.cpp" inspect.h)
 }
 
+@test "build deps: lib/internal.h, and each of the library's sources, rebuild the library alone" {
+    cd "$TREE"
+    expect lib/internal.h libstdiogate.so
+    for f in shim.c lib/*.c; do
+        expect "$f" libstdiogate.so
+    done
+}
+
 @test "build deps: a fixture header rebuilds the fixtures that include it, and only those" {
     cd "$TREE"
     checked=0

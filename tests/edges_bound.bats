@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Issue 22: the classifier's rules at their exact edges, in strict mode
 # (stdiogate --strict: the filter) and in the default mode's fail-safe
-# (which runs the same classifier: detect.h sg_stream_answer, shim.c "The
+# (which runs the same classifier: detect.h sg_stream_answer, lib/failsafe.c "The
 # hold"): the 64 KiB bound one byte under, at and over; the nesting bound
 # (level 4097) and the 4 KiB bound of a frame's header block likewise;
 # top-level names that

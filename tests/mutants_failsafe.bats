@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# The fail-safe's hold (shim.c, "The hold") at its decision points, which the
+# The fail-safe's hold (lib/failsafe.c, "The hold") at its decision points, which the
 # mutation check (tests/mutate.sh) found unpinned: bytes that may begin an
 # answer are held, and whatever is still held when the gate opens by a read,
 # at exit, at _exit is junk and goes to stderr then, not later and not never.

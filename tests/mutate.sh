@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # tests/mutate.sh - mutation check: does the test suite notice when the code
-# is broken in ways that matter?  Every C file (shim.c, detect.h, filter.c,
-# the checker's check/*.c, inspect.c) and the wrapper (stdiogate) have mutations.
+# is broken in ways that matter?  Every C file (the library: shim.c and
+# lib/*; detect.h, filter.c, the checker's check/*.c, inspect.c) and the wrapper (stdiogate)
+# have mutations.
 #
 # usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-f FILE]... [-t FILE.bats]... [MUTATION]...
 #   -l           list the mutations and exit
@@ -12,9 +13,10 @@
 #                tree (by default it runs first, and a failure there stops
 #                nothing but is listed: a mutant "killed" by an already failing
 #                test would mean nothing, so such a test kills nothing)
-#   -f FILE      run only the mutations of this source file (shim.c, detect.h,
-#                filter.c, check/main.c, check/wrapper.c, check/report.c,
-#                inspect.c, stdiogate; repeatable)
+#   -f FILE      run only the mutations of this source file (shim.c, lib/fds.c
+#                or fds.c..., detect.h, filter.c, check/main.c, check/wrapper.c,
+#                check/report.c, inspect.c,
+#                stdiogate; repeatable)
 #   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable).
 #                Default: for each mutation, the test files that exercise its
 #                source file (FIRST below) first, then every other tests/*.bats
@@ -44,7 +46,8 @@
 set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SOURCES="shim.c detect.h filter.c check/main.c check/wrapper.c check/report.c inspect.c stdiogate"
+# The library is shim.c and the files under lib/.
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')detect.h filter.c check/main.c check/wrapper.c check/report.c inspect.c stdiogate"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation) or take minutes (real servers from npm).
 # A source file's FIRST list may name one of them (detect.h: the detector's
@@ -54,7 +57,7 @@ SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint
 # that file runs them before the rest of the default set.
 first_files() {
     case $1 in
-        shim.c) echo "" ;;
+        shim.c|lib/*) echo "" ;;
         detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
         check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
@@ -68,90 +71,91 @@ first_files() {
 # start with # are comments).  FILE may be followed by "equivalent".
 MUTATIONS=$(cat <<'EOF'
 shim.c | skip-flush | startup bytes left in C stdio's stdout buffer are not flushed before the gate opens |             fflush_unlocked(stdout); |             (void)0;
-shim.c | open-on-first-byte | the gate opens on the first byte read, not at the end of the first message |         done = k != 0 || sg_detect_done(&g_detect); |         done = 1;
-shim.c | open-late | the last byte of every read is not shown to the detector |         k = sg_detect_feed(&g_detect, p, n); |         k = sg_detect_feed(&g_detect, p, n > 1 ? n - 1 : n);
-shim.c | eof-keeps-shut | end of input does not open the gate |     if (n == 0) {\n        done = 1; |     if (n == 0) {\n        done = 0;
-shim.c | ignore-readv | readv/preadv are not watched |             saw_iov(iov, cnt, r, #name); |             (void)0;
-shim.c | ignore-recv | recv/recvfrom are not watched |         int watched = gated() && !(flags & MSG_PEEK) && watch(fd);      \ |         int watched = 0 && gated() && !(flags & MSG_PEEK) && watch(fd); \
-shim.c | ignore-fgets | fgets and friends are not watched |         stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \ |         stdio_done(&c_);                                        \
-shim.c | ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
-shim.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
-shim.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
-shim.c | ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
-shim.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = g_marker_out; |         (void)0;
+lib/reads.c | open-on-first-byte | the gate opens on the first byte read, not at the end of the first message |         done = k != 0 || sg_detect_done(&g_detect); |         done = 1;
+lib/reads.c | open-late | the last byte of every read is not shown to the detector |         k = sg_detect_feed(&g_detect, p, n); |         k = sg_detect_feed(&g_detect, p, n > 1 ? n - 1 : n);
+lib/reads.c | eof-keeps-shut | end of input does not open the gate |     if (n == 0) {\n        done = 1; |     if (n == 0) {\n        done = 0;
+lib/reads.c | ignore-readv | readv/preadv are not watched |             saw_iov(iov, cnt, r, #name); |             (void)0;
+lib/reads.c | ignore-recv | recv/recvfrom are not watched |         int watched = gated() && !(flags & MSG_PEEK) && watch(fd);      \ |         int watched = 0 && gated() && !(flags & MSG_PEEK) && watch(fd); \
+lib/reads.c | ignore-fgets | fgets and friends are not watched |         stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \ |         stdio_done(&c_);                                        \
+lib/reads.c | ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
+lib/reads.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
+lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
+lib/handshake.c | ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
+lib/exec.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = g_marker_out; |         (void)0;
 shim.c | keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
 shim.c | no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
-shim.c | diag-to-stdout | diagnostics are written to fd 1 |         while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR) |         while ((w = REAL(write)(1, line, n)) < 0 && errno == EINTR)
+lib/say.c | diag-to-stdout | diagnostics are written to fd 1 |         while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR) |         while ((w = REAL(write)(1, line, n)) < 0 && errno == EINTR)
 shim.c | copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |     each_copy(0, ~0U, point_copy_at_wire, wire); |     (void)point_copy_at_wire, (void)wire;
-shim.c | dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
-shim.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut()) |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (0)
-shim.c | wire-closable | close() may close the private wire |     if (is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
-shim.c | close-range-kills-wire | close_range closes the private wire |     int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0; |     int mine[3] = { -1, -1, -1 }, r = 0;
-shim.c | no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
-shim.c | private-low | the private wire sits at the lowest free descriptor (3) |     long top = 1000; |     long top = 3;
+lib/fds.c | dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
+lib/fds.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut()) |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (0)
+lib/fds.c | wire-closable | close() may close the private wire |     if (is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
+lib/fds.c | close-range-kills-wire | close_range closes the private wire |     int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0; |     int mine[3] = { -1, -1, -1 }, r = 0;
+lib/fds.c | no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
+lib/fds.c | private-low | the private wire sits at the lowest free descriptor (3) |     long top = 1000; |     long top = 3;
 shim.c | terminal-ok | a terminal on fd 2 takes the diversion (Node reopens it) |     if (isatty(2))\n        return 0; |     if (0)\n        return 0;
 shim.c | stderr-is-wire-ok | 2>&1 puts the junk back on the wire |     if (is(2, &g_wire_id))\n        return 0; |     if (0)\n        return 0;
 shim.c | go-not-detected | Go programs are diverted forever |     dl_iterate_phdr(main_program_is_go, &found); |     (void)main_program_is_go;
-shim.c | exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x->saved, 1); |         (void)0;
+lib/exec.c | exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x->saved, 1); |         (void)0;
 shim.c | handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
 shim.c | nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
-shim.c | vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
-shim.c | close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if (mine[i] < 0 || skip[i] < lo || skip[i] > last) |         if (mine[i] < 0 || skip[i] < lo)
-shim.c | identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
-shim.c | empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     if (!n && feof_unlocked(fp) && shut()) |     if (!n && shut())
-shim.c | handoff-leaks-saved | the program exec'd with the wire also inherits a copy of the diversion |     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3); |     x->saved = REAL(fcntl)(1, F_DUPFD, 3);
-shim.c | diversion-by-identity | the program's own /dev/null on fd 1 is taken for the diversion (no kcmp) |         r = same_open_file(fd, div); |         r = -1 + 0 * same_open_file(fd, div);
+lib/internal.h | vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
+lib/fds.c | close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if (mine[i] < 0 || skip[i] < lo || skip[i] > last) |         if (mine[i] < 0 || skip[i] < lo)
+lib/fds.c | identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
+lib/reads.c | empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     if (!n && feof_unlocked(fp) && shut()) |     if (!n && shut())
+lib/exec.c | handoff-leaks-saved | the program exec'd with the wire also inherits a copy of the diversion |     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3); |     x->saved = REAL(fcntl)(1, F_DUPFD, 3);
+lib/fds.c | diversion-by-identity | the program's own /dev/null on fd 1 is taken for the diversion (no kcmp) |         r = same_open_file(fd, div); |         r = -1 + 0 * same_open_file(fd, div);
 shim.c | copies-below-4096 | copies of fd 1 at 4096 and above are not tracked |     if (bits <= TRACKED_STATIC)\n        return; |     if (1)\n        return;
 shim.c | cloexec-lost | fd 1's FD_CLOEXEC is lost when the gate opens |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) { |         if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC) && 0) ? O_CLOEXEC : 0) < 0) {
-shim.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && on_diversion(1) &&
-shim.c | env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
+lib/exec.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && on_diversion(1) &&
+lib/exec.c | env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
 shim.c | flush-inside-stdio | the gate flushes stdout under the code a signal handler interrupted |     if (stdout_locked_here()) { |     if (stdout_locked_here() && 0) {
-shim.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
-shim.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
+lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
+lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
 shim.c | secure-ignored | under secure execution the library still diverts |     if (getauxval(AT_SECURE))\n        return; |     if (0)\n        return;
-shim.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
+lib/failsafe.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
 shim.c | failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
 shim.c | bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && is_bun_program()) { |     if (0 && valid && is(1, &wire) && is_bun_program()) {
-shim.c | peek-count | bytes read again after ungetc stepped back count as new input |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return a->pushed;
-shim.c | peek-refill | a refill after inline reads is taken for more of the old fill |         if (!refill && g_buf.fed > from) |         if (((void)refill, g_buf.fed > from))
+lib/reads.c | peek-count | bytes read again after ungetc stepped back count as new input |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return a->pushed;
+lib/reads.c | peek-refill | a refill after inline reads is taken for more of the old fill |         if (!refill && g_buf.fed > from) |         if (((void)refill, g_buf.fed > from))
 shim.c | summary-unsaid | the gate's opening does not sum up what the diversion took |     diverted_summary();\n    errno = saved; |     (void)diverted_summary;\n    errno = saved;
-shim.c | peek-backup | ungetc's backup area is taken for the main buffer |     if (fp->_flags & SG_IO_IN_BACKUP) {\n        a->point = fp->_IO_save_base; |     if (0) {\n        a->point = fp->_IO_save_base;
-shim.c | scanf-refill-uncounted | refills inside one scanf call are not counted |     v->counted = v->offset == SG_IO_POS_BAD; |     v->counted = 0;
-shim.c | ignore-wide | wide stdio readers (fgetwc, fgetws, w-scanf...) are not watched |     v->on = is_stdin_file(fp) && !in_vfork_child(); |     v->on = 0;
-shim.c | wide-fgetws-real | fgetws on stdin is the real one: refills inside a line go unseen |     if (wide_line_watched(fp, n))\n        return wide_line(s, n, fp, 1, "fgetws"); |     if (0)\n        return wide_line(s, n, fp, 1, "fgetws");
-shim.c | wide-filler | bytes of a multi-byte character read in several pieces are not counted |         feed_filler(got - kept, how); |         (void)feed_filler;
-shim.c | wide-refill-start | the bytes of a wide refill are counted from the wrong place |     else if (got > 0)\n        start = end - got; |     else if (got > 0)\n        start = point - 1;
-shim.c | isoc23-null | before glibc 2.38 __isoc23_scanf calls a NULL real function |     return f ? f : REAL(__isoc99_vfscanf); |     return f;
-shim.c | reopen-unseen | opening /dev/stdout or /proc/self/fd/1 while diverted gives the diversion (the client hangs) |     return n >= 0 && is_diversion(n) && on_diversion(n) == 1 ? n : -1; |     return n >= 0 && 0 ? n : -1;
-shim.c | reopen-wire-at-once | opening stdout by name gives the wire at once (junk written through it reaches the wire) |     if (in_vfork_child())\n        return give_wire(wire, flags); |     if (1)\n        return give_wire(wire, flags);
-shim.c | reopen-no-swap | a stand-in is not put on the wire when the gate opens |             point_one_at_wire(e); |             (void)point_one_at_wire;
-shim.c | reopen-no-epoll | a stand-in's epoll registration is not made again for the wire (tokio waits forever) |     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0) |     else if (0 && e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
-shim.c | reopen-copies-unknown | the program's copies of a stand-in are not the diversion (dup2 of it onto fd 1 stays on stderr) |     if (r == 0)\n        r = on_reopened(fd); |     if (0)\n        r = on_reopened(fd);
-shim.c | reopen-file-reopened | a stand-in for a stderr that is a file is a new open file of it (written from offset 0, over the log) |     if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) { |     if (fstat(fd, &st) == 0) {
+lib/reads.c | peek-backup | ungetc's backup area is taken for the main buffer |     if (fp->_flags & SG_IO_IN_BACKUP) {\n        a->point = fp->_IO_save_base; |     if (0) {\n        a->point = fp->_IO_save_base;
+lib/reads.c | scanf-refill-uncounted | refills inside one scanf call are not counted |     v->counted = v->offset == SG_IO_POS_BAD; |     v->counted = 0;
+lib/reads.c | ignore-wide | wide stdio readers (fgetwc, fgetws, w-scanf...) are not watched |     v->on = is_stdin_file(fp) && !in_vfork_child(); |     v->on = 0;
+lib/reads.c | wide-fgetws-real | fgetws on stdin is the real one: refills inside a line go unseen |     if (wide_line_watched(fp, n))\n        return wide_line(s, n, fp, 1, "fgetws"); |     if (0)\n        return wide_line(s, n, fp, 1, "fgetws");
+lib/reads.c | wide-filler | bytes of a multi-byte character read in several pieces are not counted |         feed_filler(got - kept, how); |         (void)feed_filler;
+lib/reads.c | wide-refill-start | the bytes of a wide refill are counted from the wrong place |     else if (got > 0)\n        start = end - got; |     else if (got > 0)\n        start = point - 1;
+lib/reads.c | isoc23-null | before glibc 2.38 __isoc23_scanf calls a NULL real function |     return f ? f : REAL(__isoc99_vfscanf); |     return f;
+lib/reopen.c | reopen-unseen | opening /dev/stdout or /proc/self/fd/1 while diverted gives the diversion (the client hangs) |     return n >= 0 && is_diversion(n) && on_diversion(n) == 1 ? n : -1; |     return n >= 0 && 0 ? n : -1;
+lib/reopen.c | reopen-wire-at-once | opening stdout by name gives the wire at once (junk written through it reaches the wire) |     if (in_vfork_child())\n        return give_wire(wire, flags); |     if (1)\n        return give_wire(wire, flags);
+lib/reopen.c | reopen-no-swap | a stand-in is not put on the wire when the gate opens |             point_one_at_wire(e); |             (void)point_one_at_wire;
+lib/reopen.c | reopen-no-epoll | a stand-in's epoll registration is not made again for the wire (tokio waits forever) |     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0) |     else if (0 && e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
+lib/fds.c | reopen-copies-unknown | the program's copies of a stand-in are not the diversion (dup2 of it onto fd 1 stays on stderr) |     if (r == 0)\n        r = on_reopened(fd); |     if (0)\n        r = on_reopened(fd);
+lib/reopen.c | reopen-file-reopened | a stand-in for a stderr that is a file is a new open file of it (written from offset 0, over the log) |     if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) { |     if (fstat(fd, &st) == 0) {
 shim.c | no-drain | the diversion is stderr itself whatever it is (a log file, a pipe nobody reads) |     if (to_stderr && stderr_needs_drain()) { |     if (0 && stderr_needs_drain()) {
-shim.c | no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_div_id))\n        return; |     if (1)\n        return;
+lib/helper.c | no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_div_id) || ioctl(1, FIONREAD, &queued) != 0)\n        return; |     if (1)\n        return;
 shim.c | say-blocks | the library's diagnostics wait for room on a full stderr pipe |     STORE(g_err, high); |     (void)REAL(fcntl)(high, F_SETFL, 0);\n    STORE(g_err, high);
-shim.c | helper-never-reaped | the library never reaps the helper's parent (a zombie where pid 1 does not reap) |     if (pid <= 0 || in_vfork_child())\n        return 1; |     if (1)\n        return 1;
-shim.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (the helper outlives the server, unreaped) |         end_diversion(); |         if (0)\n            end_diversion();
-shim.c | strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && n == marker_wire_len(g_marker) && |     return is_marker(e) \|\| (g_marker[0] && n == marker_wire_len(g_marker)) \|\|
-shim.c | musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     return path[0] && runs_foreign_loader(path); |     return 0 && runs_foreign_loader(path);
+lib/helper.c | helper-never-reaped | the library never reaps the helper's parent (a zombie where pid 1 does not reap) |     if (pid <= 0 || in_vfork_child())\n        return 1; |     if (1)\n        return 1;
+lib/helper.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (the helper outlives the server, unreaped) |         end_diversion(); |         if (0)\n            end_diversion();
+lib/exec.c | strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && n == marker_wire_len(g_marker) && |     return is_marker(e) \|\| (g_marker[0] && n == marker_wire_len(g_marker)) \|\|
+lib/exec.c | musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     return path[0] && runs_foreign_loader(path); |     return 0 && runs_foreign_loader(path);
 shim.c | debug-not-fixed | an invalid STDIOGATE_DEBUG is warned about in every process of the tree |     putenv(fixed); |     (void)fixed;
-# ---- shim.c: the fail-safe's hold (the mutations of the older fail-safe
-# that these replace no longer applied), open_gate_with, the summary
-shim.c | failsafe-no-trigger | an answer written to the diversion does not open the gate |             } else if (v == SG_WIRE && before != SW_LINE && before != SW_BODY && |             } else if (0 && v == SG_WIRE && before != SW_LINE && before != SW_BODY &&
-shim.c | failsafe-held-lost | the pieces of an answer held from earlier writes are not put on the wire with it |                 struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } }; |                 struct iovec answer[2] = { { g_hold.buf, 0 }, { (void *)(p + off), k } };
-shim.c | failsafe-junk-lost | junk the hold decided is dropped instead of diverted |                 batch_add(&b, fd, p + off, k, how); |                 (void)b;
-shim.c | failsafe-first-iovec | only the first iovec of a writev goes through the hold |     for (int i = 0; i < cnt; i++) {\n        const unsigned char *p = iov[i].iov_base; |     for (int i = 0; i < cnt && i < 1; i++) {\n        const unsigned char *p = iov[i].iov_base;
-shim.c | failsafe-hold-forgets | undecided bytes of a write are not kept for the next one (an answer in pieces is lost) |                     memcpy(g_hold.buf + g_hold.len, p + off, k);\n                    g_hold.len += k; |                     memcpy(g_hold.buf + g_hold.len, p + off, k);
-shim.c | failsafe-stdio-unseen | an answer in stdout's buffer at fflush is not looked at |     if (fp == NULL || fp == stdout)\n        stdout_through_hold("fflush"); |     if (0)\n        stdout_through_hold("fflush");
-shim.c | failsafe-stdio-unhidden | what the hold took from stdout's buffer stays in it (written twice) |         fp->_IO_write_ptr = base + (len - taken); |         (void)0;
+# ---- the library: the fail-safe's hold (lib/failsafe.c; the mutations of the
+# older fail-safe that these replace no longer applied), open_gate_with and
+# the summary (shim.c)
+lib/failsafe.c | failsafe-no-trigger | an answer written to the diversion does not open the gate |             } else if (v == SG_WIRE && before != SW_LINE && before != SW_BODY && |             } else if (0 && v == SG_WIRE && before != SW_LINE && before != SW_BODY &&
+lib/failsafe.c | failsafe-held-lost | the pieces of an answer held from earlier writes are not put on the wire with it |                 struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } }; |                 struct iovec answer[2] = { { g_hold.buf, 0 }, { (void *)(p + off), k } };
+lib/failsafe.c | failsafe-junk-lost | junk the hold decided is dropped instead of diverted |                 batch_add(&b, fd, p + off, k, how); |                 (void)b;
+lib/failsafe.c | failsafe-first-iovec | only the first iovec of a writev goes through the hold |     for (int i = 0; i < cnt; i++) {\n        const unsigned char *p = iov[i].iov_base; |     for (int i = 0; i < cnt && i < 1; i++) {\n        const unsigned char *p = iov[i].iov_base;
+lib/failsafe.c | failsafe-hold-forgets | undecided bytes of a write are not kept for the next one (an answer in pieces is lost) |                     memcpy(g_hold.buf + g_hold.len, p + off, k);\n                    g_hold.len += k; |                     memcpy(g_hold.buf + g_hold.len, p + off, k);
+lib/failsafe.c | failsafe-stdio-unseen | an answer in stdout's buffer at fflush is not looked at |     if (fp == NULL || fp == stdout)\n        stdout_through_hold("fflush"); |     if (0)\n        stdout_through_hold("fflush");
+lib/failsafe.c | failsafe-stdio-unhidden | what the hold took from stdout's buffer stays in it (written twice) |         fp->_IO_write_ptr = base + (len - taken); |         (void)0;
 shim.c | failsafe-no-exit | answers left in stdout's buffer at exit are not looked at |         stdout_through_hold("exit");\n        hold_settle("exit", 0); |         (void)0;\n        hold_settle("exit", 0);
 shim.c | hold-settle-exit | junk held at exit is never written |         stdout_through_hold("exit");\n        hold_settle("exit", 0); |         stdout_through_hold("exit");\n        (void)0;
 shim.c | hold-settle-_exit | junk held at _exit is never written |     if (gated() && shut())\n        hold_settle("_exit", 0); |     if (0)\n        hold_settle("_exit", 0);
 shim.c | hold-settle-open | junk held when the gate opens (by a read) is never written |     hold_settle(how, 1);\n    flush_stdout(); |     (void)0;\n    flush_stdout();
 shim.c | open-gate-first-reversed | the pieces of the answer that opens the gate reach the wire in reverse order |     for (int i = 0; i < nfirst; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0); |     for (int i = nfirst - 1; i >= 0; i--)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0);
 shim.c | open-gate-first-dropped | the answer that opens the gate is not written at all |     for (int i = 0; i < nfirst; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0); |     for (int i = 0; i < nfirst && 0; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0);
-shim.c | summary-lines-uncounted | the gate's summary counts no lines |         lines++;\n        c++; |         c++;
+lib/failsafe.c | summary-lines-uncounted | the gate's summary counts no lines |         lines++;\n        c++; |         c++;
 # ---- detect.h: the first-message detector
 detect.h | detect-cr-not-blank | a CR before the first message is not skipped (it starts a line) |     return c == ' ' || c == '\\t' || c == '\\r' || c == '\\n'; |     return c == ' ' || c == '\\t' || c == '\\n';
 detect.h | detect-name-short | a header named "content-lengt" is taken for Content-Length, the real one is not |             d->length_line = d->name_len == sizeof name - 1; |             d->length_line = d->name_len == sizeof name - 2;
@@ -260,6 +264,19 @@ EOF
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' >&2; exit 2; }
 
+# source_named FILE: the entry of SOURCES that FILE names (a path to it, or
+# its base name: fds.c for lib/fds.c)
+source_named() {
+    local s
+    for s in $SOURCES; do
+        case $1 in "$s"|*/"$s") echo "$s"; return ;; esac
+    done
+    for s in $SOURCES; do
+        [ "${s##*/}" = "${1##*/}" ] && { echo "$s"; return; }
+    done
+    echo "$1"
+}
+
 list=0 check=0 keep=0 baseline=1 files=() only=() only_src=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -267,7 +284,7 @@ while [ $# -gt 0 ]; do
         -c) check=1 ;;
         -k) keep=1 ;;
         -n) baseline=0 ;;
-        -f) [ $# -ge 2 ] || usage; only_src+=("${2#./}"); shift ;;
+        -f) [ $# -ge 2 ] || usage; only_src+=("$(source_named "$2")"); shift ;;
         -t) [ $# -ge 2 ] || usage; files+=("${2##*/}"); shift ;;
         -h|--help) usage ;;
         -*) usage ;;
@@ -293,7 +310,7 @@ selected() {
 }
 
 if [ "$list" = 1 ]; then
-    selected | awk -F' [|] ' '{ split($1, f, " "); printf "%-15s %-28s %s%s\n", f[1], $2, (f[2] ? "(" f[2] ") " : ""), $3 }'
+    selected | awk -F' [|] ' '{ split($1, f, " "); printf "%-16s %-28s %s%s\n", f[1], $2, (f[2] ? "(" f[2] ") " : ""), $3 }'
     exit 0
 fi
 
@@ -310,13 +327,13 @@ for spec in sys.stdin.read().splitlines():
     names[name] += 1
     n = open(root + "/" + src).read().count(old)
     if n != 1:
-        print("%-15s %-28s stale (found %d times)" % (src, name, n))
+        print("%-16s %-28s stale (found %d times)" % (src, name, n))
         bad = 1
     if old == new:
-        print("%-15s %-28s changes nothing" % (src, name))
+        print("%-16s %-28s changes nothing" % (src, name))
         bad = 1
     if len(spec.split(" | ")) != 5:
-        print("%-15s %-28s has a \" | \" in a text (write \\\\| for its |)" % (src, name))
+        print("%-16s %-28s has a \" | \" in a text (write \\\\| for its |)" % (src, name))
         bad = 1
 for name, n in names.items():
     if n > 1:
@@ -363,7 +380,7 @@ if [ -d "$ROOT/build/deps" ]; then
 else
     make -s -B -C "$TREE" all fixtures >/dev/null 2>&1 || { echo "mutate: the copy does not build" >&2; exit 2; }
 fi
-for s in $SOURCES; do mkdir -p "$WORK/orig/${s%/*}" && cp -p "$ROOT/$s" "$WORK/orig/$s"; done
+for s in $SOURCES; do mkdir -p "$WORK/orig/$(dirname "$s")" && cp -p "$ROOT/$s" "$WORK/orig/$s"; done
 
 # apply SPEC: write the mutant to $TREE/FILE; status 3 if stale
 apply() {
@@ -476,18 +493,18 @@ while IFS= read -r spec; do
     head=${spec%% | *} src=${head%% *}
     rest=${spec#* | } name=${rest%% | *}
     if [ "$head" != "$src" ]; then
-        printf '%-15s %-28s equivalent (not run, not counted)\n' "$src" "$name"
+        printf '%-16s %-28s equivalent (not run, not counted)\n' "$src" "$name"
         equivalent+=("$name")
         continue
     fi
     apply "$spec"
     case $? in
         0) ;;
-        3) printf '%-15s %-28s stale (text not found exactly once in %s)\n' "$src" "$name" "$src"; stale+=("$name"); continue ;;
+        3) printf '%-16s %-28s stale (text not found exactly once in %s)\n' "$src" "$name" "$src"; stale+=("$name"); continue ;;
         *) echo "mutate: cannot apply $name" >&2; exit 2 ;;
     esac
     if ! build; then
-        printf '%-15s %-28s stillborn (does not compile)\n' "$src" "$name"; stillborn+=("$name")
+        printf '%-16s %-28s stillborn (does not compile)\n' "$src" "$name"; stillborn+=("$name")
         restore "$src"
         continue
     fi
@@ -504,7 +521,7 @@ while IFS= read -r spec; do
                 by=$f
                 break
             fi
-            printf '%-15s %-28s (%s failed once, then passed: %s)\n' "$src" "$name" "$f" \
+            printf '%-16s %-28s (%s failed once, then passed: %s)\n' "$src" "$name" "$f" \
                 "$(new_failures "$WORK/$name.$f.first.log" | head -1 | cut -c1-60)"
         fi
     done
@@ -513,10 +530,10 @@ while IFS= read -r spec; do
     if [ -n "$by" ]; then
         killed=$((killed + 1))
         f_killed[$src]=$(( ${f_killed[$src]:-0} + 1 ))
-        printf '%-15s %-28s killed by %s (%s)\n' "$src" "$name" "$by" \
+        printf '%-16s %-28s killed by %s (%s)\n' "$src" "$name" "$by" \
             "$(new_failures "$WORK/$name.$by.log" | head -1 | cut -c1-80)"
     else
-        printf '%-15s %-28s SURVIVED\n' "$src" "$name"
+        printf '%-16s %-28s SURVIVED\n' "$src" "$name"
         survivors+=("$src $name")
     fi
 done <<<"$SPECS"
@@ -526,7 +543,7 @@ pct=0
 [ "$total" -gt 0 ] && pct=$((100 * killed / total))
 echo "killed $killed of $total ($pct%)${stale:+; stale: ${stale[*]}}${stillborn:+; stillborn: ${stillborn[*]}}; ${#equivalent[@]} equivalent, not counted"
 for s in $SOURCES; do
-    [ -n "${f_total[$s]:-}" ] && printf '  %-15s killed %d of %d\n' "$s" "${f_killed[$s]:-0}" "${f_total[$s]}"
+    [ -n "${f_total[$s]:-}" ] && printf '  %-16s killed %d of %d\n' "$s" "${f_killed[$s]:-0}" "${f_total[$s]}"
 done
 if [ ${#survivors[@]} -gt 0 ]; then
     echo "survivors:"

@@ -145,7 +145,7 @@ setup() {
 # stderr pipe, every answer went to stderr and the client waited forever (bounded here by the
 # client's timeout), in the default mode and under --strict. With stderr a file rmcp falls back
 # to stdio() (the reopened diversion is no FIFO): the cases above. The library now opens the
-# wire for such a name and swaps it in when the gate opens (shim.c, "Opening stdout by name").
+# wire for such a name and swaps it in when the gate opens (lib/reopen.c, "Opening stdout by name").
 
 # piped_stderr_run NAME PREFIX...: the raw client over pipes on `noisy-rmcp --pipes`, the server's
 # stderr a pipe read into NAME.err. CLIENT=py: the Python SDK client instead (a Python host).

@@ -25,7 +25,7 @@ TEST_DEPS += $(FILTER) strict-go
 .PHONY: strict-go
 
 # `make lint` also runs cppcheck and clang-tidy on the filter (same flags and
-# check set as shim.c's; gcc and clang builds: `make all check-clang`).
+# check set as the library's; gcc and clang builds: `make all check-clang`).
 lint: lint-strict
 lint-strict: | lint-deps
 	cppcheck $(CPPCHECK_FLAGS) filter.c

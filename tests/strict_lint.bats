@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # Static analysis of the strict-mode filter (tests/strict.mk: lint-strict):
-# cppcheck and clang-tidy on filter.c with shim.c's flags and check set.
+# cppcheck and clang-tidy on filter.c with the library's flags and check set.
 # (gcc and clang builds at -Werror: `make all check-clang`.)
 
 setup_file() {

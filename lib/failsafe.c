@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/failsafe.c - writing stdout: the fail-safe (write entry points, the
+ * hold). */
+
+#include "internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Writing stdout: the fail-safe.
+ *
+ * The gate opens when the program is seen reading the client's first
+ * message.  A program may read in ways no interposer sees (raw system
+ * calls, io_uring, a runtime's own I/O layer), or a worker that never reads
+ * stdin may answer for it; its answers would then go to the diversion and
+ * its client would wait forever.  A correct server cannot answer before it
+ * has read a request, so a complete answer written to the diversion proves
+ * the first message was read: it opens the gate and goes to the wire.
+ *
+ * Answers come in pieces: a header and then a body, a line in two writes,
+ * a large message cut where a non-blocking writer found the pipe full, a
+ * log line glued in front.  So what reaches the diversion goes through the
+ * strict filter's classifier (detect.h, "The stream classifier"), across
+ * calls: junk goes to the diversion at once; bytes that may still begin a
+ * message are held (at most SG_HOLD_MAX, the classifier's bound) until it
+ * decides them; a message that is an answer (sg_stream_answer) opens the
+ * gate with the held bytes and the answer put on the wire first, in order;
+ * protocol that is no answer (a notification) goes to the diversion, as
+ * everything else before the first message does.  Held bytes still
+ * undecided when the gate opens otherwise, at exit, _exit or exec are
+ * junk: they go to the diversion then.
+ *
+ * What is seen: write, writev, pwrite..., send..., and C stdio's stdout
+ * buffer when the program flushes it or exits (stdio writes with
+ * glibc-internal calls, never through these).  A write returns its full
+ * count once its bytes are held or diverted: the bytes are ours to write
+ * then (write_whole).  Held memory is static: no heap. */
+
+/* The rest of a call goes out the way the program asked for it. */
+enum put_kind { PUT_WRITE, PUT_PWRITE, PUT_SEND };
+
+struct put {
+    int fd, kind, flags;
+    off64_t off;                    /* PUT_PWRITE: where the next byte goes */
+    const struct sockaddr *addr;    /* PUT_SEND: sendto's address */
+    socklen_t alen;
+};
+
+static ssize_t put_bytes(struct put *c, const void *p, size_t n)
+{
+    ssize_t r;
+    if (c->kind == PUT_PWRITE) {
+        r = REAL(pwrite64)(c->fd, p, n, c->off);
+        if (r > 0)
+            c->off += r;
+        return r;
+    }
+    if (c->kind == PUT_SEND)
+        return REAL(sendto)(c->fd, p, n, c->flags, c->addr, c->alen);
+    return REAL(write)(c->fd, p, n);
+}
+
+/* Puts bytes [from, to) of the call.  Returns how many went out, stopping
+ * at the first short write, or -1 (errno set) if none did. */
+static ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to)
+{
+    size_t done = 0, pos = 0;
+    for (int i = 0; i < cnt && pos < to; pos += iov[i].iov_len, i++) {
+        size_t len = iov[i].iov_len;
+        if (pos + len <= from)
+            continue;
+        size_t a = from > pos ? from - pos : 0, b = to - pos < len ? to - pos : len;
+        ssize_t r = put_bytes(c, (const char *)iov[i].iov_base + a, b - a);
+        if (r < 0)
+            return done ? (ssize_t)done : -1;
+        done += (size_t)r;
+        if ((size_t)r < b - a)
+            break;
+    }
+    return (ssize_t)done;
+}
+
+/* n bytes went to the diversion: counted for diverted_summary(), and
+ * traced at level 4.  Only the shut path pays. */
+static void count_diverted(const void *p, size_t n, const char *how)
+{
+    unsigned long long lines = 0;
+    const char *c = p, *end = c + n;
+
+    if (n == 0)
+        return;
+    while ((c = memchr(c, '\n', (size_t)(end - c))) != NULL) {
+        lines++;
+        c++;
+    }
+    __atomic_add_fetch(&g_div_bytes, (unsigned long long)n, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&g_div_lines, lines, __ATOMIC_RELAXED);
+    if (g_level >= 4) {
+        char numbuf[24];
+        say(4, how, ": ", NUM(n), " bytes to the diversion");
+    }
+}
+
+/* Bytes the program was told are written: ours to write whole.  The
+ * diversion (bounded) is given SG_STALL_MS without progress, by when its
+ * drain reads and drops by itself; the wire is waited for, as the program
+ * would wait for its client.  Returns how many went out. */
+size_t write_whole(int fd, const void *p, size_t n, int bounded)
+{
+    size_t done = 0;
+    int saved = errno;
+    while (done < n && fd >= 0) {
+        ssize_t r = REAL(write)(fd, (const char *)p + done, n - done);
+        if (r > 0) {
+            done += (size_t)r;
+        } else if (r < 0 && errno == EAGAIN) {
+            struct pollfd q = { .fd = fd, .events = POLLOUT };
+            int w = poll(&q, 1, bounded ? SG_STALL_MS : -1);
+            if (w == 0 || (w < 0 && errno != EINTR))
+                break;
+        } else if (!(r < 0 && errno == EINTR)) {
+            break;
+        }
+    }
+    errno = saved;
+    return done;
+}
+
+/* ---- The hold: bytes that may begin an answer ---- */
+
+static struct {
+    pid_t owner;                    /* the thread feeding it (tid), 0: none */
+    size_t len;                     /* held: the classifier's undecided bytes */
+    struct sg_stream s;
+    unsigned char buf[SG_HOLD_MAX];
+} g_hold;
+
+/* One thread at a time.  0: this very thread holds it already (a signal
+ * handler interrupted it), or (try) another does: the caller goes on as if
+ * there were no hold. */
+static int hold_lock_how(int try)
+{
+    pid_t me = (pid_t)syscall(SYS_gettid);
+    struct timespec ms = { 0, 1000000 };
+    for (int spins = 0;; spins++) {
+        pid_t none = 0;
+        if (__atomic_compare_exchange_n(&g_hold.owner, &none, me, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return 1;
+        if (none == me || try)
+            return 0;
+        if (spins < 100)
+            sched_yield();
+        else
+            nanosleep(&ms, NULL);   /* the holder may be waiting for stderr */
+    }
+}
+
+static int hold_lock(void)
+{
+    return hold_lock_how(0);
+}
+
+static void hold_unlock(void)
+{
+    __atomic_store_n(&g_hold.owner, 0, __ATOMIC_RELEASE);
+}
+
+/* A fork child's copy of what its parent holds is the parent's to decide. */
+void hold_forget(void)
+{
+    g_hold.owner = 0;
+    g_hold.len = 0;
+    sg_stream_init(&g_hold.s, SG_AUTO);
+}
+
+static void divert_whole(int fd, const void *p, size_t n, const char *how)
+{
+    count_diverted(p, write_whole(fd, p, n, 1), how);
+}
+
+/* Where held junk goes outside a call: fd 1 while it is the diversion,
+ * else (the gate opened in another thread meanwhile) stderr itself. */
+static int settle_fd(void)
+{
+    if (LOAD(g_fd1_ours) && on_diversion(1))
+        return 1;
+    return strcmp(g_div_name, "stderr") == 0 ? 2 : -1;
+}
+
+/* What is held is junk (decided so, or at a decision point). */
+static void hold_spill(int fd, const char *how)
+{
+    size_t n = g_hold.len;
+    g_hold.len = 0;
+    divert_whole(fd, g_hold.buf, n, how);
+}
+
+/* What goes to the diversion from one call leaves in one write (the held
+ * bytes decided with it first): the drain copies it to stderr in one
+ * piece, as it did before the hold, and the server's own stderr lines do
+ * not fall inside it. */
+struct batch {
+    struct iovec v[2];          /* held bytes, then a stretch of the call */
+};
+
+static void batch_out(struct batch *b, int fd, const char *how)
+{
+    size_t done = 0, pos = 0;
+    if (b->v[0].iov_len && b->v[1].iov_len) {
+        ssize_t r = REAL(writev)(fd, b->v, 2);
+        done = r > 0 ? (size_t)r : 0;
+    }
+    for (int i = 0; i < 2; pos += b->v[i].iov_len, i++) {
+        const char *base = b->v[i].iov_base;
+        size_t len = b->v[i].iov_len, sent = done > pos ? done - pos : 0;
+        sent = sent < len ? sent : len;
+        count_diverted(base, sent, how);
+        divert_whole(fd, base + sent, len - sent, how);
+    }
+    b->v[0].iov_len = b->v[1].iov_len = 0;
+}
+
+/* Bytes p[0..k) of the call, just decided for the diversion: after what
+ * is held, and after the stretch already in the batch if they follow it. */
+static void batch_add(struct batch *b, int fd, const unsigned char *p, size_t k, const char *how)
+{
+    if (g_hold.len) {
+        batch_out(b, fd, how);
+        b->v[0] = (struct iovec){ g_hold.buf, g_hold.len };
+        g_hold.len = 0;
+    } else if (b->v[1].iov_len &&
+               (const unsigned char *)b->v[1].iov_base + b->v[1].iov_len != p) {
+        batch_out(b, fd, how);
+    }
+    if (!b->v[1].iov_len)
+        b->v[1].iov_base = (void *)p;
+    b->v[1].iov_len += k;
+}
+
+/* Bytes of a call go through the classifier, the gate shut and the hold
+ * ours.  Returns how many bytes of the call were taken (held, diverted, or
+ * put on the wire with the answer): all of them, unless the gate opened
+ * (*opened: by this call's answer), after which the caller puts the rest
+ * on fd as the program asked. */
+static size_t hold_feed(const struct iovec *iov, int cnt, int fd, const char *how, int *opened)
+{
+    size_t taken = 0;
+    struct batch b = { { { NULL, 0 }, { NULL, 0 } } };
+    for (int i = 0; i < cnt; i++) {
+        const unsigned char *p = iov[i].iov_base;
+        size_t n = iov[i].iov_len, off = 0;
+        while (off < n && shut()) {
+            unsigned char before = g_hold.s.where;
+            enum sg_verdict v;
+            size_t k = sg_stream_scan(&g_hold.s, p + off, n - off, &v);
+            if (v == SG_UNDECIDED) {
+                /* k == n - off: the rest of this piece may begin a message */
+                batch_out(&b, fd, how);
+                if (k > sizeof g_hold.buf - g_hold.len) {   /* the classifier's bound: never */
+                    hold_spill(fd, how);
+                    divert_whole(fd, p + off, k, how);
+                } else {
+                    memcpy(g_hold.buf + g_hold.len, p + off, k);
+                    g_hold.len += k;
+                }
+            } else if (v == SG_WIRE && before != SW_LINE && before != SW_BODY &&
+                       sg_stream_answer(&g_hold.s)) {
+                batch_out(&b, fd, how);
+                struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } };
+                int mine = open_gate_with(how, 0, GATE_BY_ANSWER, answer, 2);
+                if (!mine) {    /* another thread opened it: fd is the wire then */
+                    wait_while_opening();
+                    for (int j = 0; j < 2; j++)
+                        write_whole(fd, answer[j].iov_base, answer[j].iov_len, 0);
+                }
+                g_hold.len = 0;
+                *opened = 1;
+                return taken + k;
+            } else {    /* junk, or protocol that is no answer */
+                batch_add(&b, fd, p + off, k, how);
+            }
+            off += k;
+            taken += k;
+        }
+        if (off < n)
+            break;      /* the gate opened in another thread */
+    }
+    batch_out(&b, fd, how);
+    return taken;
+}
+
+/* A decision point other than a write (the gate opening otherwise, exit,
+ * _exit, exec): what is held is junk.  The gate's opener only tries: a
+ * thread feeding the hold decides itself (and sees the gate open).  Never
+ * in a vfork child. */
+void hold_settle(const char *how, int try)
+{
+    if (in_vfork_child() || !hold_lock_how(try))
+        return;
+    if (g_hold.len) {
+        hold_spill(settle_fd(), how);
+        (void)sg_stream_end(&g_hold.s);
+    }
+    hold_unlock();
+}
+
+/* The gate opened in another thread while this one fed the hold: what it
+ * still holds came before, and is junk.  (The hold is ours.) */
+static void hold_orphans(const char *how)
+{
+    if (!shut() && g_hold.len)
+        hold_spill(settle_fd(), how);
+}
+
+/* A call to the diversion, the gate shut: through the hold.  Returns what
+ * the call returns: the bytes taken, plus what went out of the rest. */
+static ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, const char *how)
+{
+    size_t total = iov_total(iov, cnt), taken = 0;
+    int opened = 0;
+
+    if (!hold_lock()) {     /* a signal handler inside the hold: as it is */
+        ssize_t r = put_range(c, iov, cnt, 0, total);
+        return r;
+    }
+    if (shut())
+        taken = hold_feed(iov, cnt, c->fd, how, &opened);
+    hold_orphans(how);
+    hold_unlock();
+    if (taken == total)
+        return (ssize_t)total;
+    if (c->kind == PUT_PWRITE)
+        c->off += (off64_t)taken;
+    ssize_t r = put_range(c, iov, cnt, taken, total);
+    return r >= 0 ? (ssize_t)(taken + (size_t)r) : taken ? (ssize_t)taken : -1;
+}
+
+/* Does this call go to the diversion while the gate is shut?  A vfork
+ * child writes no shared state: its writes go where they point. */
+static int to_diversion(int fd)
+{
+    if (unlikely(LOAD(g_state) == GATE_OPENING) && !in_vfork_child() && is_diversion(fd))
+        wait_while_opening();
+    return shut() && is_diversion(fd) && !in_vfork_child();
+}
+
+/* The write entry points: the readers' fast path, for the same reason. */
+#define WRITER READER
+
+#define FD_WRITER(name, params, args, kind_, offset)                            \
+    WRITER(ssize_t, name, params, args, {                                       \
+        struct iovec v = { (void *)buf, n };                                    \
+        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
+        if (!to_diversion(fd))                                                  \
+            return REAL(name) args;                                             \
+        return divert_call(&c, &v, 1, #name);                                   \
+    })
+FD_WRITER(write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
+FD_WRITER(__write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
+FD_WRITER(pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off), PUT_PWRITE, off)
+FD_WRITER(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, n, off), PUT_PWRITE, off)
+
+/* pwritev2 with offset -1 writes at the file position, as writev does. */
+#define IOV_WRITER(name, params, args, kind_, offset)                           \
+    WRITER(ssize_t, name, params, args, {                                       \
+        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
+        if (!to_diversion(fd))                                                  \
+            return REAL(name) args;                                             \
+        return divert_call(&c, iov, cnt, #name);                                \
+    })
+IOV_WRITER(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), PUT_WRITE, 0)
+IOV_WRITER(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off),
+           PUT_PWRITE, off)
+IOV_WRITER(pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off),
+           PUT_PWRITE, off)
+IOV_WRITER(pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl),
+           (fd, iov, cnt, off, fl), off == -1 ? PUT_WRITE : PUT_PWRITE, off)
+IOV_WRITER(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl),
+           (fd, iov, cnt, off, fl), off == -1 ? PUT_WRITE : PUT_PWRITE, off)
+
+/* A diversion onto stderr may be no socket: what the program sends there
+ * goes with write(2) (divert_whole); once the gate is open, the rest goes
+ * with the program's own call. */
+#define SEND_WRITER(name, params, args, address, address_len)                   \
+    WRITER(ssize_t, name, params, args, {                                       \
+        struct iovec v = { (void *)buf, n };                                    \
+        struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,            \
+                         .addr = (address), .alen = (address_len) };            \
+        if (to_diversion(fd))                                                   \
+            return divert_call(&c, &v, 1, #name);                               \
+        return REAL(name) args;                                                 \
+    })
+SEND_WRITER(send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags), NULL, 0)
+SEND_WRITER(__send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags), NULL, 0)
+SEND_WRITER(sendto, (int fd, const void *buf, size_t n, int flags, const struct sockaddr *a,
+                     socklen_t alen), (fd, buf, n, flags, a, alen), a, alen)
+
+/* Control data (passed descriptors) is the program's business: such a
+ * message is left alone. */
+WRITER(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), (fd, msg, flags), {
+    struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,
+                     .addr = msg->msg_name, .alen = msg->msg_namelen };
+    if (to_diversion(fd) && msg->msg_controllen == 0)
+        return divert_call(&c, msg->msg_iov, (int)msg->msg_iovlen, "sendmsg");
+    return REAL(sendmsg)(fd, msg, flags);
+})
+
+/* C stdio: what sits in stdout's buffer goes through the hold as one
+ * write, and is taken out of the buffer; if its answer opened the gate,
+ * what follows stays for the flush, which writes it to the wire.  (The
+ * gate's own flush_stdout finds the lock held by this thread and leaves
+ * the buffer alone.) */
+void stdout_through_hold(const char *how)
+{
+    FILE *fp = stdout;
+    int tries = 0;
+
+    if (!fp || !to_diversion(fp->_fileno))
+        return;
+    while (ftrylockfile(fp) != 0)
+        if (++tries == 100)
+            return;   /* another thread is writing it: no guess */
+        else
+            sched_yield();
+    char *base = fp->_IO_write_base, *ptr = fp->_IO_write_ptr;
+    size_t len = base && ptr > base ? (size_t)(ptr - base) : 0;
+    if (fp->_mode <= 0 && len && shut() && hold_lock()) {
+        struct iovec v = { base, len };
+        int opened = 0;
+        size_t taken = shut() ? hold_feed(&v, 1, fp->_fileno, how, &opened) : 0;
+        hold_orphans(how);
+        hold_unlock();
+        memmove(base, base + taken, len - taken);
+        fp->_IO_write_ptr = base + (len - taken);
+    }
+    funlockfile(fp);
+}
+
+WRITER(int, fflush, (FILE *fp), (fp), {
+    if (fp == NULL || fp == stdout)
+        stdout_through_hold("fflush");
+    return REAL(fflush)(fp);
+})

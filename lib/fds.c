@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/fds.c - descriptors: identities, copies of the diversion, private
+ * descriptors, and the bookkeeping interposers (dup, dup2, dup3, fcntl,
+ * close, close_range, closefrom, daemon). */
+
+#include "internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Descriptor identities. */
+
+int identify(int fd, struct identity *id)
+{
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        return id->valid = 0;
+    id->dev = st.st_dev;
+    id->ino = st.st_ino;
+    return id->valid = 1;
+}
+
+int is(int fd, const struct identity *id)
+{
+    struct identity here;
+    return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino;
+}
+
+/* A vfork child's reads are not the server's, and must not touch its
+ * detector: in a vfork child nothing is stdin. */
+int is_stdin(int fd)
+{
+    int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child();
+    errno = saved;
+    return r;
+}
+
+/* 1: a and b are the same open file; 0: not; -1: cannot tell (no kcmp). */
+int same_open_file(int a, int b)
+{
+    pid_t me = getpid();
+    long r = syscall(SYS_kcmp, me, me, KCMP_FILE, a, b);
+    return r == 0 ? 1 : r > 0 ? 0 : -1;
+}
+
+/* Is fd our diversion itself, not merely the same file?  A program that
+ * opens /dev/null (or /dev/stderr) on fd 1 by itself, through calls no
+ * interposer sees (freopen, daemon), has made its own choice. */
+int on_diversion(int fd)
+{
+    int div = LOAD(g_div), saved = errno, r = -1;
+    if (div >= 0)
+        r = same_open_file(fd, div);
+    if (r < 0)
+        r = is(fd, &g_div_id);
+    if (r == 0)
+        r = on_reopened(fd);
+    errno = saved;
+    return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Copies of the diversion. */
+
+static int is_copy(int fd)
+{
+    if (fd < 0 || (unsigned long)fd >= LOAD(g_top))
+        return 0;
+    return (int)((LOAD(g_copies[fd / WORD_BITS]) >> (fd % WORD_BITS)) & 1);
+}
+
+/* Only a root program raises its hard limit past what the constructor saw. */
+static void copy_untracked(int fd)
+{
+    char numbuf[24], limit[24];
+    say(1, "descriptor ", NUM(fd), " is a copy of the diversion beyond the ",
+        NUM_IN(limit, g_tracked), " descriptors the library tracks: it stays on the diversion");
+}
+
+void set_copy(int fd, int on)
+{
+    unsigned long bit, old, top;
+    if (fd < 0 || (on && (unsigned long)fd >= g_tracked)) {
+        if (fd >= 0)
+            copy_untracked(fd);
+        return;
+    }
+    if ((unsigned long)fd >= LOAD(g_top) && !on)
+        return;
+    for (top = LOAD(g_top); on && top <= (unsigned long)fd;)
+        __atomic_compare_exchange_n(&g_top, &top, (unsigned long)fd + 1, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    bit = 1UL << (fd % WORD_BITS);
+    if (on)
+        old = __atomic_fetch_or(&g_copies[fd / WORD_BITS], bit, __ATOMIC_ACQ_REL);
+    else
+        old = __atomic_fetch_and(&g_copies[fd / WORD_BITS], ~bit, __ATOMIC_ACQ_REL);
+    if (!(old & bit) != !on)
+        __atomic_fetch_add(&g_ncopies, on ? 1 : -1, __ATOMIC_ACQ_REL);
+}
+
+/* Does fd point at the diversion, as far as the program knows? */
+int is_diversion(int fd)
+{
+    return (fd == 1 && LOAD(g_fd1_ours)) || is_copy(fd);
+}
+
+/* ------------------------------------------------------------------ */
+/* Private descriptors live high, where shells and programs don't look. */
+
+int high_dup(int fd)
+{
+    struct rlimit rl;
+    long top = 1000;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (long)rl.rlim_cur - 1 < top)
+        top = (long)rl.rlim_cur - 1;
+    for (; top > 2; top--) {
+        int r = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, (int)top);
+        if (r >= 0)
+            return r;
+        if (errno != EMFILE && errno != EINVAL)
+            return -1;
+    }
+    errno = EMFILE;
+    return -1;
+}
+
+/* The wire lock.  Whatever reads g_wire or g_div and then uses or closes
+ * the number, and whatever changes what fd 1 or a copy points at while the
+ * gate is shut, holds it: open_gate, release_if_unused, moving a private
+ * descriptor, the copies bookkeeping, a descriptor of ours being closed,
+ * exec's hand-off and its undoing, posix_spawn's copy of the wire.  Each
+ * holder makes a few non-blocking system calls and lets go.  The wait is
+ * bounded: a signal handler that interrupted a holder on its own thread
+ * gives up after a while and goes on unlocked, as before there was a lock.
+ * A vfork child never takes it (it writes no shared state; its descriptor
+ * table is its own, so nothing it does to descriptors races the parent). */
+int lock_wire(void)
+{
+    if (in_vfork_child())
+        return 0;
+    for (int tries = 0; tries < 1000; tries++) {
+        int expected = 0;
+        if (__atomic_compare_exchange_n(&g_wire_busy, &expected, 1, 0,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return 1;
+        sched_yield();
+    }
+    return 0;
+}
+
+void unlock_wire(int held)
+{
+    if (held)
+        __atomic_store_n(&g_wire_busy, 0, __ATOMIC_RELEASE);
+}
+
+static int is_private(int fd)
+{
+    return fd >= 0 && (fd == LOAD(g_wire) || fd == LOAD(g_div) || fd == LOAD(g_err));
+}
+
+/* The program wants the number a private descriptor sits on: move it. */
+static void move_private(int fd)
+{
+    char numbuf[24], to[24];
+    int held = lock_wire(), moved = -2;
+    int *which = fd == LOAD(g_wire) ? &g_wire : fd == LOAD(g_div) ? &g_div
+               : fd == LOAD(g_err) ? &g_err : NULL;
+    if (which) {
+        moved = high_dup(fd);
+        if (moved >= 0) {
+            STORE(*which, moved);
+            REAL(close)(fd);
+        }
+    }
+    int err = errno;
+    unlock_wire(held);
+    if (moved == -1)
+        say(1, "cannot move a private descriptor off ", NUM(fd), ": ", err_name(err));
+    else if (moved >= 0)
+        say(3, "moved descriptor ", NUM(fd), " to ", NUM_IN(to, moved));
+}
+
+/* Let the private descriptors go: the number is cleared before it is
+ * closed, and both under the wire lock, so that a concurrent close() or
+ * dup2() of a number just reused by the program is never taken for ours. */
+
+void drop_privates(void)
+{
+    int wire = LOAD(g_wire), div = LOAD(g_div), err = LOAD(g_err);
+    STORE(g_wire, -1);
+    STORE(g_div, -1);
+    STORE(g_err, -1);   /* (say_out polls first from now on) */
+    if (wire >= 0)
+        REAL(close)(wire);
+    if (div >= 0)
+        REAL(close)(div);
+    if (err >= 0)
+        REAL(close)(err);
+    drop_reopened();
+    /* The helper's input has ended, unless a child holds the pipe: it
+     * exits within moments, and is reaped here if it does (else at exit). */
+    (void)reap_helper(&g_helper, HELPER_END_MS);
+    (void)reap_helper(&g_helper_inherited, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Descriptor bookkeeping: copies of fd 1, and our private wire. */
+
+/* newfd now refers to what oldfd referred to. */
+static void note_copy(int oldfd, int newfd)
+{
+    char numbuf[24];
+    int div = is_diversion(oldfd);
+
+    forget_reopened(newfd);
+    if (in_vfork_child()) {
+        /* This child's fd table is its own: dropping the wire from it is
+         * how it remembers that fd 1 left the diversion. */
+        if (newfd == 1 && !div)
+            REAL(close)(LOAD(g_wire));
+        return;
+    }
+    int held = lock_wire();
+    if (newfd == 1)
+        STORE(g_fd1_ours, div);
+    else
+        set_copy(newfd, div);
+    unlock_wire(held);
+    if (div && newfd != 1)
+        say(3, "descriptor ", NUM(newfd), " is a copy of the diversion");
+    else if (newfd == 1)
+        say(3, div ? "stdout points at the diversion again" : "stdout is the program's now");
+    if (!div)
+        release_if_unused();
+}
+
+static void note_closed(int fd)
+{
+    forget_reopened(fd);
+    if (fd != 1 && !is_copy(fd))
+        return;
+    if (in_vfork_child()) {
+        if (fd == 1)
+            REAL(close)(LOAD(g_wire));
+        return;
+    }
+    int held = lock_wire();
+    if (fd == 1)
+        STORE(g_fd1_ours, 0);
+    else
+        set_copy(fd, 0);
+    unlock_wire(held);
+    release_if_unused();
+}
+
+EXPORT int dup(int fd)
+{
+    int r = REAL(dup)(fd);
+    if (gated() && r >= 0 && shut())
+        note_copy(fd, r);
+    return r;
+}
+
+static int dup_onto(int old, int new, int flags, int three)
+{
+    int saved;
+    /* Also while the gate is opening: move_private waits for open_gate. */
+    if (gated() && is_private(new) && new != old && !in_vfork_child())
+        move_private(new);
+    int r = three ? REAL(dup3)(old, new, flags) : REAL(dup2)(old, new);
+    if (r >= 0 && old != new && shut()) {
+        saved = errno;
+        note_copy(old, new);
+        errno = saved;
+    }
+    return r;
+}
+
+EXPORT int dup2(int old, int new)
+{
+    if (likely(!gated()))
+        return REAL(dup2)(old, new);
+    return dup_onto(old, new, 0, 0);
+}
+
+EXPORT int dup3(int old, int new, int flags)
+{
+    if (likely(!gated()))
+        return REAL(dup3)(old, new, flags);
+    return dup_onto(old, new, flags, 1);
+}
+
+static int fcntl_arg_dups(int cmd)
+{
+    return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC;
+}
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+    va_list ap;
+    va_start(ap, cmd);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    int r = REAL(fcntl)(fd, cmd, arg);
+    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut())
+        note_copy(fd, r);
+    return r;
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+    va_list ap;
+    va_start(ap, cmd);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    int r = REAL(fcntl64)(fd, cmd, arg);
+    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut())
+        note_copy(fd, r);
+    return r;
+}
+
+/* Programs close what they don't know about (a daemon, CPython's
+ * subprocess child): the wire is not theirs to close. */
+EXPORT int close(int fd)
+{
+    if (likely(!gated()))
+        return REAL(close)(fd);
+    if (is_private(fd)) {
+        /* Ours, unless open_gate is letting it go right now: then the
+         * number may be the program's by the time the lock is ours. */
+        int held = lock_wire(), mine = is_private(fd);
+        unlock_wire(held);
+        if (mine) {
+            errno = EBADF;
+            return -1;
+        }
+    }
+    int r = REAL(close)(fd);
+    if (shut() && (r == 0 || errno != EBADF)) {
+        int saved = errno;
+        note_closed(fd);
+        errno = saved;
+    }
+    return r;
+}
+
+static void copy_closed(int fd, int unused)
+{
+    (void)unused;
+    note_closed(fd);
+}
+
+static void note_range_closed(unsigned first, unsigned last)
+{
+    if (first <= 1 && last >= 1)
+        note_closed(1);
+    if (!in_vfork_child())
+        each_copy(first, last, copy_closed, 0);
+}
+
+/* close_range(first, last) around our private descriptors: the pieces of
+ * [first, last] between them, in order. */
+static int close_range_around(unsigned first, unsigned last, int flags)
+{
+    int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0;
+    unsigned lo = first, skip[3];
+    for (int i = 0; i < 3; i++)         /* in order, -1 first */
+        for (int j = i + 1; j < 3; j++)
+            if (mine[j] < mine[i]) {
+                int t = mine[i];
+                mine[i] = mine[j];
+                mine[j] = t;
+            }
+    for (int i = 0; i < 3; i++)
+        skip[i] = (unsigned)mine[i];
+    for (int i = 0; i < 3 && lo <= last; i++) {
+        if (mine[i] < 0 || skip[i] < lo || skip[i] > last)
+            continue;
+        if (skip[i] > lo)
+            r = REAL(close_range)(lo, skip[i] - 1, flags);
+        if (r != 0)
+            return r;
+        lo = skip[i] + 1;
+    }
+    if (lo <= last)
+        r = REAL(close_range)(lo, last, flags);
+    return r;
+}
+
+EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+    if (likely(!gated()))
+        return REAL(close_range)(first, last, flags);
+    int r = first > last ? REAL(close_range)(first, last, flags)
+                         : close_range_around(first, last, flags);
+    if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC) && shut())
+        note_range_closed(first, last);
+    return r;
+}
+
+EXPORT void closefrom(int low)
+{
+    if (likely(!gated())) {
+        REAL(closefrom)(low);
+        return;
+    }
+    if (low < 0 || (LOAD(g_wire) < low && LOAD(g_div) < low && LOAD(g_err) < low))
+        REAL(closefrom)(low);
+    else
+        (void)close_range_around((unsigned)low, ~0U, 0);
+    if (shut())
+        note_range_closed((unsigned)low, ~0U);
+}
+
+/* daemon(3) points 0, 1 and 2 at /dev/null with calls no interposer sees,
+ * in a child that outlives the server.  Unwrapped, that child holds nothing
+ * of the client's; wrapped, it must not hold the wire either. */
+EXPORT int daemon(int nochdir, int noclose)
+{
+    int r = REAL(daemon)(nochdir, noclose);
+    if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
+        !on_diversion(1)) {
+        int held = lock_wire();
+        STORE(g_fd1_ours, 0);
+        unlock_wire(held);
+        release_if_unused();
+    }
+    return r;
+}

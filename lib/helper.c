@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/helper.c - the drain: starting, waiting for and reaping the helper
+ * that copies the diversion to stderr. */
+
+#include "internal.h"
+
+/* ------------------------------------------------------------------ */
+/* The drain.  A diverted fd 1 must be something a program accepts as its
+ * stdout (asyncio's pipe transport refuses a regular file), and writing to
+ * it must never block (a stderr pipe that nobody reads fills at 64 KiB,
+ * where unwrapped the bytes went to a client that skips bad lines).  Unless
+ * stderr is a character device, fd 1 becomes a pipe that the helper,
+ * `stdiogate-filter --drain` (filter.c; found beside this library), copies
+ * to stderr with the strict filter's junk path: nothing lost while stderr
+ * takes bytes, the server waiting while it holds SG_DRAIN_HOLD bytes, junk
+ * dropped and counted once stderr has taken nothing for SG_STALL_MS
+ * (helper.h, stall.h).  It ignores every signal sent to the process group.
+ *
+ * Its parent is this process's child with no exit signal (a raw clone
+ * with exit signal 0; see helper_middle): the server's wait(-1) and
+ * waitpid(-1) never see it (only __WCLONE or __WALL do), no SIGCHLD comes
+ * of it, and no atfork handler runs.  The library reaps that middle process
+ * itself once the helper has ended: when the gate opens (the pipe's write
+ * end is gone from here), and at exit, where fd 1 and its copies are first
+ * pointed at stderr so that the helper sees the end of its input.  At exec
+ * the next program inherits it: the marker handed on names it
+ * (dev:ino:pid).  Nothing is left behind where pid 1 reaps nothing, unless
+ * the server dies without exiting (a signal, _exit) or a child of its still
+ * holds the diversion when it exits.  The helper ends when the last copy of
+ * the pipe's write end is closed: when the gate opens, at exec (the wire is
+ * handed on), or at exit.  Those three wait, bounded, until what was
+ * written so far has reached stderr (counters on a shared page the helper
+ * keeps), so that a log file is complete when the server is gone. */
+
+/* Shorter than SG_STALL_MS: a stderr that nobody reads delays the gate by
+ * this at most, not by the stall verdict; a slow one gets this long to
+ * take what is queued before the gate opens (the rest follows, not lost). */
+#define DRAIN_WAIT_MS 2000
+
+static struct sg_drain_counters *g_drain;
+pid_t g_helper_pid;                  /* the helper itself (for diagnostics) */
+char g_helper_path[4096];           /* beside this library; "" if unknown */
+static char g_helper_as[24];        /* this process's pid, for the helper's argv */
+
+/* Where the helper is: the directory this library was loaded from. */
+void find_helper(void)
+{
+    Dl_info info;
+    const char *slash;
+    if (!dladdr((void *)find_helper, &info) || !info.dli_fname ||
+        !(slash = strrchr(info.dli_fname, '/')))
+        return;
+    size_t dir = (size_t)(slash - info.dli_fname) + 1;
+    if (dir + sizeof SG_HELPER > sizeof g_helper_path)
+        return;
+    memcpy(g_helper_path, info.dli_fname, dir);
+    memcpy(g_helper_path + dir, SG_HELPER, sizeof SG_HELPER);
+}
+
+/* Reaps a helper that has ended, waiting up to ms for it; 1 when it is
+ * gone (or was never this process's child). */
+int reap_helper(pid_t *which, int ms)
+{
+    struct timespec one = { 0, 1000000 };
+    pid_t pid = LOAD(*which);
+    int st;
+    if (pid <= 0 || in_vfork_child())
+        return 1;
+    for (int i = 0;; i++) {
+        pid_t r = waitpid(pid, &st, __WCLONE | WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR)) {
+            (void)__atomic_compare_exchange_n(which, &pid, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+            return 1;
+        }
+        if (i >= ms)
+            return 0;
+        nanosleep(&one, NULL);
+    }
+}
+
+/* A descriptor above the helper's 0 to 4, which are set from these. */
+static int above_helper_fds(int fd)
+{
+    if (fd < 0 || fd > SG_COUNTERS_FD + 1)
+        return fd;
+    int moved = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, SG_COUNTERS_FD + 2);
+    REAL(close)(fd);
+    return moved;
+}
+
+/* In the helper, between clone and exec: raw system calls only (the
+ * parent's memory is a copy, its locks may be held).  A failed exec sends
+ * its errno through the status pipe. */
+__attribute__((noreturn)) static void helper_child(int from, int counters, int status)
+{
+    static char drain_opt[] = "--drain";
+    char *argv[] = { g_helper_path, drain_opt, g_helper_as, NULL };
+    char *envp[] = { NULL, NULL };
+    static char level[] = "STDIOGATE_DEBUG=1";
+    level[sizeof level - 2] = (char)('0' + g_level);
+    envp[0] = level;
+    int e = 0;
+    if (syscall(SYS_dup3, from, 0, 0) < 0 ||
+        (counters >= 0 && syscall(SYS_dup3, counters, SG_COUNTERS_FD, 0) < 0) ||
+        syscall(SYS_dup3, status, SG_COUNTERS_FD + 1, O_CLOEXEC) < 0)
+        e = errno;
+    if (!e) {
+        (void)syscall(SYS_close, 1);
+        if (counters < 0)
+            (void)syscall(SYS_close, SG_COUNTERS_FD);
+#ifdef SYS_close_range
+        if (syscall(SYS_close_range, SG_COUNTERS_FD + 2, ~0U, 0) != 0)
+#endif
+            for (int fd = SG_COUNTERS_FD + 2; fd < 4096; fd++)
+                (void)syscall(SYS_close, fd);
+        (void)syscall(SYS_execve, g_helper_path, argv, envp);
+        e = errno;
+    }
+    (void)syscall(SYS_write, SG_COUNTERS_FD + 1, &e, sizeof e);
+    (void)syscall(SYS_exit_group, 127);
+    __builtin_unreachable();
+}
+
+/* The process between the server and the helper.  An exec makes a process
+ * an ordinary child again (exit signal SIGCHLD), so the helper cannot be the
+ * server's child itself: this one, a clone child with no exit signal that
+ * never execs, starts it as its own child, tells the server its pid, lets
+ * go of every descriptor and waits for it.  Raw system calls only, every
+ * signal blocked (the mask it was created with): the program's handlers
+ * never run here, and nothing sent to the process group moves it. */
+__attribute__((noreturn)) static void helper_middle(int from, int counters, int status)
+{
+    int st;
+    /* named as ours: ps, and --check's count of what a server leaves */
+    (void)syscall(SYS_prctl, PR_SET_NAME, (unsigned long)"stdiogate-wait", 0UL, 0UL, 0UL);
+    pid_t helper = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, 0UL, 0UL, 0UL, 0UL);
+    if (helper == 0)
+        helper_child(from, counters, status);
+    if (helper < 0) {
+        int e = errno;
+        (void)syscall(SYS_write, status, &e, sizeof e);
+        (void)syscall(SYS_exit_group, 127);
+    }
+    int told = -(int)helper;     /* a pid, told apart from an errno by its sign */
+    (void)syscall(SYS_write, status, &told, sizeof told);
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 0U, ~0U, 0) != 0)
+#endif
+        for (int fd = 0; fd < 4096; fd++)
+            (void)syscall(SYS_close, fd);
+    while (syscall(SYS_wait4, helper, &st, 0, NULL) < 0 && errno == EINTR)
+        ;
+    (void)syscall(SYS_exit_group, 0);
+    __builtin_unreachable();
+}
+
+/* Starts the helper; returns the pipe's write end, or -1 (errno set). */
+int start_drain(void)
+{
+    int p[2], st[2], e = 0, counters = -1;
+    int from, into, st_rd, st_wr;
+    void *page = MAP_FAILED;
+    sigset_t all, caller;
+
+    if (!g_helper_path[0] || access(g_helper_path, X_OK) != 0) {
+        if (!g_helper_path[0])
+            errno = ENOENT;
+        return -1;
+    }
+#ifdef SYS_memfd_create
+    counters = (int)syscall(SYS_memfd_create, "stdiogate-drain", MFD_CLOEXEC);
+#endif
+    if (counters >= 0 && (ftruncate(counters, (off_t)sizeof *g_drain) != 0 ||
+                          (page = mmap(NULL, sizeof *g_drain, PROT_READ | PROT_WRITE, MAP_SHARED,
+                                       counters, 0)) == MAP_FAILED)) {
+        REAL(close)(counters);
+        counters = -1;
+    }
+    if (pipe2(p, O_CLOEXEC) != 0)
+        goto fail;
+    from = p[0];
+    into = p[1];
+    if (pipe2(st, O_CLOEXEC) != 0) {
+        e = errno;
+        REAL(close)(from);
+        REAL(close)(into);
+        errno = e;
+        goto fail;
+    }
+    st_rd = st[0];
+    from = above_helper_fds(from);
+    counters = above_helper_fds(counters);
+    st_wr = above_helper_fds(st[1]);
+    char num[24];
+    const char *me = fmt_num(num + sizeof num, (unsigned long long)getpid());
+    memcpy(g_helper_as, me, strlen(me) + 1);
+    /* No handler of the program's may run in the child before the exec. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &caller);
+    pid_t pid = from < 0 || st_wr < 0 ? -1 : (pid_t)syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);
+    if (pid == 0)
+        helper_middle(from, counters, st_wr);
+    e = errno;
+    pthread_sigmask(SIG_SETMASK, &caller, NULL);
+    REAL(close)(from);
+    REAL(close)(st_wr);
+    if (counters >= 0)
+        REAL(close)(counters);
+    if (pid > 0) {
+        /* The helper's pid (negated), then an errno if its exec failed,
+         * or the end of file when it succeeded. */
+        int word = 0;
+        ssize_t r;
+        e = EAGAIN;
+        while ((r = REAL(read)(st_rd, &word, sizeof word)) < 0 && errno == EINTR)
+            ;
+        if (r == (ssize_t)sizeof word && word < 0) {
+            g_helper_pid = -word;
+            while ((r = REAL(read)(st_rd, &word, sizeof word)) < 0 && errno == EINTR)
+                ;
+            e = r == 0 ? 0 : r == (ssize_t)sizeof word ? word : EIO;
+        } else if (r == (ssize_t)sizeof word) {
+            e = word;
+        }
+        if (e)
+            while (waitpid(pid, NULL, __WCLONE) < 0 && errno == EINTR)
+                ;
+    }
+    REAL(close)(st_rd);
+    if (pid <= 0 || e) {
+        REAL(close)(into);
+        errno = e ? e : EAGAIN;
+        goto fail;
+    }
+    if (page != MAP_FAILED)
+        g_drain = page;
+    STORE(g_helper, pid);
+    return into;
+fail:
+    e = errno;
+    if (page != MAP_FAILED)
+        munmap(page, sizeof *g_drain);
+    errno = e;
+    return -1;
+}
+
+/* What was written to the diversion before the call has reached stderr
+ * (or is held by a helper that stderr will not take): bounded, never a
+ * hang.  Bytes written meanwhile, by another thread or a child that keeps
+ * writing, are not waited for: the queue is measured before the helper's
+ * count is read, so the mark may only overshoot by what it read between,
+ * and an idle pipe ends the wait at once. */
+void wait_drained(void)
+{
+    struct sg_drain_counters *d = g_drain;
+    struct timespec ms = { 0, 1000000 };
+    int queued = 0;
+    if (!d || !is(1, &g_div_id) || ioctl(1, FIONREAD, &queued) != 0)
+        return;
+    unsigned long long mark = LOAD(d->taken) + (unsigned long long)queued;
+    for (int i = 0; i < DRAIN_WAIT_MS; i++) {
+        unsigned long long settled = LOAD(d->settled);
+        if (settled >= mark || LOAD(d->stuck))
+            return;
+        if (ioctl(1, FIONREAD, &queued) != 0 || (queued == 0 && LOAD(d->taken) == settled))
+            return;
+        nanosleep(&ms, NULL);
+    }
+    char numbuf[24];
+    say(3, "the helper has not passed on the startup output within ", NUM(DRAIN_WAIT_MS),
+        " ms: going on");
+}
+
+/* Does stderr need the drain (anything but a character device)? */
+int stderr_needs_drain(void)
+{
+    struct stat st;
+    return fstat(2, &st) == 0 && !S_ISCHR(st.st_mode);
+}
+
+/* At exit, fd 1 and its copies stop pointing at the helper's pipe: at
+ * stderr, which the diversion stood for (what is written after this, stdio's
+ * last flush included, goes there directly). */
+static void copy_to_stderr(int fd, int unused)
+{
+    (void)unused;
+    set_copy(fd, 0);
+    if (!on_diversion(fd))
+        return;
+    int fl = REAL(fcntl)(fd, F_GETFD);
+    (void)REAL(dup3)(2, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0);
+}
+
+static void end_diversion(void)
+{
+    int held = lock_wire();
+    if (LOAD(g_fd1_ours) && on_diversion(1))
+        copy_to_stderr(1, 0);
+    each_copy(0, ~0U, copy_to_stderr, 0);
+    int div = LOAD(g_div);
+    STORE(g_div, -1);
+    if (div >= 0)
+        REAL(close)(div);
+    unlock_wire(held);
+}
+
+/* A process that exits while diverted: its startup output is in the log
+ * before it is gone, and so is its helper.  A helper that holds bytes
+ * stderr will not take, or has dropped some (it waits for room to say so),
+ * is not waited for: it ends by the stall rule, later; nor one that another
+ * process keeps busy (a child holding the diversion) beyond HELPER_EXIT_MS. */
+#define HELPER_EXIT_MS 500
+
+void helper_at_exit(void)
+{
+    if (in_vfork_child())
+        return;
+    if (LOAD(g_helper) && shut() && LOAD(g_fd1_ours)) {
+        wait_drained();
+        end_diversion();
+    }
+    struct sg_drain_counters *d = g_drain;
+    int busy = d && (LOAD(d->stuck) || LOAD(d->dropped));
+    if (LOAD(g_helper) && !reap_helper(&g_helper, busy ? 0 : HELPER_EXIT_MS))
+        say(3, "the helper has not ended: left to the process that reaps orphans");
+    (void)reap_helper(&g_helper_inherited, 0);
+}
+
+/* At exit: stdio's stdout first (exit flushes stdio after the destructors),
+ * then the helper.  (Called by the destructor after the fail-safe's hold
+ * is settled: see stdiogate_fini.) */
+void helper_fini(void)
+{
+    if (LOAD(g_helper) && shut() && LOAD(g_fd1_ours) && !in_vfork_child())
+        flush_stdout();
+    helper_at_exit();
+}

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/internal.h - what the library's files share: the includes, the
+ * macros (REAL, LOAD/STORE, EXPORT, say...), the real-function table, the
+ * state (defined in shim.c) and the functions one file calls in another.
+ * All of it is hidden (the visibility pragma below): only the
+ * interposers, marked EXPORT, leave the library. */
+#ifndef STDIOGATE_LIB_INTERNAL_H
+#define STDIOGATE_LIB_INTERNAL_H
+
+#undef _FORTIFY_SOURCE
+#undef _FILE_OFFSET_BITS
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+/* glibc's extern inline getc_unlocked, getline... would clash with ours. */
+#ifndef __NO_INLINE__
+#define __NO_INLINE__ 1
+#endif
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/auxv.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
+#include <wchar.h>
+
+#include "../detect.h"
+#include "../helper.h"
+#include "../inspect.h"
+#include "../stall.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define LOAD(v) __atomic_load_n(&(v), __ATOMIC_ACQUIRE)
+#define STORE(v, x) __atomic_store_n(&(v), (x), __ATOMIC_RELEASE)
+
+#define MARKER "STDIOGATE_WIRE"
+#define HANDSHAKE "STDIOGATE_OPEN"
+
+/* glibc entry points that no header declares without fortify or at all. */
+extern ssize_t __read_chk(int, void *, size_t, size_t);
+extern ssize_t __pread_chk(int, void *, size_t, off_t, size_t);
+extern ssize_t __pread64_chk(int, void *, size_t, off64_t, size_t);
+extern ssize_t __recv_chk(int, void *, size_t, size_t, int);
+extern ssize_t __recvfrom_chk(int, void *, size_t, size_t, int, struct sockaddr *, socklen_t *);
+extern char *__fgets_chk(char *, size_t, int, FILE *);
+extern char *__fgets_unlocked_chk(char *, size_t, int, FILE *);
+extern size_t __fread_chk(void *, size_t, size_t, size_t, FILE *);
+extern size_t __fread_unlocked_chk(void *, size_t, size_t, size_t, FILE *);
+extern ssize_t __getdelim(char **, size_t *, int, FILE *);
+extern int __uflow(FILE *);
+extern int _IO_getc(FILE *);
+extern int fcntl64(int, int, ...);
+extern int __isoc99_scanf(const char *, ...);
+extern int __isoc99_fscanf(FILE *, const char *, ...);
+extern int __isoc99_vscanf(const char *, va_list);
+extern int __isoc99_vfscanf(FILE *, const char *, va_list);
+extern int __isoc23_scanf(const char *, ...);
+extern int __isoc23_fscanf(FILE *, const char *, ...);
+extern int __isoc23_vscanf(const char *, va_list);
+extern int __isoc23_vfscanf(FILE *, const char *, va_list);
+extern wint_t __wuflow(FILE *);
+extern wchar_t *__fgetws_chk(wchar_t *, size_t, int, FILE *);
+extern wchar_t *__fgetws_unlocked_chk(wchar_t *, size_t, int, FILE *);
+extern int __isoc99_vfwscanf(FILE *, const wchar_t *, va_list);
+extern int __isoc23_vfwscanf(FILE *, const wchar_t *, va_list);
+/* Declared by glibc 2.34 and later only; interposed on any glibc (they
+ * are system calls an older program may make through its own wrapper). */
+extern int close_range(unsigned int, unsigned int, int);
+extern void closefrom(int);
+extern int execveat(int, const char *, char *const[], char *const[], int);
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)   /* linux/close_range.h */
+#endif
+
+/* ------------------------------------------------------------------ */
+/* The real functions, found lazily: a pass-through process pays only for
+ * what it calls.  A diverting process resolves up front what may run where
+ * dlsym must not (signal handlers, vfork children); stdio and the rest stay
+ * lazy. */
+#define EAGER_FUNCTIONS(X) \
+    X(read) X(__read_chk) X(readv) X(pread) X(pread64) X(__pread_chk) \
+    X(__pread64_chk) X(preadv) X(preadv64) X(preadv2) X(preadv64v2) \
+    X(recv) X(__recv_chk) X(recvfrom) X(__recvfrom_chk) X(recvmsg) \
+    X(dup) X(dup2) X(dup3) X(fcntl) X(fcntl64) X(close) X(close_range) \
+    X(closefrom) X(execve) X(execvpe) X(execvp) X(fexecve) X(execveat) \
+    X(posix_spawn) X(posix_spawnp) X(daemon)
+
+#define LAZY_FUNCTIONS(X) \
+    X(fgets) X(__fgets_chk) X(fgets_unlocked) X(__fgets_unlocked_chk) \
+    X(getline) X(getdelim) X(__getdelim) X(fread) X(__fread_chk) \
+    X(fread_unlocked) X(__fread_unlocked_chk) X(getc) X(fgetc) X(_IO_getc) \
+    X(getchar) X(getc_unlocked) X(fgetc_unlocked) X(getchar_unlocked) \
+    X(__uflow) X(ungetc) X(vfscanf) X(__isoc99_vfscanf) X(setenv) X(putenv)
+
+/* The write entry points the fail-safe watches (glibc has no __write_chk).
+ * A diverting process resolves up front the ones the fail-safe itself
+ * writes with; the rare ones and stdio's fflush stay lazy. */
+extern ssize_t __write(int, const void *, size_t);
+extern ssize_t __send(int, const void *, size_t, int);
+#define WRITE_FUNCTIONS(X) \
+    X(write) X(writev) X(pwrite) X(pwrite64) X(send) X(sendto) X(sendmsg)
+#define LAZY_WRITE_FUNCTIONS(X) \
+    X(__write) X(pwritev) X(pwritev64) X(pwritev2) X(pwritev64v2) X(__send) X(fflush)
+
+#define DECLARE_REAL(f) extern __attribute__((visibility("hidden"))) __typeof__(&f) real_##f;
+EAGER_FUNCTIONS(DECLARE_REAL)
+LAZY_FUNCTIONS(DECLARE_REAL)
+WRITE_FUNCTIONS(DECLARE_REAL)
+LAZY_WRITE_FUNCTIONS(DECLARE_REAL)
+
+/* Wide stdio, and the scanf names of glibc 2.38 and later (absent before:
+ * dlsym gives NULL there, and no program that runs there calls them). */
+#define WIDE_FUNCTIONS(X) \
+    X(fgetwc) X(getwc) X(fgetwc_unlocked) X(getwc_unlocked) X(getwchar) \
+    X(getwchar_unlocked) X(__wuflow) X(fgetws) X(fgetws_unlocked) \
+    X(__fgetws_chk) X(__fgetws_unlocked_chk) X(vfwscanf) X(__isoc99_vfwscanf) \
+    X(__isoc23_vfwscanf) X(__isoc23_vfscanf)
+WIDE_FUNCTIONS(DECLARE_REAL)
+
+#define REAL(f) ({ \
+    __typeof__(&f) p_ = __atomic_load_n(&real_##f, __ATOMIC_RELAXED); \
+    if (unlikely(!p_)) { \
+        p_ = (__typeof__(&f))dlsym(RTLD_NEXT, #f); \
+        __atomic_store_n(&real_##f, p_, __ATOMIC_RELAXED); \
+    } \
+    p_; })
+
+extern int __open_2(const char *, int);
+extern int __open64_2(const char *, int);
+extern int __openat_2(int, const char *, int);
+extern int __openat64_2(int, const char *, int);
+
+#define REOPEN_FUNCTIONS(X) \
+    X(open) X(open64) X(openat) X(openat64) X(__open_2) X(__open64_2) \
+    X(__openat_2) X(__openat64_2) X(epoll_ctl)
+REOPEN_FUNCTIONS(DECLARE_REAL)
+
+#define RESOLVE(f) (void)REAL(f);
+
+/* ------------------------------------------------------------------ */
+/* Macros and types of more than one file. */
+
+/* say(level, string...): say_line with the sentinel its loop stops at. */
+#define say(...) say_line(__VA_ARGS__, (const char *)0)
+
+#define NUM(v) fmt_num(numbuf + sizeof numbuf, (unsigned long long)(v))
+/* A second number in the same line needs a buffer of its own. */
+#define NUM_IN(buf, v) fmt_num((buf) + sizeof (buf), (unsigned long long)(v))
+
+enum gate { GATE_OPEN = 0, GATE_SHUT = 1, GATE_OPENING = 2 };
+
+/* How long the gate's opening waits for the helper to end (it does at
+ * once, unless a child of the server holds the pipe too). */
+#define HELPER_END_MS 20
+
+struct identity { dev_t dev; ino_t ino; int valid; };
+
+/* Descriptors that are copies of the diversion (a shell's saved fd 1, an
+ * SDK's private stdout): they follow fd 1 onto the wire when the gate opens.
+ * One bit per descriptor number, up to the hard RLIMIT_NOFILE: a diverting
+ * constructor maps a bitmap that large (untouched pages cost nothing);
+ * g_top bounds the walks. */
+#define TRACKED_STATIC 4096
+#define TRACKED_MAX (1UL << 26)
+#define WORD_BITS (8 * sizeof(unsigned long))
+
+/* A posix_spawn file action as glibc lays it out (see lib/glibc.c). */
+struct spawn_action {
+    int tag;
+    union {
+        struct { int fd; } close_action;
+        struct { int fd; int newfd; } dup2_action;
+        struct { int fd; char *path; int oflag; mode_t mode; } open_action;
+    } action;
+};
+
+/* eof: 1 at end of input; GATE_BY_ANSWER when the fail-safe saw an answer. */
+#define GATE_BY_ANSWER 2
+
+/* Readers are on the server's hot path: with the gate open and the real
+ * function known, an interposer is a load, two tests and a jump.  Its body
+ * lives out of line, so that this path needs no stack frame.  Deciding
+ * before the call is safe: once open, the gate never shuts again. */
+#define READER(ret, name, params, args, ...)                                    \
+    __attribute__((noinline, cold)) static ret slow_##name params __VA_ARGS__     \
+    EXPORT ret name params                                                        \
+    {                                                                             \
+        __typeof__(&name) p_ = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);   \
+        if (likely(p_ != NULL) && !gated())                                       \
+            return p_ args;                                                       \
+        return slow_##name args;                                                  \
+    }
+
+/* Everything declared from here on is internal to the library. */
+#pragma GCC visibility push(hidden)
+
+/* The state, defined (and each piece described) in shim.c, and what
+ * shim.c gives the other files. */
+extern int g_state;
+extern int g_wire;
+extern int g_div;
+extern int g_fd1_ours;
+extern pid_t g_pid;
+extern int g_level;
+extern int g_log_ok;
+extern int g_err;
+extern pid_t g_helper;
+extern pid_t g_helper_inherited;
+extern struct identity g_wire_id, g_stdin_id, g_div_id;
+extern const char *g_div_name;
+extern char g_marker[80];
+extern char *g_marker_out;
+extern unsigned long *g_copies;
+extern unsigned long g_tracked;
+extern unsigned long g_top;
+extern int g_ncopies;
+extern struct sg_detect g_detect;
+extern int g_detect_busy;
+extern unsigned long long g_detect_bytes;
+extern int g_wire_busy;
+void flush_stdout(void);
+void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg);
+extern unsigned long long g_div_bytes, g_div_lines;
+int open_gate_with(const char *how, unsigned long long bytes, int eof,
+                   const struct iovec *first, int nfirst);
+void open_gate(const char *how, unsigned long long bytes, int eof);
+void wait_while_opening(void);
+void release_if_unused(void);
+
+static inline int gated(void)
+{
+    return unlikely(__atomic_load_n(&g_state, __ATOMIC_RELAXED) != GATE_OPEN);
+}
+
+static inline int shut(void)
+{
+    return LOAD(g_state) == GATE_SHUT;
+}
+
+/* A vfork child shares our memory: it must leave the state alone.  fork
+ * children get their own pid through the atfork handler. */
+static inline int in_vfork_child(void)
+{
+    return getpid() != LOAD(g_pid);
+}
+
+/* ------------------------------------------------------------------ */
+/* lib/real.c: the real functions. */
+
+void resolve_eager(void);
+
+/* ------------------------------------------------------------------ */
+/* lib/say.c: diagnostics. */
+
+char *fmt_num(char *end, unsigned long long v);
+void say_line(int level, const char *first, ...);
+const char *err_name(int e);
+
+/* ------------------------------------------------------------------ */
+/* lib/glibc.c: glibc internals. */
+
+extern int g_spawn_layout;
+extern int g_spawn_dup2_tag;
+extern posix_spawn_file_actions_t g_spawn_wire_only;
+extern int g_spawn_wire_only_fd;
+void check_spawn_layout(void);
+void prepare_spawn_fallback(int wire);
+void check_versions(void);
+void check_stdio_lock(void);
+int stdout_locked_here(void);
+
+/* ------------------------------------------------------------------ */
+/* lib/fds.c: descriptors. */
+
+int identify(int fd, struct identity *id);
+int is(int fd, const struct identity *id);
+int is_stdin(int fd);
+int same_open_file(int a, int b);
+int on_diversion(int fd);
+void set_copy(int fd, int on);
+int is_diversion(int fd);
+int high_dup(int fd);
+int lock_wire(void);
+void unlock_wire(int held);
+void drop_privates(void);
+
+/* ------------------------------------------------------------------ */
+/* lib/reads.c: the read paths on stdin. */
+
+size_t iov_total(const struct iovec *iov, int cnt);
+
+/* ------------------------------------------------------------------ */
+/* lib/helper.c: the drain. */
+
+extern pid_t g_helper_pid;
+extern char g_helper_path[4096];
+void find_helper(void);
+int reap_helper(pid_t *which, int ms);
+int start_drain(void);
+void wait_drained(void);
+int stderr_needs_drain(void);
+void helper_at_exit(void);
+void helper_fini(void);
+
+/* ------------------------------------------------------------------ */
+/* lib/failsafe.c: the fail-safe. */
+
+size_t write_whole(int fd, const void *p, size_t n, int bounded);
+void hold_forget(void);
+void hold_settle(const char *how, int try);
+void stdout_through_hold(const char *how);
+
+/* ------------------------------------------------------------------ */
+/* lib/reopen.c: opening stdout by name. */
+
+void resolve_reopen(void);
+int on_reopened(int fd);
+void forget_reopened(int fd);
+void unmark_reopened(void);
+void point_reopened_at_wire(void);
+void drop_reopened(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/say.c - diagnostics on stderr: one write(2) per line, no stdio, no
+ * heap. */
+
+#include "internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics: one write(2) per line, no stdio, no heap. */
+
+char *fmt_num(char *end, unsigned long long v)
+{
+    *--end = '\0';
+    do
+        *--end = (char)('0' + v % 10);
+    while (v /= 10);
+    return end;
+}
+
+static unsigned long long g_say_dropped;   /* lines stderr had no room for */
+
+/* One line onto stderr, never waiting: a pipe that nobody reads (already
+ * full of the server's own output) must not block the server in a
+ * diagnostic.  A pipe gets the private non-blocking handle (or, if fd 2 is
+ * another pipe by now, a poll first: a line is shorter than PIPE_BUF and
+ * POLLOUT means a free page); a socket MSG_DONTWAIT; a file or a terminal
+ * a plain write.  A line that does not fit is dropped and counted. */
+static void say_out(const char *line, size_t n)
+{
+    struct stat st, mine;
+    ssize_t w = -1;
+    int fd = LOAD(g_err);
+    if (fstat(2, &st) != 0)
+        return;
+    if (S_ISSOCK(st.st_mode)) {
+        w = syscall(SYS_sendto, 2, line, n, MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
+    } else if (S_ISFIFO(st.st_mode)) {
+        if (fd < 0 || fstat(fd, &mine) != 0 || mine.st_dev != st.st_dev || mine.st_ino != st.st_ino) {
+            struct pollfd p = { .fd = 2, .events = POLLOUT };
+            fd = poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) ? 2 : -1;
+        }
+        if (fd >= 0)
+            while ((w = REAL(write)(fd, line, n)) < 0 && errno == EINTR)
+                ;
+    } else {
+        while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR)
+            ;
+    }
+    if (w < 0)
+        __atomic_add_fetch(&g_say_dropped, 1, __ATOMIC_RELAXED);
+}
+
+void say_line(int level, const char *first, ...)
+{
+    char line[512], num[24];
+    size_t n = 0;
+    const char *s;
+    va_list ap;
+    int saved = errno;
+
+    if (level > g_level || !g_log_ok)
+        return;
+    for (s = "stdiogate["; *s && n < sizeof line - 1; s++)
+        line[n++] = *s;
+    for (s = fmt_num(num + sizeof num, (unsigned long long)getpid()); *s; s++)
+        line[n++] = *s;
+    line[n++] = ']';
+    line[n++] = ':';
+    line[n++] = ' ';
+    va_start(ap, first);
+    for (s = first; s; s = va_arg(ap, const char *))
+        while (*s && n < sizeof line - 1)
+            line[n++] = *s++;
+    va_end(ap);
+    line[n++] = '\n';
+    say_out(line, n);
+    errno = saved;
+}
+
+/* strerror may translate and allocate, and strerrorname_np is glibc's
+ * alone (musl's loader could not resolve it): our own table of the errors
+ * the calls we report can return. */
+const char *err_name(int e)
+{
+#define ERR(x) [x] = #x,
+    static const char *const names[] = {
+        ERR(EPERM) ERR(ENOENT) ERR(EINTR) ERR(EIO) ERR(ENXIO) ERR(EBADF) ERR(EAGAIN)
+        ERR(ENOMEM) ERR(EACCES) ERR(EFAULT) ERR(EBUSY) ERR(EEXIST) ERR(ENODEV)
+        ERR(ENOTDIR) ERR(EISDIR) ERR(EINVAL) ERR(ENFILE) ERR(EMFILE) ERR(ENOTTY)
+        ERR(ETXTBSY) ERR(ENOSPC) ERR(ESPIPE) ERR(EROFS) ERR(EPIPE) ERR(ERANGE)
+        ERR(ENAMETOOLONG) ERR(ENOSYS) ERR(ELOOP) ERR(EOVERFLOW) ERR(ENOTSOCK)
+        ERR(EOPNOTSUPP) ERR(ECONNRESET) ERR(ENOTCONN)
+    };
+#undef ERR
+    if (e > 0 && (size_t)e < sizeof names / sizeof names[0] && names[e])
+        return names[e];
+    return "unknown error";
+}
