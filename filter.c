@@ -579,22 +579,6 @@ static void filter_ignore_signals(void)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* Closes every descriptor from low up.  closefrom(3) is glibc 2.34's: the
- * system call where the kernel has it (5.9), else one close each up to the
- * limit. */
-static void close_from(int low)
-{
-    struct rlimit rl;
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, (unsigned)low, ~0U, 0) == 0)
-        return;
-#endif
-    long top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-                       rl.rlim_cur < 65536 ? (long)rl.rlim_cur : 65536;
-    for (long fd = low; fd < top; fd++)
-        close((int)fd);
-}
-
 /* Keep only the wire (1), stderr (2) and the pipe, which ends up on fd 3. */
 static int filter_descriptors(int in)
 {
@@ -604,7 +588,7 @@ static int filter_descriptors(int in)
         close(in);
     }
     close(0);
-    close_from(4);
+    sg_close_from(4);
     return 3;
 }
 

@@ -28,4 +28,26 @@ struct sg_drain_counters {
     int stuck;                   /* holding bytes that stderr will not take now */
 };
 
+/* Closes every descriptor from low up, before an exec, in the child that
+ * becomes the helper (the library's) or the filter: raw system calls only
+ * (the library's runs between clone and exec).  close_range is Linux 5.9's;
+ * before it, one close each up to the soft descriptor limit, at most 65536. */
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static inline void sg_close_from(int low)
+{
+    struct rlimit rl;
+    long top = 65536;
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned)low, ~0U, 0) == 0)
+        return;
+#endif
+    if (syscall(SYS_getrlimit, RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)top)
+        top = (long)rl.rlim_cur;
+    for (long fd = low; fd < top; fd++)
+        (void)syscall(SYS_close, (int)fd);
+}
+
 #endif

@@ -108,11 +108,7 @@ __attribute__((noreturn)) static void helper_child(int from, int counters, int s
         (void)syscall(SYS_close, 1);
         if (counters < 0)
             (void)syscall(SYS_close, SG_COUNTERS_FD);
-#ifdef SYS_close_range
-        if (syscall(SYS_close_range, SG_COUNTERS_FD + 2, ~0U, 0) != 0)
-#endif
-            for (int fd = SG_COUNTERS_FD + 2; fd < 4096; fd++)
-                (void)syscall(SYS_close, fd);
+        sg_close_from(SG_COUNTERS_FD + 2);
         (void)syscall(SYS_execve, g_helper_path, argv, envp);
         e = errno;
     }
@@ -143,11 +139,7 @@ __attribute__((noreturn)) static void helper_middle(int from, int counters, int 
     }
     int told = -(int)helper;     /* a pid, told apart from an errno by its sign */
     (void)syscall(SYS_write, status, &told, sizeof told);
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, 0U, ~0U, 0) != 0)
-#endif
-        for (int fd = 0; fd < 4096; fd++)
-            (void)syscall(SYS_close, fd);
+    sg_close_from(0);
     while (syscall(SYS_wait4, helper, &st, 0, NULL) < 0 && errno == EINTR)
         ;
     (void)syscall(SYS_exit_group, 0);
