@@ -213,27 +213,23 @@ os.write(1, b'-parent-end\n')"
     assert_stderr_lacks '"result"' '"note"'
 }
 
-@test "fail-safe: an LSP Content-Length answer, junk glued before it" {
-    JUNK=(printf-junk write-junk glue-junk)
-    both --framing lsp --lsp "$LSP_INIT" -- "$FS" glue lsp
-    STDIOGATE_DEBUG=2 gated --timeout 10 --framing lsp --lsp "$LSP_INIT" -- "$FS" glue lsp
+# lsp_answer MODE CALL: the fail-safe server writes printf and write junk,
+# then MODE-junk and an LSP Content-Length answer by CALL; only the answer
+# reaches the wire, byte for byte.
+lsp_answer() {
+    JUNK=(printf-junk write-junk "$1-junk")
+    both --framing lsp --lsp "$LSP_INIT" -- "$FS" "$1" lsp
+    STDIOGATE_DEBUG=2 gated --timeout 10 --framing lsp --lsp "$LSP_INIT" -- "$FS" "$1" lsp
     assert_status 0
     assert_junk_on_stderr
     assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
     assert_stderr_lacks '"result"' Content-Length
-    assert_stderr_has "gate opened by write: the server answered"
+    assert_stderr_has "gate opened by $2: the server answered"
 }
 
-@test "fail-safe: an LSP answer by writev, header and body in separate iovecs after the junk" {
-    JUNK=(printf-junk write-junk writev-junk)
-    both --framing lsp --lsp "$LSP_INIT" -- "$FS" writev lsp
-    STDIOGATE_DEBUG=2 gated --timeout 10 --framing lsp --lsp "$LSP_INIT" -- "$FS" writev lsp
-    assert_status 0
-    assert_junk_on_stderr
-    assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
-    assert_stderr_lacks '"result"' Content-Length
-    assert_stderr_has "gate opened by writev: the server answered"
-}
+@test "fail-safe: an LSP Content-Length answer, junk glued before it" { lsp_answer glue write; }
+
+@test "fail-safe: an LSP answer by writev, header and body in separate iovecs after the junk" { lsp_answer writev writev; }
 
 @test "fail-safe: the answer recogniser (detect.h) on fixed cases" {
     run "$BIN/core_answer_check"

@@ -408,6 +408,24 @@ tree_check() {
     assert_stderr_has "${tags[@]}"
 }
 
+# row_table FN ROW...: runs `FN ROW` (the row split into words) for every
+# row, each in a background subshell with errexit in force (a subshell on
+# the left of || would run with errexit off and pass every row), and names
+# every row that failed.
+row_table() {
+    local fn=$1 r bad=()
+    shift
+    for r in "$@"; do
+        # shellcheck disable=SC2086
+        ( set -e; "$fn" $r ) 2>"$BATS_TEST_TMPDIR/row.err" &
+        if ! wait $!; then
+            bad+=("$r")
+            { echo "=== row failed: $r"; cat "$BATS_TEST_TMPDIR/row.err"; } >&2
+        fi
+    done
+    [ "${#bad[@]}" = 0 ] || { printf 'failed row: %s\n' "${bad[@]}" >&2; false; }
+}
+
 # --- Compatibility names (tests/tree_helpers.bash before the merge) ---------
 # The lead removes these once no branch uses them.
 TREE_ROOT=$ROOT
