@@ -24,13 +24,7 @@ fc_both() {
     assert_junk_on_stderr
 }
 
-teardown() {
-    local pid
-    [ -f "${PIDFILE:-}" ] || return 0
-    while read -r pid; do
-        [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-    done <"$PIDFILE"
-}
+teardown() { kill_listed "${PIDFILE:-}"; }
 
 # --- fd 1 pointed at /dev/null or stderr by the program itself ----------------
 # freopen() moves the new file onto fd 1 with glibc's internal dup3, which no

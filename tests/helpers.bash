@@ -426,6 +426,16 @@ row_table() {
     [ "${#bad[@]}" = 0 ] || { printf 'failed row: %s\n' "${bad[@]}" >&2; false; }
 }
 
+# kill_listed FILE: kills every pid FILE lists (one a line), if there is a
+# FILE: a teardown's, for what a test left running.
+kill_listed() {
+    local pid
+    [ -f "${1:-}" ] || return 0
+    while read -r pid; do
+        [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+    done <"$1"
+}
+
 # --- Compatibility names (tests/tree_helpers.bash before the merge) ---------
 # The lead removes these once no branch uses them.
 TREE_ROOT=$ROOT
