@@ -97,6 +97,15 @@ static inline int sh_string(struct sh_ref *r, char *out, size_t outsz, size_t *o
 
 static inline int sh_value(struct sh_ref *r);
 
+/* The digits at r->i, taken; how many. */
+static inline size_t sh_digits(struct sh_ref *r)
+{
+    size_t d = r->i;
+    while (r->i < r->n && r->p[r->i] >= '0' && r->p[r->i] <= '9')
+        r->i++;
+    return r->i - d;
+}
+
 static inline int sh_number(struct sh_ref *r)
 {
     size_t s = r->i;
@@ -107,27 +116,20 @@ static inline int sh_number(struct sh_ref *r)
     if (r->p[r->i] == '0') {
         r->i++;
     } else if (r->p[r->i] >= '1' && r->p[r->i] <= '9') {
-        while (r->i < r->n && r->p[r->i] >= '0' && r->p[r->i] <= '9')
-            r->i++;
+        sh_digits(r);
     } else {
         return 0;
     }
     if (r->i < r->n && r->p[r->i] == '.') {
         r->i++;
-        size_t d = r->i;
-        while (r->i < r->n && r->p[r->i] >= '0' && r->p[r->i] <= '9')
-            r->i++;
-        if (r->i == d)
+        if (!sh_digits(r))
             return 0;
     }
     if (r->i < r->n && (r->p[r->i] == 'e' || r->p[r->i] == 'E')) {
         r->i++;
         if (r->i < r->n && (r->p[r->i] == '+' || r->p[r->i] == '-'))
             r->i++;
-        size_t d = r->i;
-        while (r->i < r->n && r->p[r->i] >= '0' && r->p[r->i] <= '9')
-            r->i++;
-        if (r->i == d)
+        if (!sh_digits(r))
             return 0;
     }
     return r->i > s;

@@ -114,13 +114,8 @@ int main(int argc, char **argv)
         "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
         "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
         "\"clientInfo\":{\"name\":\"bench\",\"version\":\"0\"}}}\n";
-    pid_t pid;
     long long t0 = now_ns();
-    int rc = posix_spawnp(&pid, argv[optind], &fa, NULL, argv + optind, env);
-    if (rc != 0) {
-        errno = rc;
-        die(argv[optind]);
-    }
+    pid_t pid = spawn_or_die(&fa, argv + optind, env);
     close(to[0]);
     close(from[1]);
     from_srv = from[0];

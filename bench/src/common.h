@@ -4,6 +4,7 @@
 #define BENCH_COMMON_H
 
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,18 @@ static inline char *wire_of(int fd)
     snprintf(s, 96, "STDIOGATE_WIRE=%llu:%llu", (unsigned long long)st.st_dev,
              (unsigned long long)st.st_ino);
     return s;
+}
+
+/* posix_spawnp, or dies naming the program. */
+static inline pid_t spawn_or_die(const posix_spawn_file_actions_t *fa, char **argv, char **env)
+{
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], fa, NULL, argv, env);
+    if (rc != 0) {
+        errno = rc;
+        die(argv[0]);
+    }
+    return pid;
 }
 
 /* Writes all of p[0..n) to fd, through EINTR; on an error dies with `what`
