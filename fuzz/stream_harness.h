@@ -60,17 +60,16 @@ static inline int sh_string(struct sh_ref *r, char *out, size_t outsz, size_t *o
         if (c == '\\') {
             if (r->i >= r->n)
                 return 0;
+            /* the one-character escapes, each beside what it stands for */
+            static const char escapes[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
             c = r->p[r->i++];
-            switch (c) {
-            case '"': v = '"'; break;
-            case '\\': v = '\\'; break;
-            case '/': v = '/'; break;
-            case 'b': v = '\b'; break;
-            case 'f': v = '\f'; break;
-            case 'n': v = '\n'; break;
-            case 'r': v = '\r'; break;
-            case 't': v = '\t'; break;
-            case 'u':
+            const char *e = NULL;
+            for (size_t k = 0; k + 1 < sizeof escapes && !e; k += 2)
+                if ((uint8_t)escapes[k] == c)
+                    e = escapes + k;
+            if (e) {
+                v = (uint8_t)e[1];
+            } else if (c == 'u') {
                 if (r->i + 4 > r->n)
                     return 0;
                 v = 0;
@@ -80,8 +79,7 @@ static inline int sh_string(struct sh_ref *r, char *out, size_t outsz, size_t *o
                         return 0;
                     v = v * 16 + (unsigned)(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
                 }
-                break;
-            default:
+            } else {
                 return 0;
             }
         }
