@@ -11,6 +11,8 @@ setup_file() {
 # lint TARGET [--brief]: runs `make TARGET` and shows its output (--brief:
 # its error and warning lines, or its last 20 lines if it has none); passes
 # when make exits 0.
+# (bats' run sets $output and $status.)
+# shellcheck disable=SC2154
 lint() {
     run make -C "$ROOT" -s "$1"
     if [ "${2:-}" = --brief ]; then
