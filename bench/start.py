@@ -17,22 +17,16 @@ distribution-free 95% confidence interval.  Report: stdout and
 bench/out/start.md.
 """
 import os
-import statistics
 import subprocess
 import sys
 import time
+
+from stats import med as median, median_ci
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WRAPPER = os.path.join(ROOT, "stdiogate")
 TARGET = 2.0
-
-
-def median_ci(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    k = max(int((n - 1.96 * n ** 0.5) / 2), 0)
-    return xs[k], xs[n - 1 - k]
 
 
 def run_once(argv, env):
@@ -78,8 +72,8 @@ def main():
         ts = times[name]
         ratios = [a / b for a, b in zip(ts, ref)]
         lo, hi = median_ci(ratios)
-        med = statistics.median(ratios)
-        lines.append(f"| {name} | {statistics.median(ts):.2f} | {min(ts):.2f} | {med:.2f} | "
+        med = median(ratios)
+        lines.append(f"| {name} | {median(ts):.2f} | {min(ts):.2f} | {med:.2f} | "
                      f"{lo:.2f}–{hi:.2f} |")
         if name == "./stdiogate /bin/true":
             verdict = (f"target ≤ {TARGET:.1f}× stdbuf: {'met' if hi <= TARGET else 'CI straddles the target' if lo <= TARGET else 'missed'}"

@@ -34,6 +34,7 @@ import subprocess
 import sys
 
 import run as R
+import stats as S
 
 FILTER = os.path.join(R.ROOT, "stdiogate-filter")
 
@@ -64,7 +65,7 @@ class Strict:
 
     def interleave(self, variants, cargs, rounds, value, pin=True, inner=()):
         """inner: a prefix for the command (after the client's `--`)."""
-        series = [R.Series(v[0]) for v in variants]
+        series = [S.Series(v[0]) for v in variants]
         for r in range(rounds):
             for i in R.rotate(list(range(len(variants))), r):
                 cmd = variants[i][1]
@@ -83,7 +84,7 @@ class Strict:
         return series
 
     def ratio(self, label, rs, target, ok, aa=None):
-        self.summary.append(R.ratio_row(label, rs, target, ok, aa))
+        self.summary.append(S.ratio_row(label, rs, target, ok, aa))
 
     # ------------------------------------------------------------ per message
     def per_message(self):
@@ -93,35 +94,35 @@ class Strict:
         R.log(f"strict per message: {len(variants)} variants x {self.p['msg_rounds']} rounds x {n} pings")
         med_s = self.interleave(variants, ["-n", str(n)], self.p["msg_rounds"],
                                 lambda kv: (kv["median_ns"] / 1000, kv["total_ns"] / kv["requests"] / 1000))
-        median = [R.Series(s.name) for s in med_s]
-        mean = [R.Series(s.name) for s in med_s]
+        median = [S.Series(s.name) for s in med_s]
+        mean = [S.Series(s.name) for s in med_s]
         for s, a, b in zip(med_s, median, mean):
             a.values = [v[0] if v else None for v in s.values]
             b.values = [v[1] if v else None for v in s.values]
         self.out += ["## Per message: sequential pings, pinned to one CPU", ""]
-        self.out += R.timing_table(f"Round trip, median of {n} pings per run (µs); {self.p['msg_rounds']} "
+        self.out += S.timing_table(f"Round trip, median of {n} pings per run (µs); {self.p['msg_rounds']} "
                                    "rounds", "µs", median, median[0], what="time ratio")
-        self.out += R.timing_table(f"Round trip, mean of {n} pings per run (µs)", "µs", mean, mean[0],
+        self.out += S.timing_table(f"Round trip, mean of {n} pings per run (µs)", "µs", mean, mean[0],
                                    what="time ratio")
-        aa = R.paired(median[1], median[0])
-        self.ratio("per message: strict / bare relay (medians)", R.paired(median[3], median[2]), "≤ 1.10",
-                   lambda x: x <= 1.10, R.paired(median[1], median[0]))
+        aa = S.paired(median[1], median[0])
+        self.ratio("per message: strict / bare relay (medians)", S.paired(median[3], median[2]), "≤ 1.10",
+                   lambda x: x <= 1.10, S.paired(median[1], median[0]))
         self.ratio("per message: bare relay / direct (medians; the floor of a filter process)",
-                   R.paired(median[2], median[0]), "(report)", None, aa)
-        self.ratio("per message: strict / direct (medians)", R.paired(median[3], median[0]), "(report)",
+                   S.paired(median[2], median[0]), "(report)", None, aa)
+        self.ratio("per message: strict / direct (medians)", S.paired(median[3], median[0]), "(report)",
                    None, aa)
-        added = [v - w for v, w in zip(mean[3].values, mean[0].values) if v is not None and w is not None]
-        relay_added = [v - w for v, w in zip(mean[2].values, mean[0].values) if v is not None and w is not None]
+        added = S.diffs(mean[3], mean[0])
+        relay_added = S.diffs(mean[2], mean[0])
         if added:
-            lo, hi = R.median_ci(added)
+            lo, hi = S.median_ci(added)
             self.summary.append(("per message: strict − direct, mean round trip",
-                                 f"+{R.med(added):.2f} µs (95% CI {lo:.2f}–{hi:.2f}; bare relay "
-                                 f"+{R.med(relay_added):.2f} µs)", "≤ +10 µs",
+                                 f"+{S.med(added):.2f} µs (95% CI {lo:.2f}–{hi:.2f}; bare relay "
+                                 f"+{S.med(relay_added):.2f} µs)", "≤ +10 µs",
                                  "met" if hi <= 10 else ("**MISSED**" if lo > 10 else
                                                           "met (median; CI straddles the target)"
-                                                          if R.med(added) <= 10 else "**MISSED** (median)")))
+                                                          if S.med(added) <= 10 else "**MISSED** (median)")))
         if len(median) > 4:
-            self.ratio("per message: ./stdiogate --strict / direct (medians)", R.paired(median[4], median[0]),
+            self.ratio("per message: ./stdiogate --strict / direct (medians)", S.paired(median[4], median[0]),
                        "(report)", None, aa)
         self.syscalls()
 
@@ -172,25 +173,25 @@ class Strict:
                                  lambda kv: (kv["bytes"] / cnt / (1 << 20) / (kv["min_ns"] / 1e9),
                                              kv["bytes"] / (1 << 20) / (kv["total_ns"] / 1e9)), pin=pin,
                                  inner=inner)
-        fast = [R.Series(s.name) for s in series]
-        whole = [R.Series(s.name) for s in series]
+        fast = [S.Series(s.name) for s in series]
+        whole = [S.Series(s.name) for s in series]
         for s, a, b in zip(series, fast, whole):
             a.values = [v[0] if v else None for v in s.values]
             b.values = [v[1] if v else None for v in s.values]
         self.out += [f"## Throughput: ten 8 MiB answers per run, {how}", ""]
-        self.out += R.timing_table(f"MiB/s of the fastest answer of a run; {self.p['tp_rounds']} rounds",
+        self.out += S.timing_table(f"MiB/s of the fastest answer of a run; {self.p['tp_rounds']} rounds",
                                    "MiB/s", fast, fast[0], what="throughput ratio")
-        self.out += R.timing_table("MiB/s over the whole run", "MiB/s", whole, whole[0],
+        self.out += S.timing_table("MiB/s over the whole run", "MiB/s", whole, whole[0],
                                    what="throughput ratio")
         for name, s in (("fastest answer", fast), ("whole runs", whole)):
-            aa = R.paired(s[1], s[0])
-            self.ratio(f"throughput ({how}, {name}): strict / direct", R.paired(s[4], s[0]), "≥ 0.8",
+            aa = S.paired(s[1], s[0])
+            self.ratio(f"throughput ({how}, {name}): strict / direct", S.paired(s[4], s[0]), "≥ 0.8",
                        lambda x: x >= 0.8, aa)
-            self.ratio(f"throughput ({how}, {name}): strict / bare relay", R.paired(s[4], s[2]), "≥ 0.9",
+            self.ratio(f"throughput ({how}, {name}): strict / bare relay", S.paired(s[4], s[2]), "≥ 0.9",
                        lambda x: x >= 0.9)
-            self.ratio(f"throughput ({how}, {name}): bare relay / direct", R.paired(s[2], s[0]),
+            self.ratio(f"throughput ({how}, {name}): bare relay / direct", S.paired(s[2], s[0]),
                        "(report)", None)
-            self.ratio(f"throughput ({how}, {name}): strict / relay with 1 MiB pipes", R.paired(s[4], s[3]),
+            self.ratio(f"throughput ({how}, {name}): strict / relay with 1 MiB pipes", S.paired(s[4], s[3]),
                        "(report)", None)
 
     # ------------------------------------------------------------ memory
@@ -238,14 +239,14 @@ class Strict:
         R.log(f"strict start cost: {len(variants)} variants x {self.p['ttfa_rounds']} rounds")
         series = self.interleave(variants, ["-n", "0"], self.p["ttfa_rounds"], lambda kv: kv["first_ns"] / 1e6)
         self.out += ["## Start cost: spawn to the initialize answer of echo_server (ms)", ""]
-        self.out += R.timing_table(f"{self.p['ttfa_rounds']} rounds", "ms", series, series[0], what="time ratio")
+        self.out += S.timing_table(f"{self.p['ttfa_rounds']} rounds", "ms", series, series[0], what="time ratio")
         for i, label in ((2, "bare relay"), (3, "strict (stdiogate-filter)")) + \
                 ((4, "./stdiogate --strict"),) * (len(series) > 4):
-            d = [v - w for v, w in zip(series[i].values, series[0].values) if v is not None and w is not None]
+            d = S.diffs(series[i], series[0])
             if d:
-                lo, hi = R.median_ci(d)
+                lo, hi = S.median_ci(d)
                 self.summary.append((f"start cost: {label} − direct, time to first answer",
-                                     f"+{R.med(d):.3f} ms (95% CI {lo:.3f}–{hi:.3f})", "(report)", ""))
+                                     f"+{S.med(d):.3f} ms (95% CI {lo:.3f}–{hi:.3f})", "(report)", ""))
 
     def report(self):
         self.load.append(os.getloadavg())

@@ -34,7 +34,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-    return h_splitmix(&rng_state);
+    return fz_splitmix(&rng_state);
 }
 
 static size_t below(size_t n)

@@ -12,18 +12,11 @@
 #include <stdlib.h>
 
 #include "../detect.h"
+#include "driver.h"
 #include "reference.h"
 
 /* "State is a few machine words whatever the input." */
 _Static_assert(sizeof(struct sg_detect) <= 64, "detector state is not a few words");
-
-static inline uint64_t h_splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static inline uint64_t h_hash(const uint8_t *p, size_t n)
 {
@@ -65,10 +58,8 @@ struct h_result {
     const char *problem;        /* contract violation, or NULL */
 };
 
-/* Feed p[0..n) in chunks; chunk sizes come from *rng (NULL: whole; the
- * special value H_BYTEWISE: one byte at a time). */
-#define H_BYTEWISE ((uint64_t *)1)
-
+/* Feed p[0..n) in chunks; chunk sizes come from *rng (FZ_WHOLE: whole;
+ * FZ_BYTEWISE: one byte at a time; driver.h). */
 static inline struct h_result h_feed(const uint8_t *p, size_t n, uint64_t *rng)
 {
     struct sg_detect d;
@@ -76,22 +67,7 @@ static inline struct h_result h_feed(const uint8_t *p, size_t n, uint64_t *rng)
     sg_detect_init(&d);
     size_t off = 0;
     while (off < n) {
-        size_t len;
-        if (rng == NULL) {
-            len = n - off;
-        } else if (rng == H_BYTEWISE) {
-            len = 1;
-        } else {
-            uint64_t x = h_splitmix(rng);
-            switch (x & 3) {
-            case 0: len = 1; break;
-            case 1: len = 1 + (size_t)((x >> 8) % 8); break;
-            case 2: len = 1 + (size_t)((x >> 8) % 64); break;
-            default: len = 1 + (size_t)((x >> 8) % 4096); break;
-            }
-            if (len > n - off)
-                len = n - off;
-        }
+        size_t len = fz_piece(rng, n - off, 4096);
         int was_done = sg_detect_done(&d);
         size_t k = sg_detect_feed(&d, p + off, len);
         if (k > len) {
@@ -131,12 +107,12 @@ static inline struct h_result h_feed(const uint8_t *p, size_t n, uint64_t *rng)
 static inline const char *h_check(const uint8_t *p, size_t n, int splits, char *msg, size_t msgsz)
 {
     size_t want = ref_first_message_end(p, n);
-    struct h_result whole = h_feed(p, n, NULL);
+    struct h_result whole = h_feed(p, n, FZ_WHOLE);
     if (whole.problem) {
         snprintf(msg, msgsz, "whole: %s", whole.problem);
         return msg;
     }
-    struct h_result bytes = h_feed(p, n, H_BYTEWISE);
+    struct h_result bytes = h_feed(p, n, FZ_BYTEWISE);
     if (bytes.problem) {
         snprintf(msg, msgsz, "byte by byte: %s", bytes.problem);
         return msg;

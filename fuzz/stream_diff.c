@@ -21,7 +21,7 @@ static uint64_t rng_state;
 
 static size_t below(size_t n)
 {
-    return n ? (size_t)(sh_splitmix(&rng_state) % n) : 0;
+    return n ? (size_t)(fz_splitmix(&rng_state) % n) : 0;
 }
 
 static const char *const messages[] = {
@@ -111,7 +111,7 @@ static void gen_piece(struct buf *b)
     case 8: {
         size_t k = below(64);
         for (size_t i = 0; i < k; i++) {
-            uint8_t c = (uint8_t)sh_splitmix(&rng_state);
+            uint8_t c = (uint8_t)fz_splitmix(&rng_state);
             put(b, &c, 1);
         }
         break;

@@ -18,14 +18,7 @@
 #include <string.h>
 
 #include "../detect.h"
-
-static inline uint64_t sh_splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#include "driver.h"
 
 /* ---- The reference: a recursive-descent JSON parser over a whole line ---- */
 
@@ -67,17 +60,16 @@ static inline int sh_string(struct sh_ref *r, char *out, size_t outsz, size_t *o
         if (c == '\\') {
             if (r->i >= r->n)
                 return 0;
+            /* the one-character escapes, each beside what it stands for */
+            static const char escapes[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
             c = r->p[r->i++];
-            switch (c) {
-            case '"': v = '"'; break;
-            case '\\': v = '\\'; break;
-            case '/': v = '/'; break;
-            case 'b': v = '\b'; break;
-            case 'f': v = '\f'; break;
-            case 'n': v = '\n'; break;
-            case 'r': v = '\r'; break;
-            case 't': v = '\t'; break;
-            case 'u':
+            const char *e = NULL;
+            for (size_t k = 0; k + 1 < sizeof escapes && !e; k += 2)
+                if ((uint8_t)escapes[k] == c)
+                    e = escapes + k;
+            if (e) {
+                v = (uint8_t)e[1];
+            } else if (c == 'u') {
                 if (r->i + 4 > r->n)
                     return 0;
                 v = 0;
@@ -87,8 +79,7 @@ static inline int sh_string(struct sh_ref *r, char *out, size_t outsz, size_t *o
                         return 0;
                     v = v * 16 + (unsigned)(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
                 }
-                break;
-            default:
+            } else {
                 return 0;
             }
         }
@@ -104,6 +95,15 @@ static inline int sh_string(struct sh_ref *r, char *out, size_t outsz, size_t *o
 
 static inline int sh_value(struct sh_ref *r);
 
+/* The digits at r->i, taken; how many. */
+static inline size_t sh_digits(struct sh_ref *r)
+{
+    size_t d = r->i;
+    while (r->i < r->n && r->p[r->i] >= '0' && r->p[r->i] <= '9')
+        r->i++;
+    return r->i - d;
+}
+
 static inline int sh_number(struct sh_ref *r)
 {
     size_t s = r->i;
@@ -114,30 +114,40 @@ static inline int sh_number(struct sh_ref *r)
     if (r->p[r->i] == '0') {
         r->i++;
     } else if (r->p[r->i] >= '1' && r->p[r->i] <= '9') {
-        while (r->i < r->n && r->p[r->i] >= '0' && r->p[r->i] <= '9')
-            r->i++;
+        sh_digits(r);
     } else {
         return 0;
     }
     if (r->i < r->n && r->p[r->i] == '.') {
         r->i++;
-        size_t d = r->i;
-        while (r->i < r->n && r->p[r->i] >= '0' && r->p[r->i] <= '9')
-            r->i++;
-        if (r->i == d)
+        if (!sh_digits(r))
             return 0;
     }
     if (r->i < r->n && (r->p[r->i] == 'e' || r->p[r->i] == 'E')) {
         r->i++;
         if (r->i < r->n && (r->p[r->i] == '+' || r->p[r->i] == '-'))
             r->i++;
-        size_t d = r->i;
-        while (r->i < r->n && r->p[r->i] >= '0' && r->p[r->i] <= '9')
-            r->i++;
-        if (r->i == d)
+        if (!sh_digits(r))
             return 0;
     }
     return r->i > s;
+}
+
+/* After a member or an element: 1 at `close` (taken), 0 if the text is not
+ * JSON there, -1 at a comma (taken): another one follows. */
+static inline int sh_after(struct sh_ref *r, uint8_t close)
+{
+    sh_ws(r);
+    if (r->i >= r->n)
+        return 0;
+    if (r->p[r->i] == close) {
+        r->i++;
+        return 1;
+    }
+    if (r->p[r->i] != ',')
+        return 0;
+    r->i++;
+    return -1;
 }
 
 /* An object; *has_jsonrpc: it has a member named "jsonrpc". */
@@ -165,16 +175,9 @@ static inline int sh_object(struct sh_ref *r, int *has_jsonrpc)
         sh_ws(r);
         if (!sh_value(r))
             return 0;
-        sh_ws(r);
-        if (r->i >= r->n)
-            return 0;
-        if (r->p[r->i] == '}') {
-            r->i++;
-            return 1;
-        }
-        if (r->p[r->i] != ',')
-            return 0;
-        r->i++;
+        int end = sh_after(r, '}');
+        if (end >= 0)
+            return end;
     }
 }
 
@@ -203,16 +206,9 @@ static inline int sh_array(struct sh_ref *r, int batch)
             return 0;
         }
         elements++;
-        sh_ws(r);
-        if (r->i >= r->n)
-            return 0;
-        if (r->p[r->i] == ']') {
-            r->i++;
-            return 1;
-        }
-        if (r->p[r->i] != ',')
-            return 0;
-        r->i++;
+        int end = sh_after(r, ']');
+        if (end >= 0)
+            return end;
     }
 }
 
@@ -271,9 +267,6 @@ static inline int sh_ref_rpc_line(const uint8_t *p, size_t n)
 
 /* ---- Feeding the classifier ---- */
 
-#define SH_WHOLE ((uint64_t *)0)
-#define SH_BYTEWISE ((uint64_t *)1)
-
 /* Labels (enum sg_verdict) for every byte, fed in pieces from *rng.
  * Returns NULL or what went wrong. */
 static inline const char *sh_label(const uint8_t *p, size_t n, enum sg_protocol proto, uint64_t *rng,
@@ -284,22 +277,7 @@ static inline const char *sh_label(const uint8_t *p, size_t n, enum sg_protocol 
     sg_stream_init(&s, proto);
     memset(labels, SG_UNDECIDED, n);
     while (off < n) {
-        size_t len;
-        if (rng == SH_WHOLE) {
-            len = n - off;
-        } else if (rng == SH_BYTEWISE) {
-            len = 1;
-        } else {
-            uint64_t x = sh_splitmix(rng);
-            switch (x & 3) {
-            case 0: len = 1; break;
-            case 1: len = 1 + (size_t)((x >> 8) % 8); break;
-            case 2: len = 1 + (size_t)((x >> 8) % 64); break;
-            default: len = 1 + (size_t)((x >> 8) % 70000); break;
-            }
-            if (len > n - off)
-                len = n - off;
-        }
+        size_t len = fz_piece(rng, n - off, 70000);
         size_t end = off + len, at = off;
         while (at < end) {
             enum sg_verdict v;
@@ -372,8 +350,8 @@ static inline const char *sh_check(const uint8_t *p, size_t n, enum sg_protocol 
     const char *why = NULL;
     if (!whole || !other)
         abort();
-    why = sh_label(p, n, proto, SH_WHOLE, whole);
-    if (!why && !(why = sh_label(p, n, proto, SH_BYTEWISE, other)) && memcmp(whole, other, n) != 0)
+    why = sh_label(p, n, proto, FZ_WHOLE, whole);
+    if (!why && !(why = sh_label(p, n, proto, FZ_BYTEWISE, other)) && memcmp(whole, other, n) != 0)
         why = "byte by byte differs from whole";
     uint64_t seed = n * 0x632be59bd9b4e019ULL + (n ? p[0] : 0);
     for (int k = 0; !why && k < splits; k++) {

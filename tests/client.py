@@ -122,6 +122,36 @@ def usage(msg):
     sys.exit(2)
 
 
+# The options that set one key: FLAGS to True, VALUES to their argument
+# (converted).
+FLAGS = {
+    "--bytewise": "bytewise",
+    "--split-every": "split_every",
+    "--each": "each",
+    "--stdin-file": "stdin_file",
+    "--no-close": "no_close",
+    "--gate": "gate",
+    "--sockets": "sockets",
+    "--one-socket": "one_socket",
+    "--stderr-file": "stderr_file",
+    "--stderr-inherit": "stderr_inherit",
+    "--stderr-late": "stderr_late",
+    "--socket": "sockets",
+    "--session": "session",
+}
+VALUES = {
+    "--split": ("split", int),
+    "--frames": ("frames", int),
+    "--framing": ("framing", str),
+    "--nofile": ("nofile", int),
+    "--out": ("out", str),
+    "--wire-size": ("wire_size", str),
+    "--err": ("err", str),
+    "--timeout": ("timeout", float),
+    "--eof-within": ("eof_within", float),
+}
+
+
 def parse_args(argv):
     o = {
         "msgs": [], "bytewise": False, "split": None, "split_every": False, "each": False,
@@ -145,6 +175,11 @@ def parse_args(argv):
         if a == "--":
             o["cmd"] = argv[i + 1:]
             break
+        elif a in FLAGS:
+            o[FLAGS[a]] = True
+        elif a in VALUES:
+            key, kind = VALUES[a]
+            o[key] = kind(arg())
         elif a == "--send":
             o["msgs"].append(arg().encode())
         elif a == "--line":
@@ -155,53 +190,13 @@ def parse_args(argv):
         elif a == "--send-file":
             with open(arg(), "rb") as f:
                 o["msgs"].append(f.read())
-        elif a == "--bytewise":
-            o["bytewise"] = True
-        elif a == "--split":
-            o["split"] = int(arg())
-        elif a == "--split-every":
-            o["split_every"] = True
-        elif a == "--each":
-            o["each"] = True
         elif a == "--wait-err":
             o["wait_err"] = arg().encode()
-        elif a == "--stdin-file":
-            o["stdin_file"] = True
-        elif a == "--no-close":
-            o["no_close"] = True
-        elif a == "--frames":
-            o["frames"] = int(arg())
-        elif a == "--framing":
-            o["framing"] = arg()
-            if o["framing"] not in ("line", "lsp"):
-                usage("--framing: line or lsp")
-        elif a == "--gate":
-            o["gate"] = True
-        elif a == "--sockets":
-            o["sockets"] = True
         elif a == "--close":
             fd = int(arg())
             if fd not in (0, 1, 2):
                 usage("--close: 0, 1 or 2")
             o["close"].append(fd)
-        elif a == "--nofile":
-            o["nofile"] = int(arg())
-        elif a == "--one-socket":
-            o["one_socket"] = True
-        elif a == "--stderr-file":
-            o["stderr_file"] = True
-        elif a == "--stderr-inherit":
-            o["stderr_inherit"] = True
-        elif a == "--stderr-late":
-            o["stderr_late"] = True
-        elif a == "--out":
-            o["out"] = arg()
-        elif a == "--wire-size":
-            o["wire_size"] = arg()
-        elif a == "--err":
-            o["err"] = arg()
-        elif a == "--timeout":
-            o["timeout"] = float(arg())
         elif a == "--mcp":
             o["msgs"].append(MCP_INITIALIZE)
             o["answers"].setdefault(len(o["msgs"]) - 1, []).append(1)
@@ -215,15 +210,11 @@ def parse_args(argv):
             except ValueError:
                 usage("--answer: a JSON id (1, \"p1\")")
             o["answers"].setdefault(len(o["msgs"]) - 1, []).append(want)
-        elif a == "--eof-within":
-            o["eof_within"] = float(arg())
-        elif a == "--socket":
-            o["sockets"] = True
-        elif a == "--session":
-            o["session"] = True
         else:
             usage("unknown option %r" % a)
         i += 1
+    if o["framing"] not in ("line", "lsp"):
+        usage("--framing: line or lsp")
     if not o["cmd"]:
         usage("no command (put it after --)")
     if o["frames"] is None:

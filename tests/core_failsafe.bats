@@ -15,15 +15,25 @@ FS=$BIN/core_failsafe
 WARNING="the server answered before stdiogate saw the client's first message end"
 LSP_SHUTDOWN='{"jsonrpc":"2.0","id":2,"method":"shutdown"}'
 
+# gated_both CLIENT-OPTION... -- ARG...: core_failsafe ARG... unwrapped and
+# gated (level 2, 10 s): it exits 0, $JUNK reaches stderr; the caller
+# asserts the rest.
+gated_both() {
+    local opts=()
+    while [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+    both "${opts[@]}" -- "$FS" "$@"
+    STDIOGATE_DEBUG=2 gated --timeout 10 "${opts[@]}" -- "$FS" "$@"
+    assert_status 0
+    assert_junk_on_stderr
+}
+
 # failsafe HOW CALL [CLIENT-OPTION...]: core_failsafe answering that way,
 # unwrapped (junk on stdout) and wrapped (junk on stderr, answers on the wire,
 # the gate opened by CALL).
 failsafe() {
     local how=$1 call=$2; shift 2
-    both "$@" --line "$INIT" --line "$PING" -- "$FS" "$how"
-    STDIOGATE_DEBUG=2 gated --timeout 10 "$@" --line "$INIT" --line "$PING" -- "$FS" "$how"
-    assert_status 0
-    assert_junk_on_stderr
+    gated_both "$@" --line "$INIT" --line "$PING" -- "$how"
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
     assert_stderr_has "diverting stdout to stderr" "gate opened by $call: the server answered"
     # and no byte of an answer went to stderr as well
@@ -192,10 +202,7 @@ os.write(1, b'-parent-end\n')"
 
 @test "fail-safe: C stdio, answers left in stdout's buffer until exit" {
     JUNK=(printf-junk write-junk)
-    both --frames 0 --line "$INIT" --line "$PING" -- "$FS" exit
-    STDIOGATE_DEBUG=2 gated --timeout 10 --frames 0 --line "$INIT" --line "$PING" -- "$FS" exit
-    assert_status 0
-    assert_junk_on_stderr
+    gated_both --frames 0 --line "$INIT" --line "$PING" -- exit
     assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
     assert_stderr_has "gate opened by exit: the server answered"
     assert_stderr_lacks '"result"'
@@ -205,35 +212,25 @@ os.write(1, b'-parent-end\n')"
     # the first answer and the first 9 bytes of a notification in one write,
     # the rest of the notification in the next
     JUNK=(printf-junk write-junk)
-    both --frames 3 --line "$INIT" --line "$PING" -- "$FS" follow
-    STDIOGATE_DEBUG=2 gated --timeout 10 --frames 3 --line "$INIT" --line "$PING" -- "$FS" follow
-    assert_status 0
-    assert_junk_on_stderr
+    gated_both --frames 3 --line "$INIT" --line "$PING" -- follow
     assert_frames "$(answer 0 initialize)" '{"jsonrpc":"2.0","method":"note"}' "$(answer '"p1"' ping)"
     assert_stderr_lacks '"result"' '"note"'
 }
 
-@test "fail-safe: an LSP Content-Length answer, junk glued before it" {
-    JUNK=(printf-junk write-junk glue-junk)
-    both --framing lsp --lsp "$LSP_INIT" -- "$FS" glue lsp
-    STDIOGATE_DEBUG=2 gated --timeout 10 --framing lsp --lsp "$LSP_INIT" -- "$FS" glue lsp
-    assert_status 0
-    assert_junk_on_stderr
+# lsp_answer MODE CALL: the fail-safe server writes printf and write junk,
+# then MODE-junk and an LSP Content-Length answer by CALL; only the answer
+# reaches the wire, byte for byte.
+lsp_answer() {
+    JUNK=(printf-junk write-junk "$1-junk")
+    gated_both --framing lsp --lsp "$LSP_INIT" -- "$1" lsp
     assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
     assert_stderr_lacks '"result"' Content-Length
-    assert_stderr_has "gate opened by write: the server answered"
+    assert_stderr_has "gate opened by $2: the server answered"
 }
 
-@test "fail-safe: an LSP answer by writev, header and body in separate iovecs after the junk" {
-    JUNK=(printf-junk write-junk writev-junk)
-    both --framing lsp --lsp "$LSP_INIT" -- "$FS" writev lsp
-    STDIOGATE_DEBUG=2 gated --timeout 10 --framing lsp --lsp "$LSP_INIT" -- "$FS" writev lsp
-    assert_status 0
-    assert_junk_on_stderr
-    assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
-    assert_stderr_lacks '"result"' Content-Length
-    assert_stderr_has "gate opened by writev: the server answered"
-}
+@test "fail-safe: an LSP Content-Length answer, junk glued before it" { lsp_answer glue write; }
+
+@test "fail-safe: an LSP answer by writev, header and body in separate iovecs after the junk" { lsp_answer writev writev; }
 
 @test "fail-safe: the answer recogniser (detect.h) on fixed cases" {
     run "$BIN/core_answer_check"
@@ -363,6 +360,7 @@ stepped_aside() {
 @test "real Bun: a bun build --compile executable carries the mark and is stepped aside" {
     local bun exe=$BATS_TEST_TMPDIR/bunsrv; bun=$(bun_binary)
     cp "$FIX/core_bun_server.js" "$BATS_TEST_TMPDIR/srv.js"
+    cp "$FIX/core_lines.js" "$BATS_TEST_TMPDIR/"   # srv.js requires it
     # compiling a local file needs no network
     (cd "$BATS_TEST_TMPDIR" && timeout 120 "$bun" build --compile srv.js --outfile "$exe") >&2
     readelf -SW "$exe" | grep -q ' \.bun '

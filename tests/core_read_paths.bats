@@ -22,6 +22,15 @@ read_path() {
     assert_gate_opened_by "$call" "$INIT_BYTES"
 }
 
+# imported_path PROGRAM CALL READPATH [CLIENT-OPTION...]: PROGRAM imports
+# CALL (the name a compiler emitted for READPATH), and read_path opens the
+# gate by it.
+imported_path() {
+    local prog=$1 call=$2 path=$3; shift 3
+    nm -D "$prog" | grep -q " U $call"
+    read_path "$prog" "$path" "$call" "$@"
+}
+
 @test "read path: read (pipe)" { read_path "$SRV" read read; }
 @test "read path: read (socket stdin)" { read_path "$SRV" read read --sockets; }
 @test "read path: read (regular-file stdin)" { read_path "$SRV" read read --stdin-file; }
@@ -35,8 +44,7 @@ read_path() {
 @test "read path: fgets" { read_path "$SRV" fgets fgets; }
 @test "read path: fgets (socket stdin)" { read_path "$SRV" fgets fgets --sockets; }
 @test "read path: getline at -O2 is __getdelim" {
-    nm -D "$SRV" | grep -q ' U __getdelim'
-    read_path "$SRV" getline __getdelim
+    imported_path "$SRV" __getdelim getline
 }
 @test "read path: getline (the real function)" { read_path "$SRV" getline_fn getline; }
 @test "read path: getdelim" { read_path "$SRV" getdelim getdelim; }
@@ -55,8 +63,7 @@ read_path() {
     assert_stderr_has chatter
 }
 @test "read path: getc_unlocked inlined at -O2 is __uflow" {
-    nm -D "$SRV" | grep -q ' U __uflow'
-    read_path "$SRV" uflow __uflow
+    imported_path "$SRV" __uflow uflow
 }
 @test "read path: fscanf (imported as __isoc99_fscanf)" { read_path "$SRV" fscanf fscanf; }
 @test "read path: scanf (imported as __isoc99_scanf)" { read_path "$SRV" scanf scanf; }
@@ -64,24 +71,19 @@ read_path() {
 
 # _FORTIFY_SOURCE=2 -O2 builds (Ubuntu's default) import the _chk forms.
 @test "read path: __read_chk (_FORTIFY_SOURCE=2)" {
-    nm -D "$CHK" | grep -q ' U __read_chk'
-    read_path "$CHK" read __read_chk
+    imported_path "$CHK" __read_chk read
 }
 @test "read path: __pread_chk (_FORTIFY_SOURCE=2, regular-file stdin)" {
-    nm -D "$CHK" | grep -q ' U __pread_chk'
-    read_path "$CHK" pread __pread_chk --stdin-file
+    imported_path "$CHK" __pread_chk pread --stdin-file
 }
 @test "read path: __fgets_chk (_FORTIFY_SOURCE=2)" {
-    nm -D "$CHK" | grep -q ' U __fgets_chk'
-    read_path "$CHK" fgets __fgets_chk
+    imported_path "$CHK" __fgets_chk fgets
 }
 @test "read path: __recv_chk (_FORTIFY_SOURCE=2, socket stdin)" {
-    nm -D "$CHK" | grep -q ' U __recv_chk'
-    read_path "$CHK" recv __recv_chk --sockets
+    imported_path "$CHK" __recv_chk recv --sockets
 }
 @test "read path: __recvfrom_chk (_FORTIFY_SOURCE=2, socket stdin)" {
-    nm -D "$CHK" | grep -q ' U __recvfrom_chk'
-    read_path "$CHK" recvfrom __recvfrom_chk --sockets
+    imported_path "$CHK" __recvfrom_chk recvfrom --sockets
 }
 
 @test "read path: a private copy of stdin (fcntl F_DUPFD_CLOEXEC), fd 0 pointed at /dev/null" {

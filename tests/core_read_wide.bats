@@ -39,15 +39,27 @@ served() {
     assert_no_failsafe
 }
 
+bytes_of() { printf %s "$1" | wc -c; }
+
+# pinged MESSAGE CALL FIXTURE MODE [CLIENT-OPTION...]: FIXTURE MODE gets
+# MESSAGE (an initialize) and a ping, through served: the gate opened by
+# CALL after the bytes of MESSAGE; both answers on the wire.
+pinged() {
+    local msg=$1 call=$2 prog=$3 mode=$4 id
+    shift 4
+    id=${msg#*\"id\":}
+    id=${id%%[,\}]*}
+    GATE_CALL=$call GATE_BYTES=$(bytes_of "$msg") served "$prog" "$mode" "$@" --line "$msg" --line "$PING"
+    assert_frames "$(answer "$id" initialize)" "$(answer '"p1"' ping)"
+}
+
 @test "peek: getc_unlocked + ungetc lexer, first message split across two buffer fills" {
     local first=$((${#INIT} * 2 / 3))
-    GATE_CALL=__uflow GATE_BYTES=$INIT_BYTES served "$PEEK" peek --split "$first" --line "$INIT" --line "$PING"
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    pinged "$INIT" __uflow "$PEEK" peek --split "$first"
 }
 
 @test "peek: getc_unlocked + ungetc lexer, one 6 KB first message" {
-    GATE_CALL=__uflow GATE_BYTES=$(bytes_of "$(big_init)") served "$PEEK" peek --line "$(big_init)" --line "$PING"
-    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+    pinged "$(big_init)" __uflow "$PEEK" peek
 }
 
 @test "peek: getc_unlocked + ungetc lexer, the first message one byte per read" {
@@ -56,38 +68,31 @@ served() {
 }
 
 @test "peek: scanf after getc + ungetc" {
-    GATE_CALL=scanf GATE_BYTES=$INIT_BYTES served "$PEEK" scanf --line "$INIT" --line "$PING"
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    pinged "$INIT" scanf "$PEEK" scanf
 }
 
 @test "peek: scanf after getc + ungetc, one 6 KB first message" {
-    GATE_CALL=scanf GATE_BYTES=$(bytes_of "$(big_init)") served "$PEEK" scanf --line "$(big_init)" --line "$PING"
-    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+    pinged "$(big_init)" scanf "$PEEK" scanf
 }
 
 @test "peek: ungetc of a byte never read (glibc's backup area), then scanf" {
-    GATE_CALL=scanf GATE_BYTES=$INIT_BYTES served "$PEEK" backup --line "$INIT" --line "$PING"
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    pinged "$INIT" scanf "$PEEK" backup
     assert_stderr_has "gate opened by scanf after ${#INIT} bytes"
 }
 
 @test "peek: ungetc of a byte never read (glibc's backup area), then scanf, 6 KB first message" {
-    GATE_CALL=scanf GATE_BYTES=$(bytes_of "$(big_init)") served "$PEEK" backup --line "$(big_init)" --line "$PING"
-    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+    pinged "$(big_init)" scanf "$PEEK" backup
 }
 
 # An initialize whose strings hold multi-byte UTF-8 (2, 3 and 4 bytes).
 INIT_UTF8='{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"clientInfo":{"name":"café ☕ 日本語 𝄞 client"}}}'
-
-bytes_of() { printf %s "$1" | wc -c; }
 
 # wide MODE CALL [PROGRAM]: a wide stdio server answers an initialize and a
 # ping; the gate opened in CALL, after the bytes (not wide characters) of
 # the first message (its closing brace).
 wide() {
     local mode=$1 call=$2 prog=${3:-$WIDE}
-    GATE_CALL=$call GATE_BYTES=$(bytes_of "$INIT_UTF8") served "$prog" "$mode" --line "$INIT_UTF8" --line "$PING"
-    assert_frames "$(answer 8 initialize)" "$(answer '"p1"' ping)"
+    pinged "$INIT_UTF8" "$call" "$prog" "$mode"
 }
 
 @test "wide: fgetws" { wide fgetws fgetws; }
@@ -118,19 +123,16 @@ wide() {
 }
 
 @test "wide: C++ std::wcin after sync_with_stdio(false) (read)" {
-    GATE_CALL=read GATE_BYTES=$INIT_BYTES served "$WCIN" nosync --line "$INIT" --line "$PING"
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    pinged "$INIT" read "$WCIN" nosync
     assert_stderr_has "gate opened by read after"
 }
 
 # More than one buffer fill, and fills split inside a UTF-8 sequence.
 @test "wide: fgetwc loop, one 6 KB first message" {
-    GATE_CALL=fgetwc GATE_BYTES=$(bytes_of "$(big_init)") served "$WIDE" fgetwc --line "$(big_init)" --line "$PING"
-    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+    pinged "$(big_init)" fgetwc "$WIDE" fgetwc
 }
 @test "wide: fgetws, one 6 KB first message" {
-    GATE_CALL=fgetws GATE_BYTES=$(bytes_of "$(big_init)") served "$WIDE" fgetws --line "$(big_init)" --line "$PING"
-    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+    pinged "$(big_init)" fgetws "$WIDE" fgetws
 }
 @test "wide: wscanf, one 6 KB first message" {
     # one conversion of more than a buffer: the documented limit (README,
@@ -141,8 +143,7 @@ wide() {
 }
 @test "wide: fgetwc loop, the first message split inside a 3-byte UTF-8 character" {
     local head=${INIT_UTF8%%☕*}
-    GATE_CALL=fgetwc GATE_BYTES=$(bytes_of "$INIT_UTF8") served "$WIDE" fgetwc --split "$(($(bytes_of "$head") + 1))" --line "$INIT_UTF8" --line "$PING"
-    assert_frames "$(answer 8 initialize)" "$(answer '"p1"' ping)"
+    pinged "$INIT_UTF8" fgetwc "$WIDE" fgetwc --split "$(($(bytes_of "$head") + 1))"
     assert_stderr_has "gate opened by fgetwc after $(bytes_of "$INIT_UTF8") bytes"
 }
 @test "wide: fgetws, the first message one byte per read" {
@@ -175,8 +176,7 @@ scanf_prefix() {
 }
 
 @test "peek: vscanf after getc + ungetc" {
-    GATE_CALL=vscanf GATE_BYTES=$INIT_BYTES served "$PEEK" vscanf --line "$INIT" --line "$PING"
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    pinged "$INIT" vscanf "$PEEK" vscanf
     assert_stderr_has "gate opened by vscanf after"
 }
 
@@ -185,22 +185,19 @@ scanf_prefix() {
 # Before glibc 2.38 the library still exports __isoc23_scanf, whose real
 # function does not exist there: a call (here through dlsym) must work.
 @test "scanf names: __isoc23_scanf called through dlsym, on any glibc" {
-    GATE_CALL=scanf GATE_BYTES=$INIT_BYTES served "$PEEK" c23 --line "$INIT" --line "$PING"
-    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    pinged "$INIT" scanf "$PEEK" c23
     assert_stderr_has "core_peek: __isoc23_scanf found" "gate opened by scanf after"
 }
 
 # On a regular file glibc keeps _offset as the file position: refills are
 # counted from it, not from 0.
 @test "wide: fgetwc loop (regular-file stdin)" {
-    GATE_CALL=fgetwc GATE_BYTES=$(bytes_of "$INIT_UTF8") served "$WIDE" fgetwc --stdin-file --line "$INIT_UTF8" --line "$PING"
-    assert_frames "$(answer 8 initialize)" "$(answer '"p1"' ping)"
+    pinged "$INIT_UTF8" fgetwc "$WIDE" fgetwc --stdin-file
     assert_stderr_has "gate opened by fgetwc after $(bytes_of "$INIT_UTF8") bytes"
 }
 
 @test "peek: scanf after getc + ungetc (regular-file stdin, 6 KB first message)" {
-    GATE_CALL=scanf GATE_BYTES=$(bytes_of "$(big_init)") served "$PEEK" scanf --stdin-file --line "$(big_init)" --line "$PING"
-    assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"
+    pinged "$(big_init)" scanf "$PEEK" scanf --stdin-file
 }
 
 # scanf's refills are counted in glibc's _offset for the length of the call:

@@ -96,26 +96,30 @@ reopened() {
     assert_stderr_has "py-reopen: served on descriptor 3"
 }
 
+# via_launcher SHELL SCRIPT: SHELL -c SCRIPT starts core_srv (as $0) with
+# printf junk: the junk on stderr, the answers to an initialize and a ping
+# on the wire.
+via_launcher() {
+    JUNK=(printf-junk)
+    init_ping_diverted --timeout 10 -- "$1" -c "$2" "$BIN/core_srv"
+}
+
 # A launcher that points the server's stdout at /dev/stdout (`exec SERVER >/dev/stdout`): the
 # stand-in becomes fd 1, and exec hands the wire on as it does for the diversion itself.
 @test "reopen: a launcher's 'exec SERVER >/dev/stdout' (bash): the server diverts, then answers on the wire" {
-    JUNK=(printf-junk)
-    init_ping_diverted --timeout 10 -- /bin/bash -c 'exec "$0" read printf >/dev/stdout' "$BIN/core_srv"
+    via_launcher /bin/bash 'exec "$0" read printf >/dev/stdout'
 }
 
 @test "reopen: a launcher's 'exec SERVER >/dev/stdout' (dash): the server diverts, then answers on the wire" {
-    JUNK=(printf-junk)
-    init_ping_diverted --timeout 10 -- /bin/sh -c 'exec "$0" read printf >/dev/stdout' "$BIN/core_srv"
+    via_launcher /bin/sh 'exec "$0" read printf >/dev/stdout'
 }
 
 @test "reopen: a launcher's 'SERVER >/dev/stdout' in a child (bash): the server diverts, then answers on the wire" {
-    JUNK=(printf-junk)
-    init_ping_diverted --timeout 10 -- /bin/bash -c '"$0" read printf >/dev/stdout; :' "$BIN/core_srv"
+    via_launcher /bin/bash '"$0" read printf >/dev/stdout; :'
 }
 
 @test "reopen: a launcher's 'SERVER >/dev/stdout' in a child (dash): the server diverts, then answers on the wire" {
-    JUNK=(printf-junk)
-    init_ping_diverted --timeout 10 -- /bin/sh -c '"$0" read printf >/dev/stdout; :' "$BIN/core_srv"
+    via_launcher /bin/sh '"$0" read printf >/dev/stdout; :'
 }
 
 # Issue 22: every open form the library interposes, with every name of

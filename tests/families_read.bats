@@ -42,21 +42,18 @@ member() {
     assert_gate_opened_by "$call" 221
 }
 
-# table ROW...: runs every row "CALL MEMBER [SIZE] [-- OPTS]", each in a
-# subshell of its own with errexit in force (a background job: a subshell
-# on the left of || would run with errexit off and pass every row), and
-# names every row that failed.
-table() {
-    local row bad=()
-    for row in "$@"; do
-        # shellcheck disable=SC2086
-        ( set -e; member $row ) 2>"$BATS_TEST_TMPDIR/row.err" &
-        if ! wait $!; then
-            bad+=("$row")
-            { echo "=== row failed: $row"; cat "$BATS_TEST_TMPDIR/row.err"; } >&2
-        fi
+# table ROW...: every row "CALL MEMBER [SIZE] [-- OPTS]" through member
+# (helpers.bash's row_table: each with errexit in force, failed rows named).
+table() { row_table member "$@"; }
+
+# spellings NAME...: the table of every NAME under each of its spellings
+# (plain GNU name, __isoc99_, __isoc23_).
+spellings() {
+    local rows=() f p
+    for f in "$@"; do
+        for p in "" __isoc99_ __isoc23_; do rows+=("$f $p$f"); done
     done
-    [ "${#bad[@]}" = 0 ] || { printf 'failed row: %s\n' "${bad[@]}" >&2; false; }
+    table "${rows[@]}"
 }
 
 @test "families: fread and its forms, element sizes 1 to 8 (message length not a multiple)" {
@@ -70,19 +67,11 @@ table() {
 }
 
 @test "families: every scanf spelling (plain GNU names, __isoc99_, __isoc23_), narrow" {
-    local rows=() f p
-    for f in scanf fscanf vscanf vfscanf; do
-        for p in "" __isoc99_ __isoc23_; do rows+=("$f $p$f"); done
-    done
-    table "${rows[@]}"
+    spellings scanf fscanf vscanf vfscanf
 }
 
 @test "families: every wide scanf spelling (plain, __isoc99_, __isoc23_)" {
-    local rows=() f p
-    for f in wscanf fwscanf vwscanf vfwscanf; do
-        for p in "" __isoc99_ __isoc23_; do rows+=("$f $p$f"); done
-    done
-    table "${rows[@]}"
+    spellings wscanf fwscanf vwscanf vfwscanf
 }
 
 @test "families: the other byte readers: __fgets_unlocked_chk, _IO_getc, pread64, __pread64_chk, preadv64, preadv2, preadv64v2" {

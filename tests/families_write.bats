@@ -28,20 +28,9 @@ row() {
     assert_stderr_lacks '"result"'
 }
 
-# table ROW...: each row "CALL MEMBER [OPTS]" in a background subshell with
-# errexit in force (on the left of || it would be off); every failed row named.
-table() {
-    local r bad=()
-    for r in "$@"; do
-        # shellcheck disable=SC2086
-        ( set -e; row $r ) 2>"$BATS_TEST_TMPDIR/row.err" &
-        if ! wait $!; then
-            bad+=("$r")
-            { echo "=== row failed: $r"; cat "$BATS_TEST_TMPDIR/row.err"; } >&2
-        fi
-    done
-    [ "${#bad[@]}" = 0 ] || { printf 'failed row: %s\n' "${bad[@]}" >&2; false; }
-}
+# table ROW...: each row "CALL MEMBER [OPTS]" through row (helpers.bash's
+# row_table: each with errexit in force, failed rows named).
+table() { row_table row "$@"; }
 
 @test "families: the fail-safe in every descriptor writer (write, __write, writev, pwritev2 and pwritev64v2 at offset -1; pipes)" {
     table "write write" "__write __write" "writev writev" "pwritev2 pwritev2" "pwritev64v2 pwritev64v2"

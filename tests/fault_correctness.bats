@@ -14,13 +14,17 @@ FC=$BIN/fault_correct
 
 fc_frame() { printf '{"jsonrpc":"2.0","id":%s,"result":{"mode":"%s"}}' "$1" "$2"; }
 
-teardown() {
-    local pid
-    [ -f "${PIDFILE:-}" ] || return 0
-    while read -r pid; do
-        [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-    done <"$PIDFILE"
+# fc_both MODE ANSWERED: fault_correct MODE unwrapped and gated: it exits 0,
+# the wire holds its answer for the initialize (from mode ANSWERED), $JUNK
+# reaches stderr.
+fc_both() {
+    both --line "$INIT" -- "$FC" "$1"
+    assert_status 0
+    assert_frames "$(fc_frame 0 "$2")"
+    assert_junk_on_stderr
 }
+
+teardown() { kill_listed "${PIDFILE:-}"; }
 
 # --- fd 1 pointed at /dev/null or stderr by the program itself ----------------
 # freopen() moves the new file onto fd 1 with glibc's internal dup3, which no
@@ -46,10 +50,7 @@ teardown() {
 
 @test "correctness: freopen(\"/dev/stderr\") on stdout while diverted to stderr: stays on stderr" {
     JUNK=(freopen-stderr-junk-printf freopen-stderr-junk-write)
-    both --line "$INIT" -- "$FC" freopen-stderr
-    assert_status 0
-    assert_frames "$(fc_frame 0 freopen-stderr)"
-    assert_junk_on_stderr
+    fc_both freopen-stderr freopen-stderr
     assert_stderr_has after-reopen-junk
 }
 
@@ -87,18 +88,12 @@ teardown() {
 
 @test "correctness: execve with 30,000 environment entries from a thread with a 128 KiB stack" {
     JUNK=(stack-exec-junk-write child-junk-write)
-    both --line "$INIT" -- "$FC" stack-exec
-    assert_status 0
-    assert_frames "$(fc_frame 0 child)"
-    assert_junk_on_stderr
+    fc_both stack-exec child
 }
 
 @test "correctness: posix_spawn with 30,000 environment entries from a thread with a 128 KiB stack" {
     JUNK=(stack-spawn-junk-write child-junk-write)
-    both --line "$INIT" -- "$FC" stack-spawn
-    assert_status 0
-    assert_frames "$(fc_frame 0 child)"
-    assert_junk_on_stderr
+    fc_both stack-spawn child
 }
 
 # --- a signal handler opens the gate while its thread is inside stdio ---------
@@ -108,10 +103,7 @@ teardown() {
 
 @test "correctness: the gate opened by a signal handler while stdout's lock is held flushes nothing" {
     JUNK=(sigflush-junk-printf sigflush-junk-write)
-    both --line "$INIT" -- "$FC" sigflush
-    assert_status 0
-    assert_frames "$(fc_frame 0 sigflush)"
-    assert_junk_on_stderr
+    fc_both sigflush sigflush
     assert_stderr_lacks jsonrpc
 }
 
@@ -171,10 +163,7 @@ daemon_case() {  # daemon_case MODE WRAPPED(0|1)
 
 @test "correctness: close_range(first, last) leaves every descriptor above last open" {
     JUNK=(closerange-junk-write)
-    both --line "$INIT" -- "$FC" closerange
-    assert_status 0
-    assert_frames "$(fc_frame 0 closerange)"
-    assert_junk_on_stderr
+    fc_both closerange closerange
 }
 
 # Two fresh tmpfs mounts (a private mount namespace) give their first files

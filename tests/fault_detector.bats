@@ -10,7 +10,7 @@
 setup_file() {
     ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
     export ROOT
-    make -C "$ROOT" -s fuzz/bin/diff >&2
+    make -C "$ROOT" -s fuzz/bin/diff fuzz/bin/endof >&2
 }
 
 @test "detector: seed corpus agrees with the reference in every split" {
@@ -50,7 +50,6 @@ check_end() {   # check_end EXPECTED PRINTF-FORMAT
 }
 
 @test "detector: hand-written end offsets" {
-    make -C "$ROOT" -s fuzz/bin/endof >&2
     check_end 9  '{"a":"b"}\n'
     check_end 9  '{"a":"}"}x\n'         # ends at the closing brace
     check_end 12 '\r\n\n  {"a":1}\n'     # leading blank lines skipped
@@ -69,18 +68,15 @@ check_end() {   # check_end EXPECTED PRINTF-FORMAT
 
 @test "detector: a backslash right before the newline does not hide the newline" {
     # The line reader has the whole line at the newline, whatever precedes it.
-    make -C "$ROOT" -s fuzz/bin/endof >&2
     check_end 4 '{"\\\n'
 }
 
 @test "detector: blanks after the Content-Length value are allowed" {
-    make -C "$ROOT" -s fuzz/bin/endof >&2
     check_end 24 'Content-Length: 2 \r\n\r\n{}'
     check_end 24 'Content-Length: 2\t\r\n\r\n{}'
 }
 
 @test "detector: an empty Content-Length after a valid one makes the block invalid" {
-    make -C "$ROOT" -s fuzz/bin/endof >&2
     check_end 38 'Content-Length: 2\r\nContent-Length:\r\n\r\n{}'
 }
 
@@ -89,7 +85,6 @@ check_end() {   # check_end EXPECTED PRINTF-FORMAT
 # detect.h's header comment: a valid block ends at the body's last byte, an
 # invalid one at the blank line that ends it, a body not yet all there: 0).
 @test "detector: Content-Length edges: the 2^40 cap, near-miss names, values, duplicates, line ends" {
-    make -C "$ROOT" -s fuzz/bin/endof >&2
     check_end 0  'Content-Length: 1099511627775\r\n\r\n{}'   # under the cap: waits for the body
     check_end 0  'Content-Length: 1099511627776\r\n\r\n{}'   # at the cap (1 << 40): still a promise
     check_end 33 'Content-Length: 1099511627777\r\n\r\n{}'   # over: garbage, the block is invalid

@@ -115,6 +115,29 @@ fds_case() {    # fds_case CLOSED...   (e.g. fds_case 0 2)
     assert_frames "$(frame basic)"
 }
 
+# wrapped_py ARG...: runs the Python script on stdin (real_python) with ARG...
+# after a prelude that defines wait_junk(p): reads p's stderr until the
+# server's "junk-write" (it has started and is diverted; bounded, 20 s) and
+# returns what it read.
+WAIT_JUNK_PY='
+import select, sys, time
+def wait_junk(p):
+    err, end = b"", time.monotonic() + 20
+    while b"junk-write" not in err:
+        if not select.select([p.stderr], [], [], max(0, end - time.monotonic()))[0]:
+            p.kill(); sys.stderr.write("timeout: no junk on stderr\n"); sys.exit(124)
+        more = p.stderr.read1(4096)
+        if not more:
+            break
+        err += more
+    return err
+'
+wrapped_py() {
+    local py
+    py=$(real_python)
+    "$py" -c "$WAIT_JUNK_PY$(cat)" "$@"
+}
+
 # Expected: stderr's reader goes away while the server is diverted (after
 # its startup junk), then the server writes more junk (after a read that did
 # not complete the first message).  The diversion is a pipe to the drain
@@ -124,22 +147,13 @@ fds_case() {    # fds_case CLOSED...   (e.g. fds_case 0 2)
 # the server died of SIGPIPE here, status 141.  A stderr already dead at
 # start gets /dev/null: the test above.)
 @test "fault fds: stderr's reader goes away while diverted: the server survives and answers, nothing else on the wire" {
-    local py
-    py=$(real_python)
     status=0
-    "$py" - "$STDIOGATE_WRAPPER" "$BIN/fault_srv" "$INIT" >"$OUT" 2>"$ERR" <<'EOF' || status=$?
-import fcntl, select, struct, subprocess, sys, termios, time
+    wrapped_py "$STDIOGATE_WRAPPER" "$BIN/fault_srv" "$INIT" >"$OUT" 2>"$ERR" <<'EOF' || status=$?
+import fcntl, struct, subprocess, termios
 wrapper, srv, init = sys.argv[1], sys.argv[2], sys.argv[3].encode()
 p = subprocess.Popen([wrapper, srv, "chatter"], stdin=subprocess.PIPE,
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-err, end = b"", time.monotonic() + 20
-while b"junk-write" not in err:       # started, diverted (bounded wait)
-    if not select.select([p.stderr], [], [], max(0, end - time.monotonic()))[0]:
-        p.kill(); sys.stderr.write("timeout: no junk on stderr\n"); sys.exit(124)
-    more = p.stderr.read1(4096)
-    if not more:
-        break
-    err += more
+err = wait_junk(p)
 p.stderr.close()                      # stderr's reader is gone
 p.stdin.write(init[:10]); p.stdin.flush()
 while struct.unpack("i", fcntl.ioctl(p.stdin.fileno(), termios.FIONREAD, b"\0" * 4))[0]:
@@ -227,23 +241,14 @@ EOF
 }
 
 closed_wire_run() {    # closed_wire_run send|nosend
-    local py
-    py=$(real_python)
     status=0
-    STDIOGATE_DEBUG=2 "$py" - "$STDIOGATE_WRAPPER" "$BIN/fault_srv" "$1" >"$OUT" 2>"$ERR" <<'EOF' || status=$?
-import select, subprocess, sys, time
+    STDIOGATE_DEBUG=2 wrapped_py "$STDIOGATE_WRAPPER" "$BIN/fault_srv" "$1" >"$OUT" 2>"$ERR" <<'EOF' || status=$?
+import subprocess
 wrapper, srv, send = sys.argv[1], sys.argv[2], sys.argv[3] == "send"
 p = subprocess.Popen([wrapper, srv, "closedwire"], stdin=subprocess.PIPE,
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 p.stdout.close()                      # the wire's reader is gone
-err, end = b"", time.monotonic() + 20
-while b"junk-write" not in err:       # the server has started and is diverted
-    if not select.select([p.stderr], [], [], max(0, end - time.monotonic()))[0]:
-        p.kill(); sys.stderr.write("timeout: no junk on stderr\n"); sys.exit(124)
-    more = p.stderr.read1(4096)
-    if not more:
-        break
-    err += more
+err = wait_junk(p)
 if send:
     p.stdin.write(b'{"jsonrpc":"2.0","id":0,"method":"initialize"}\n')
 p.stdin.close()

@@ -6,7 +6,7 @@
 #   SIGNALS            the signals a process group gets from a terminal, a
 #                      supervisor or a user: each is tried
 #   sig_run WHEN SIG [WRAPPER...]   runs tests/bin/helper_sig SIG under
-#                      helper_client.py WHEN=SIG (before: the signal comes
+#                      strict_fault_client.py WHEN=SIG (before: the signal comes
 #                      before the client's first message; after: once it is
 #                      answered), unwrapped or under WRAPPER; sets $status
 #                      (the client's) and $result ("status N" of the server)
@@ -22,7 +22,7 @@ sig_run() {
     local when=$1 sig=$2
     shift 2
     status=0
-    result=$(STDIOGATE_DEBUG=1 timeout 90 "$PYTHON" "$FIX/helper_client.py" --out "$OUT" --err "$ERR" \
+    result=$(STDIOGATE_DEBUG=1 timeout 90 "$PYTHON" "$FIX/strict_fault_client.py" --out "$OUT" --err "$ERR" \
         "$when=$sig" -- "$@" "$BIN/helper_sig" "$sig") || status=$?
 }
 

@@ -49,7 +49,7 @@ load helper_helpers
 }
 
 # race_run N [WRAPPER]: helper_race (1 MiB of startup junk; two threads
-# writing stderr 4 KiB at a time) under helper_client.py race=N: stderr a
+# writing stderr 4 KiB at a time) under strict_fault_client.py race=N: stderr a
 # one-page pipe whose reader stops after N bytes.  Wrapped, every write of
 # the helper's is held up 200 ms on its way into the kernel (strace
 # inject), after its poll said stderr had room: the server's threads take
@@ -59,7 +59,7 @@ race_run() {
     shift
     rm -rf "$d"
     mkdir -p "$d"
-    timeout 60 "$PYTHON" "$FIX/helper_client.py" --out "$OUT" --err "$ERR" --pidfile "$d/pid" --go "$d/go" \
+    timeout 60 "$PYTHON" "$FIX/strict_fault_client.py" --out "$OUT" --err "$ERR" --pidfile "$d/pid" --go "$d/go" \
         race="$n" -- "$@" "$BIN/helper_race" 1048576 2 4096 >"$d/result" 2>&1 &
     local client=$!
     if [ $# -gt 0 ]; then

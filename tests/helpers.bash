@@ -408,6 +408,34 @@ tree_check() {
     assert_stderr_has "${tags[@]}"
 }
 
+# row_table FN ROW...: runs `FN ROW` (the row split into words) for every
+# row, each in a background subshell with errexit in force (a subshell on
+# the left of || would run with errexit off and pass every row), and names
+# every row that failed.
+row_table() {
+    local fn=$1 r bad=()
+    shift
+    for r in "$@"; do
+        # shellcheck disable=SC2086
+        ( set -e; "$fn" $r ) 2>"$BATS_TEST_TMPDIR/row.err" &
+        if ! wait $!; then
+            bad+=("$r")
+            { echo "=== row failed: $r"; cat "$BATS_TEST_TMPDIR/row.err"; } >&2
+        fi
+    done
+    [ "${#bad[@]}" = 0 ] || { printf 'failed row: %s\n' "${bad[@]}" >&2; false; }
+}
+
+# kill_listed FILE: kills every pid FILE lists (one a line), if there is a
+# FILE: a teardown's, for what a test left running.
+kill_listed() {
+    local pid
+    [ -f "${1:-}" ] || return 0
+    while read -r pid; do
+        [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+    done <"$1"
+}
+
 # --- Compatibility names (tests/tree_helpers.bash before the merge) ---------
 # The lead removes these once no branch uses them.
 TREE_ROOT=$ROOT

@@ -5,32 +5,20 @@
 # and clang builds at -Wall -Wextra -Werror.  Expected outcome: `make lint`
 # exits 0.  Each target runs on its own so that a failure names the tool.
 
-setup_file() {
-    ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
-    export ROOT
-    make -C "$ROOT" -s lint-deps >&2
-}
+load lint_helpers
 
 @test "lint: cppcheck on the library is clean" {
-    run make -C "$ROOT" -s lint-cppcheck
-    echo "$output"
-    [ "$status" -eq 0 ]
+    lint lint-cppcheck
 }
 
 @test "lint: clang-tidy on the library is clean" {
-    run make -C "$ROOT" -s lint-tidy
-    echo "$output" | grep -E 'error:|warning:' || echo "$output" | tail -20
-    [ "$status" -eq 0 ]
+    lint lint-tidy --brief
 }
 
 @test "lint: shellcheck on the wrapper and test helpers is clean" {
-    run make -C "$ROOT" -s lint-shell
-    echo "$output"
-    [ "$status" -eq 0 ]
+    lint lint-shell
 }
 
 @test "lint: gcc and clang build the library, fuzz programs and fixtures at -Wall -Wextra -Werror" {
-    run make -C "$ROOT" -s lint-build
-    echo "$output"
-    [ "$status" -eq 0 ]
+    lint lint-build
 }

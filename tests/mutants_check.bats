@@ -11,13 +11,10 @@
 bats_require_minimum_version 1.5.0
 
 load check_helpers
+load stub_helpers
 
 setup_file() {
-    export REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
-    export STUB="$BATS_FILE_TMPDIR/stub"
-    mkdir -p "$STUB"
-    cp "$REPO/stdiogate" "$REPO/stdiogate-check" "$STUB/"
-    cc -shared -fPIC -o "$STUB/libstdiogate.so" -x c /dev/null
+    stub_tree
 }
 
 setup() {

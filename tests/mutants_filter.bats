@@ -92,14 +92,10 @@ def left(what):
     if t <= 0:
         sys.exit("timeout: " + what)
     return t
+sys.path.insert(0, os.path.join(os.environ["REPO"], "tests", "fixtures"))
+from strict_fault_client import is_gone
 def gone(pid, what):
-    while os.path.exists("/proc/%d" % pid):
-        try:
-            if open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] == "Z" and \
-                    os.listdir("/proc/%d/task" % pid) == [str(pid)]:
-                return  # (its other threads, which hold the descriptors, ended too)
-        except OSError:
-            return
+    while not is_gone(pid):
         if deadline - time.monotonic() <= 0:
             os.kill(pid, 9)     # a filter that would not end (it ignores SIGTERM)
         left(what)

@@ -77,18 +77,20 @@ inspect() {
     [[ "$stderr" == *"is setgid"* ]]
 }
 
-@test "inspect: #!/usr/bin/env VAR=value NAME is judged by NAME" {
-    printf '#!/usr/bin/env GREETING=hi static\n' >script
+# env_static LINE: a script whose #! line is LINE is judged by the program
+# named static (tests/bin/static, found on PATH): statically linked.
+env_static() {
+    printf '%s\n' "$1" >script
     chmod 755 script
     PATH="$BIN:$PATH" inspect "$PWD/script"
     [ "$status" -eq 1 ]
     [[ "$stderr" == *"script runs $BIN/static, which is statically linked"* ]]
 }
 
+@test "inspect: #!/usr/bin/env VAR=value NAME is judged by NAME" {
+    env_static '#!/usr/bin/env GREETING=hi static'
+}
+
 @test "inspect: #!/usr/bin/env -S -u VAR NAME skips -u's value and is judged by NAME" {
-    printf '#!/usr/bin/env -S -u HOME static\n' >script
-    chmod 755 script
-    PATH="$BIN:$PATH" inspect "$PWD/script"
-    [ "$status" -eq 1 ]
-    [[ "$stderr" == *"script runs $BIN/static, which is statically linked"* ]]
+    env_static '#!/usr/bin/env -S -u HOME static'
 }

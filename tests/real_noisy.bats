@@ -55,6 +55,19 @@ noisy_raw() {
   same_result "$tag-plain" "$tag-gated"
 }
 
+# node_raw TAG TRANSPORT, py_raw TAG TRANSPORT: noisy_raw on the noisy Node
+# server (its banner and dotenv line the junk) or the noisy Python one (its
+# import-time print and its child's line).
+node_raw() {
+  JUNK=("$NODE_BANNER" "$DOTENV_LINE")
+  noisy_raw "node-$1" "$2" "$NODE" "$FIX/noisy-server.cjs"
+}
+
+py_raw() {
+  JUNK=("$PY_IMPORT" "$PY_CHILD")
+  noisy_raw "py-$1" "$2" "$PY" "$FIX/noisy_server.py"
+}
+
 @test "noisy Node (banner + dotenv), SDK client: 2 transport errors unwrapped, none wrapped" {
   noisy_sdk node-sdk 2 "$NODE" "$FIX/noisy-server.cjs"
   stderr_has node-sdk-gated "$NODE_BANNER"
@@ -62,13 +75,11 @@ noisy_raw() {
 }
 
 @test "noisy Node (banner + dotenv), raw client over sockets: junk unwrapped, none wrapped" {
-  JUNK=("$NODE_BANNER" "$DOTENV_LINE")
-  noisy_raw node-sock socket "$NODE" "$FIX/noisy-server.cjs"
+  node_raw sock socket
 }
 
 @test "noisy Node (banner + dotenv), raw client over pipes: junk unwrapped, none wrapped" {
-  JUNK=("$NODE_BANNER" "$DOTENV_LINE")
-  noisy_raw node-pipe pipe "$NODE" "$FIX/noisy-server.cjs"
+  node_raw pipe pipe
 }
 
 @test "noisy Python (import print + child), SDK client: 2 transport errors unwrapped, none wrapped" {
@@ -78,11 +89,9 @@ noisy_raw() {
 }
 
 @test "noisy Python (import print + child), raw client over sockets: junk unwrapped, none wrapped" {
-  JUNK=("$PY_IMPORT" "$PY_CHILD")
-  noisy_raw py-sock socket "$PY" "$FIX/noisy_server.py"
+  py_raw sock socket
 }
 
 @test "noisy Python (import print + child), raw client over pipes: junk unwrapped, none wrapped" {
-  JUNK=("$PY_IMPORT" "$PY_CHILD")
-  noisy_raw py-pipe pipe "$PY" "$FIX/noisy_server.py"
+  py_raw pipe pipe
 }

@@ -6,18 +6,27 @@
 
 load helpers
 
-# memcheck SERVER-ARGS...: the wrapped C server under valgrind, the initialize
-# message in, its answer out; valgrind's report goes to a file of its own.
-memcheck() {
-    local log="$BATS_TEST_TMPDIR/valgrind.log"
-    JUNK=(printf-junk puts-junk write-junk)
-    gated --line "$INIT" -- valgrind -q --error-exitcode=99 --leak-check=full \
-        --errors-for-leak-kinds=definite --log-file="$log" "$BIN/core_srv" "$@"
+# valgrind_run FIXTURE [CLIENT-OPTION...] -- FIXTURE-ARG...: the wrapped
+# tests/bin/FIXTURE under valgrind, the initialize message in, its answer
+# out, $JUNK on stderr; valgrind's report goes to a file of its own.
+valgrind_run() {
+    local prog=$1 log="$BATS_TEST_TMPDIR/valgrind.log" opts=()
+    shift
+    while [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+    gated "${opts[@]}" --line "$INIT" -- valgrind -q --error-exitcode=99 --leak-check=full \
+        --errors-for-leak-kinds=definite --log-file="$log" "$BIN/$prog" "$@"
     if [ "$status" -ne 0 ] || [ -s "$log" ]; then
         show_run; echo "--- valgrind:"; cat "$log"; return 1
     fi
     assert_frames "$(answer 0 initialize)"
     assert_junk_on_stderr
+}
+
+# memcheck SERVER-ARGS...: core_srv SERVER-ARGS... under valgrind_run.
+memcheck() {
+    JUNK=(printf-junk puts-junk write-junk)
+    valgrind_run core_srv -- "$@"
 }
 
 @test "valgrind: a wrapped fgets server, junk diverted, gate opened: no memory error" {
@@ -54,16 +63,11 @@ memcheck() {
 
 # The fail-safe (core_failsafe.bats): the split of a write, the stdout buffer
 # taken apart at fflush and at exit.
+# memcheck_failsafe MODE [CLIENT-OPTION...]: core_failsafe MODE under
+# valgrind_run.
 memcheck_failsafe() {
-    local log="$BATS_TEST_TMPDIR/valgrind.log"
     JUNK=(printf-junk write-junk)
-    gated "${@:2}" --line "$INIT" -- valgrind -q --error-exitcode=99 --leak-check=full \
-        --errors-for-leak-kinds=definite --log-file="$log" "$BIN/core_failsafe" "$1"
-    if [ "$status" -ne 0 ] || [ -s "$log" ]; then
-        show_run; echo "--- valgrind:"; cat "$log"; return 1
-    fi
-    assert_frames "$(answer 0 initialize)"
-    assert_junk_on_stderr
+    valgrind_run core_failsafe "${@:2}" -- "$1"
 }
 
 @test "valgrind: the fail-safe splitting junk from an answer in one write: no memory error" {

@@ -258,30 +258,33 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
 
 # --- Perl and Ruby stdout buffers
 
-@test "Perl: a startup banner in PerlIO's buffer reaches stderr, not the wire (pipes, sockets); PERL5OPT kept" {
-    script='print "perl-banner-junk\n"; while (my $l = <STDIN>) { print qq({"jsonrpc":"2.0","id":0,"result":{"echo":"initialize"}}\n); STDOUT->flush(); }'
+# banner LANG SCRIPT NAME=VALUE PROBE WANT: LANG -e SCRIPT leaves a startup
+# banner (LANG-banner-junk) in the interpreter's stdout buffer: on pipes and
+# on sockets it reaches stderr, the answer the wire; then with NAME=VALUE in
+# the environment, PROBE (run before SCRIPT) writes WANT to stderr: the
+# caller's NAME kept beside the wrapper's.
+banner() {
+    local lang=$1 script=$2 opt=$3 probe=$4 want=$5 sockets
     for sockets in "" --sockets; do
-        JUNK=(perl-banner-junk)
-        both $sockets --line "$INIT" -- perl -e "$script"
+        JUNK=("$lang-banner-junk")
+        both $sockets --line "$INIT" -- "$lang" -e "$script"
         assert_status 0
         assert_frames "$ANSWER"
         assert_junk_on_stderr
     done
-    PERL5OPT=-w gated --line "$INIT" -- perl -e 'print STDERR "opt=$ENV{PERL5OPT} w=$^W\n"; '"$script"
+    local "${opt%%=*}"="${opt#*=}"
+    export "${opt%%=*}"
+    gated --line "$INIT" -- "$lang" -e "$probe$script"
     assert_frames "$ANSWER"
-    assert_stderr_has "opt=-w -I$ROOT/runtime/perl -MStdiogate::Unbuffered w=1"
+    assert_stderr_has "$want"
+}
+
+@test "Perl: a startup banner in PerlIO's buffer reaches stderr, not the wire (pipes, sockets); PERL5OPT kept" {
+    banner perl 'print "perl-banner-junk\n"; while (my $l = <STDIN>) { print qq({"jsonrpc":"2.0","id":0,"result":{"echo":"initialize"}}\n); STDOUT->flush(); }' \
+        PERL5OPT=-w 'print STDERR "opt=$ENV{PERL5OPT} w=$^W\n"; ' "opt=-w -I$ROOT/runtime/perl -MStdiogate::Unbuffered w=1"
 }
 
 @test "Ruby: a startup banner in Ruby's STDOUT buffer reaches stderr, not the wire (pipes, sockets); RUBYOPT kept" {
-    script='puts "ruby-banner-junk"; while STDIN.gets; puts %q({"jsonrpc":"2.0","id":0,"result":{"echo":"initialize"}}); STDOUT.flush; end'
-    for sockets in "" --sockets; do
-        JUNK=(ruby-banner-junk)
-        both $sockets --line "$INIT" -- ruby -e "$script"
-        assert_status 0
-        assert_frames "$ANSWER"
-        assert_junk_on_stderr
-    done
-    RUBYOPT=-W0 gated --line "$INIT" -- ruby -e 'STDERR.puts "opt=#{ENV["RUBYOPT"]}"; '"$script"
-    assert_frames "$ANSWER"
-    assert_stderr_has "opt=-W0 -r$ROOT/runtime/ruby/stdiogate_unbuffered.rb"
+    banner ruby 'puts "ruby-banner-junk"; while STDIN.gets; puts %q({"jsonrpc":"2.0","id":0,"result":{"echo":"initialize"}}); STDOUT.flush; end' \
+        RUBYOPT=-W0 'STDERR.puts "opt=#{ENV["RUBYOPT"]}"; ' "opt=-W0 -r$ROOT/runtime/ruby/stdiogate_unbuffered.rb"
 }

@@ -11,6 +11,23 @@ load helpers
 
 setup() { tree_setup; }
 
+# nowhere_before MODE PLAIN WRAPPED...: tree_server's helpers started the
+# MODE way before the first message (TREE_BEFORE=MODE), unwrapped and
+# wrapped: it exits 0 both times; unwrapped PLAIN is nowhere, wrapped the
+# frames alone are on stdout and every WRAPPED nowhere.
+nowhere_before() {
+    local mode=$1 plain=$2
+    shift 2
+    expect_frames tree
+    TREE_BEFORE=$mode tree_run_plain tests/bin/tree_server
+    assert_status 0
+    assert_nowhere "$plain"
+    TREE_BEFORE=$mode tree_run tests/bin/tree_server
+    assert_status 0
+    assert_stdout_frames
+    assert_nowhere "$@"
+}
+
 @test "tree: helpers with stdout to a pipe (fork+exec, popen r, posix_spawnp dup2) before the first message: the pipe gets it" {
     expect_frames tree
     TREE_BEFORE=pipe tree_run_plain tests/bin/tree_server
@@ -23,14 +40,7 @@ setup() { tree_setup; }
 }
 
 @test "tree: helpers with stdout to /dev/null (fork+exec, posix_spawnp open, system >/dev/null): the output is gone" {
-    expect_frames tree
-    TREE_BEFORE=devnull tree_run_plain tests/bin/tree_server
-    assert_status 0
-    assert_nowhere JUNK-devnull
-    TREE_BEFORE=devnull tree_run tests/bin/tree_server
-    assert_status 0
-    assert_stdout_frames
-    assert_nowhere JUNK-devnull
+    nowhere_before devnull JUNK-devnull JUNK-devnull
     assert_stderr_has JUNK-server-write
 }
 
@@ -142,14 +152,7 @@ bash_server() {
 }
 
 @test "tree: helpers whose fd 1 was closed and reopened on /dev/null (libc close, and a raw close system call as libuv does)" {
-    expect_frames tree
-    TREE_BEFORE=reopen tree_run_plain tests/bin/tree_server
-    assert_status 0
-    assert_nowhere JUNK-reopen
-    TREE_BEFORE=reopen tree_run tests/bin/tree_server
-    assert_status 0
-    assert_stdout_frames
-    assert_nowhere JUNK-reopen-libc JUNK-reopen-raw
+    nowhere_before reopen JUNK-reopen JUNK-reopen-libc JUNK-reopen-raw
 }
 
 @test "tree: Node server's helpers before the first message: execSync capture, stdio 'ignore', stdout on stderr" {

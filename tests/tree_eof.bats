@@ -16,13 +16,7 @@ setup() {
     TREE_CLIENT_OPTS=(--eof-within 10)
 }
 
-teardown() {
-    local pid
-    [ -f "${TREE_PIDFILE:-}" ] || return 0
-    while read -r pid; do
-        [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-    done <"$TREE_PIDFILE"
-}
+teardown() { kill_listed "${TREE_PIDFILE:-}"; }
 
 eof_case() {  # eof_case CMD...: both runs end with EOF on stdout within 10 s
     expect_frames tree

@@ -10,12 +10,10 @@
 
 bats_require_minimum_version 1.5.0
 
+load stub_helpers
+
 setup_file() {
-    export REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
-    export STUB="$BATS_FILE_TMPDIR/stub"
-    mkdir -p "$STUB"
-    cp "$REPO/stdiogate" "$REPO/stdiogate-check" "$STUB/"
-    cc -shared -fPIC -o "$STUB/libstdiogate.so" -x c /dev/null
+    stub_tree
     cc -shared -fPIC -o "$STUB/other1.so" -x c /dev/null
     cc -shared -fPIC -o "$STUB/other2.so" -x c /dev/null
     printf 'int main(void) { return 7; }\n' >"$STUB/exit7.c"

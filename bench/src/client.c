@@ -75,20 +75,6 @@ static size_t read_answer(long id)
     }
 }
 
-static void send_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            die("write to server");
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
 static int cmp_ll(const void *a, const void *b)
 {
     long long x = *(const long long *)a, y = *(const long long *)b;
@@ -97,22 +83,16 @@ static int cmp_ll(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    long n = 0;
-    int wire = 0, keep_stderr = 0, opt;
-    struct envb env;
-    env_init(&env);
-    char *sets[64];
-    int nsets = 0;
+    struct run_opts o;
+    int keep_stderr = 0, opt;
+    run_opts_init(&o, 0);
     while ((opt = getopt(argc, argv, "+n:wEe:u:")) != -1) {
-        switch (opt) {
-        case 'n': n = atol(optarg); break;
-        case 'w': wire = 1; break;
-        case 'E': keep_stderr = 1; break;
-        case 'e': if (nsets < 64) sets[nsets++] = optarg; break;
-        case 'u': env_unset(&env, optarg); break;
-        default: return 2;
-        }
+        if (opt == 'E')
+            keep_stderr = 1;
+        else if (!run_opt(&o, opt, optarg))
+            return 2;
     }
+    long n = o.n;
     if (optind >= argc) {
         fprintf(stderr, "usage: client [-n N] [-w] [-E] [-e NAME=VALUE]... -- CMD [ARG]...\n");
         return 2;
@@ -121,10 +101,7 @@ int main(int argc, char **argv)
     int to[2], from[2];
     if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0)
         die("pipe");
-    for (int i = 0; i < nsets; i++)
-        env_set(&env, sets[i]);
-    if (wire)
-        env_set(&env, wire_of(from[1]));
+    char **env = run_env(&o, from[1]);
     int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -137,17 +114,12 @@ int main(int argc, char **argv)
         "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
         "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
         "\"clientInfo\":{\"name\":\"bench\",\"version\":\"0\"}}}\n";
-    pid_t pid;
     long long t0 = now_ns();
-    int rc = posix_spawnp(&pid, argv[optind], &fa, NULL, argv + optind, env.v);
-    if (rc != 0) {
-        errno = rc;
-        die(argv[optind]);
-    }
+    pid_t pid = spawn_or_die(&fa, argv + optind, env);
     close(to[0]);
     close(from[1]);
     from_srv = from[0];
-    send_all(to[1], init, sizeof init - 1);
+    write_all(to[1], init, sizeof init - 1, "write to server");
     read_answer(0);
     long long first = now_ns() - t0;
     bytes = 0;
@@ -158,7 +130,7 @@ int main(int argc, char **argv)
     for (long i = 1; i <= n; i++) {
         int len = snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"ping\"}\n", i);
         long long a = now_ns();
-        send_all(to[1], req, (size_t)len);
+        write_all(to[1], req, (size_t)len, "write to server");
         read_answer(i);
         lat[i - 1] = now_ns() - a;
     }

@@ -4,6 +4,7 @@
 #define BENCH_COMMON_H
 
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,78 @@ static inline char *wire_of(int fd)
     snprintf(s, 96, "STDIOGATE_WIRE=%llu:%llu", (unsigned long long)st.st_dev,
              (unsigned long long)st.st_ino);
     return s;
+}
+
+/* posix_spawnp, or dies naming the program. */
+static inline pid_t spawn_or_die(const posix_spawn_file_actions_t *fa, char **argv, char **env)
+{
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], fa, NULL, argv, env);
+    if (rc != 0) {
+        errno = rc;
+        die(argv[0]);
+    }
+    return pid;
+}
+
+/* Writes all of p[0..n) to fd, through EINTR; on an error dies with `what`
+ * on stderr, or exits 1 silently when `what` is NULL (a server's stderr is
+ * not the bench's). */
+static inline void write_all(int fd, const char *p, size_t n, const char *what)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (!what)
+                exit(1);
+            die(what);
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* The options of the programs that start one (spawnloop, client):
+ * -n N, -w (STDIOGATE_WIRE of its stdout), -e NAME=VALUE, -u NAME. */
+struct run_opts {
+    long n;
+    int wire;
+    char *sets[64];
+    int nsets;
+    struct envb env;
+};
+
+static inline void run_opts_init(struct run_opts *o, long n)
+{
+    o->n = n;
+    o->wire = 0;
+    o->nsets = 0;
+    env_init(&o->env);
+}
+
+/* One option from getopt(); 0 if it is not one of these. */
+static inline int run_opt(struct run_opts *o, int opt, char *arg)
+{
+    switch (opt) {
+    case 'n': o->n = atol(arg); return 1;
+    case 'w': o->wire = 1; return 1;
+    case 'e': if (o->nsets < 64) o->sets[o->nsets++] = arg; return 1;
+    case 'u': env_unset(&o->env, arg); return 1;
+    default: return 0;
+    }
+}
+
+/* The child's environment once the options are read: the -e assignments,
+ * then with -w the identity of wire_fd's pipe. */
+static inline char **run_env(struct run_opts *o, int wire_fd)
+{
+    for (int i = 0; i < o->nsets; i++)
+        env_set(&o->env, o->sets[i]);
+    if (o->wire)
+        env_set(&o->env, wire_of(wire_fd));
+    return o->env.v;
 }
 
 #endif

@@ -63,20 +63,6 @@ static size_t answer(const char *line, char **out)
     return (size_t)hn + big + 3;
 }
 
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            exit(1);
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
 int main(int argc, char **argv)
 {
     int raw = 0, opt;
@@ -121,7 +107,7 @@ int main(int argc, char **argv)
         while ((nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
             *nl = 0;
             if ((n = answer(p, &out)) != 0)
-                write_all(1, out, n);
+                write_all(1, out, n, NULL);
             p = nl + 1;
         }
         have -= (size_t)(p - buf);

@@ -15,21 +15,12 @@
 
 int main(int argc, char **argv)
 {
-    long n = 10;
-    int wire = 0, opt;
-    struct envb env;
-    env_init(&env);
-    char *sets[64];
-    int nsets = 0;
-    while ((opt = getopt(argc, argv, "+n:we:u:")) != -1) {
-        switch (opt) {
-        case 'n': n = atol(optarg); break;
-        case 'w': wire = 1; break;
-        case 'e': if (nsets < 64) sets[nsets++] = optarg; break;
-        case 'u': env_unset(&env, optarg); break;
-        default: return 2;
-        }
-    }
+    struct run_opts o;
+    int opt;
+    run_opts_init(&o, 10);
+    while ((opt = getopt(argc, argv, "+n:we:u:")) != -1)
+        if (!run_opt(&o, opt, optarg))
+            return 2;
     if (optind >= argc) {
         fprintf(stderr, "usage: spawnloop -n N [-w] [-e NAME=VALUE]... -- PROG [ARG]...\n");
         return 2;
@@ -41,10 +32,7 @@ int main(int argc, char **argv)
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (devnull < 0)
         die("/dev/null");
-    for (int i = 0; i < nsets; i++)
-        env_set(&env, sets[i]);
-    if (wire)
-        env_set(&env, wire_of(out[1]));
+    char **env = run_env(&o, out[1]);
 
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -52,14 +40,14 @@ int main(int argc, char **argv)
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_adddup2(&fa, devnull, 2);
 
-    long long *t = calloc((size_t)n, sizeof *t);
+    long long *t = calloc((size_t)o.n, sizeof *t);
     int failed = 0;
     char sink[65536];
-    for (long i = 0; i < n; i++) {
+    for (long i = 0; i < o.n; i++) {
         pid_t pid;
         int status;
         long long t0 = now_ns();
-        int rc = posix_spawn(&pid, argv[optind], &fa, NULL, argv + optind, env.v);
+        int rc = posix_spawn(&pid, argv[optind], &fa, NULL, argv + optind, env);
         if (rc != 0) {
             errno = rc;
             die(argv[optind]);
@@ -73,7 +61,7 @@ int main(int argc, char **argv)
         while (read(out[0], sink, sizeof sink) > 0)
             ;
     }
-    for (long i = 0; i < n; i++)
+    for (long i = 0; i < o.n; i++)
         printf("%lld\n", t[i]);
     if (failed)
         fprintf(stderr, "spawnloop: %s failed at least once\n", argv[optind]);

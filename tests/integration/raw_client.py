@@ -36,61 +36,17 @@ import subprocess
 import sys
 import threading
 
+import client_opts
+
 PROTOCOL_VERSION = "2025-11-25"
 DEFAULT_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
 
 
 def parse_args(argv):
-    opts = {"transport": "socket", "first": "initialize", "call": None, "args": {}, "digest": False,
-            "cwd": None, "env": {}, "stderr": None, "timeout": 30.0}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--":
-            i += 1
-            break
-        if not a.startswith("--"):
-            break
-        if a == "--digest":
-            opts["digest"] = True
-            i += 1
-            continue
-        if i + 1 >= len(argv):
-            usage(f"{a} needs a value")
-        v = argv[i + 1]
-        i += 2
-        if a == "--transport":
-            if v not in ("socket", "pipe"):
-                usage("--transport socket|pipe")
-            opts["transport"] = v
-        elif a == "--first":
-            if v not in ("initialize", "ping", "discover"):
-                usage("--first initialize|ping|discover")
-            opts["first"] = v
-        elif a == "--call":
-            opts["call"] = v
-        elif a == "--args":
-            opts["args"] = json.loads(v)
-        elif a == "--cwd":
-            opts["cwd"] = v
-        elif a == "--env":
-            k, _, val = v.partition("=")
-            opts["env"][k] = val
-        elif a == "--stderr":
-            opts["stderr"] = v
-        elif a == "--timeout":
-            opts["timeout"] = float(v)
-        else:
-            usage(f"unknown option {a}")
-    opts["command"] = argv[i:]
-    if not opts["command"]:
-        usage("no command")
-    return opts
-
-
-def usage(msg):
-    sys.stderr.write(f"raw_client: {msg}\n")
-    sys.exit(2)
+    return client_opts.parse_args(argv, "raw_client", {
+        "--transport": ("transport", "socket", ("socket", "pipe")),
+        "--first": ("first", "initialize", ("initialize", "ping", "discover")),
+    }, flags=("--digest",))
 
 
 class Server:

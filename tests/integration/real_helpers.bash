@@ -85,38 +85,33 @@ same_result() {
   fi
 }
 
-# completed NAME: every request got its response and the call returned something.
-completed() {
-  if [ "$(q "$1" 'has("failure")')" != false ] || [ "$(q "$1" '.call != null')" != true ]; then
-    echo "$1: session did not complete: $(q "$1" '.failure')"
+# summary_is NAME FILTER WANT WHY: q NAME FILTER is WANT, or WHY is said
+# (after "NAME: ") with the run shown.
+summary_is() {
+  if [ "$(q "$1" "$2")" != "$3" ]; then
+    echo "$1: $4"
     show "$1"
     return 1
   fi
+}
+
+# completed NAME: every request got its response and the call returned something.
+completed() {
+  summary_is "$1" 'has("failure") or .call == null' false "session did not complete: $(q "$1" '.failure')"
 }
 
 # clean_sdk NAME: an SDK run that completed with no transport error.
 clean_sdk() {
   completed "$1" || return 1
-  if [ "$(q "$1" '.errors | length')" != 0 ]; then
-    echo "$1: expected no transport errors, got: $(q "$1" '.errors')"
-    show "$1"
-    return 1
-  fi
+  summary_is "$1" '.errors | length' 0 "expected no transport errors, got: $(q "$1" '.errors')"
 }
 
 # clean_raw NAME: a raw run that completed, every stdout line JSON-RPC, the server exited by itself.
 clean_raw() {
   completed "$1" || return 1
-  if [ "$(q "$1" '.junk_count')" != 0 ]; then
-    echo "$1: expected no junk lines on stdout, got $(q "$1" '.junk_count'): $(q "$1" '.junk')"
-    show "$1"
-    return 1
-  fi
-  if [ "$(q "$1" '.killed')" != false ]; then
-    echo "$1: the server did not exit after end of input (killed)"
-    show "$1"
-    return 1
-  fi
+  summary_is "$1" '.junk_count' 0 \
+    "expected no junk lines on stdout, got $(q "$1" '.junk_count'): $(q "$1" '.junk')" || return 1
+  summary_is "$1" '.killed' false "the server did not exit after end of input (killed)"
 }
 
 # stderr_has NAME TEXT: the server's stderr of run NAME contains TEXT (a diverted line).

@@ -15,46 +15,19 @@ Runs on the interpreter of build/sdk/py/venv (tests/sdk.mk), where mcp is instal
 """
 import json
 import logging
+import os
 import sys
 
 import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-
-def usage(msg):
-    sys.stderr.write(f"py_client: {msg}\n")
-    sys.exit(2)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+import client_opts  # noqa: E402  (tests/integration/client_opts.py)
 
 
 def parse_args(argv):
-    opts = {"call": None, "args": {}, "env": {}, "cwd": None, "stderr": None, "timeout": 30.0}
-    i = 0
-    while i < len(argv) and argv[i] != "--":
-        a = argv[i]
-        if i + 1 >= len(argv):
-            usage(f"{a} needs a value")
-        v = argv[i + 1]
-        i += 2
-        if a == "--call":
-            opts["call"] = v
-        elif a == "--args":
-            opts["args"] = json.loads(v)
-        elif a == "--env":
-            k, _, val = v.partition("=")
-            opts["env"][k] = val
-        elif a == "--cwd":
-            opts["cwd"] = v
-        elif a == "--stderr":
-            opts["stderr"] = v
-        elif a == "--timeout":
-            opts["timeout"] = float(v)
-        else:
-            usage(f"unknown option {a}")
-    opts["command"] = argv[i + 1:]
-    if not opts["command"]:
-        usage("no command")
-    return opts
+    return client_opts.parse_args(argv, "py_client")
 
 
 class ParseErrors(logging.Handler):
