@@ -98,24 +98,19 @@ static inline int sg_elf_header(int fd, struct sg_elf *e)
     e->big = h[EI_DATA] == ELFDATA2MSB;
     if (e->wide && n < 64)
         return 0;
+    /* where each field sits in a 32-bit and a 64-bit header */
+    static const unsigned char at[2][7] = { { 28, 32, 42, 44, 46, 48, 50 },
+                                            { 32, 40, 54, 56, 58, 60, 62 } };
+    const unsigned char *o = at[e->wide ? 1 : 0];
+    int w = e->wide ? 8 : 4;
     int b = e->big;
-    if (e->wide) {
-        e->phoff = sg_elf_word(h + 32, 8, b);
-        e->shoff = sg_elf_word(h + 40, 8, b);
-        e->phentsize = (unsigned)sg_elf_word(h + 54, 2, b);
-        e->phnum = (unsigned)sg_elf_word(h + 56, 2, b);
-        e->shentsize = (unsigned)sg_elf_word(h + 58, 2, b);
-        e->shnum = (unsigned)sg_elf_word(h + 60, 2, b);
-        e->shstrndx = (unsigned)sg_elf_word(h + 62, 2, b);
-    } else {
-        e->phoff = sg_elf_word(h + 28, 4, b);
-        e->shoff = sg_elf_word(h + 32, 4, b);
-        e->phentsize = (unsigned)sg_elf_word(h + 42, 2, b);
-        e->phnum = (unsigned)sg_elf_word(h + 44, 2, b);
-        e->shentsize = (unsigned)sg_elf_word(h + 46, 2, b);
-        e->shnum = (unsigned)sg_elf_word(h + 48, 2, b);
-        e->shstrndx = (unsigned)sg_elf_word(h + 50, 2, b);
-    }
+    e->phoff = sg_elf_word(h + o[0], w, b);
+    e->shoff = sg_elf_word(h + o[1], w, b);
+    e->phentsize = (unsigned)sg_elf_word(h + o[2], 2, b);
+    e->phnum = (unsigned)sg_elf_word(h + o[3], 2, b);
+    e->shentsize = (unsigned)sg_elf_word(h + o[4], 2, b);
+    e->shnum = (unsigned)sg_elf_word(h + o[5], 2, b);
+    e->shstrndx = (unsigned)sg_elf_word(h + o[6], 2, b);
     return 1;
 }
 

@@ -296,16 +296,20 @@ static int fcntl_arg_dups(int cmd)
     return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC;
 }
 
+static int fcntl_done(int fd, int cmd, int r)
+{
+    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut())
+        note_copy(fd, r);
+    return r;
+}
+
 EXPORT int fcntl(int fd, int cmd, ...)
 {
     va_list ap;
     va_start(ap, cmd);
     void *arg = va_arg(ap, void *);
     va_end(ap);
-    int r = REAL(fcntl)(fd, cmd, arg);
-    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut())
-        note_copy(fd, r);
-    return r;
+    return fcntl_done(fd, cmd, REAL(fcntl)(fd, cmd, arg));
 }
 
 EXPORT int fcntl64(int fd, int cmd, ...)
@@ -314,10 +318,7 @@ EXPORT int fcntl64(int fd, int cmd, ...)
     va_start(ap, cmd);
     void *arg = va_arg(ap, void *);
     va_end(ap);
-    int r = REAL(fcntl64)(fd, cmd, arg);
-    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut())
-        note_copy(fd, r);
-    return r;
+    return fcntl_done(fd, cmd, REAL(fcntl64)(fd, cmd, arg));
 }
 
 /* Programs close what they don't know about (a daemon, CPython's

@@ -87,7 +87,7 @@ shim.c | no-identity-check | diverts whatever fd 1 is, marker or not |     if (!
 lib/say.c | diag-to-stdout | diagnostics are written to fd 1 |         while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR) |         while ((w = REAL(write)(1, line, n)) < 0 && errno == EINTR)
 shim.c | copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |     each_copy(0, ~0U, point_copy_at_wire, wire); |     (void)point_copy_at_wire, (void)wire;
 lib/fds.c | dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
-lib/fds.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut()) |     int r = REAL(fcntl)(fd, cmd, arg);\n    if (0)
+lib/fds.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut())\n        note_copy(fd, r); |     if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut() && 0)\n        note_copy(fd, r);
 lib/fds.c | wire-closable | close() may close the private wire |     if (is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
 lib/fds.c | close-range-kills-wire | close_range closes the private wire |     int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0; |     int mine[3] = { -1, -1, -1 }, r = 0;
 lib/fds.c | no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
@@ -198,7 +198,7 @@ filter.c | filter-held-forgotten | a candidate that goes on in the next read los
 filter.c | filter-end-held-lost | a candidate cut short by the server's exit is dropped, not junk |     if (sg_stream_end(&s) == SG_JUNK) { |     if (sg_stream_end(&s) == SG_WIRE) {
 filter.c | filter-partial-uncounted | the exit line does not count a junk line without its newline |     g_stats.partial = p[n - 1] != '\\n'; |     g_stats.partial = 0;
 filter.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
-filter.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    close_from(4); |     close(0);\n    close_from(5);
+filter.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    sg_close_from(4); |     close(0);\n    sg_close_from(5);
 filter.c | filter-one-fork | the filter is COMMAND's parent's child (forked once, not twice) |         pid_t filter = fork();\n        if (filter == 0) { |         pid_t filter = 0;\n        if (filter == 0) {
 filter.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR \| POLLHUP)) |         if (pfd[0].revents & POLLERR)
 filter.c | filter-framed-is-auto | --protocol framed is taken as auto |             else if (strcmp(v, "framed") == 0)\n                protocol = SG_FRAMED; |             else if (strcmp(v, "framed") == 0)\n                protocol = SG_AUTO;
