@@ -136,16 +136,7 @@ int high_dup(int fd)
  * table is its own, so nothing it does to descriptors races the parent). */
 int lock_wire(void)
 {
-    if (in_vfork_child())
-        return 0;
-    for (int tries = 0; tries < 1000; tries++) {
-        int expected = 0;
-        if (__atomic_compare_exchange_n(&g_wire_busy, &expected, 1, 0,
-                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-            return 1;
-        sched_yield();
-    }
-    return 0;
+    return in_vfork_child() ? 0 : spin_lock(&g_wire_busy);
 }
 
 void unlock_wire(int held)

@@ -306,6 +306,20 @@ int on_diversion(int fd);
 void set_copy(int fd, int on);
 int is_diversion(int fd);
 int high_dup(int fd);
+/* A lock of a few non-blocking system calls' length: a bounded spin, after
+ * which the caller goes on unlocked (a signal handler that interrupted the
+ * holder on its own thread would otherwise wait for ever).  1 if taken. */
+static inline int spin_lock(int *busy)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        int expected = 0;
+        if (__atomic_compare_exchange_n(busy, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return 1;
+        sched_yield();
+    }
+    return 0;
+}
+
 int lock_wire(void);
 void unlock_wire(int held);
 void drop_privates(void);

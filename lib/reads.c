@@ -10,14 +10,7 @@
 
 static int lock_detector(void)
 {
-    for (int tries = 0; tries < 1000; tries++) {
-        int expected = 0;
-        if (__atomic_compare_exchange_n(&g_detect_busy, &expected, 1, 0,
-                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-            return 1;
-        sched_yield();
-    }
-    return 0;
+    return spin_lock(&g_detect_busy);
 }
 
 /* Reads of stdin in flight.  When two overlap (threads, a signal handler)
@@ -548,35 +541,22 @@ int hook_isoc99_vfscanf(FILE *fp, const char *fmt, va_list ap) { return scan(fp,
 int hook_vscanf(const char *fmt, va_list ap) { return scan(stdin, "vscanf", REAL(vfscanf), fmt, ap); }
 int hook_isoc99_vscanf(const char *fmt, va_list ap) { return scan(stdin, "vscanf", REAL(__isoc99_vfscanf), fmt, ap); }
 
-#define SCANF(hook, fp, how, real, ...)       \
-    int hook(__VA_ARGS__, const char *fmt, ...) \
-    {                                           \
-        va_list ap;                             \
-        va_start(ap, fmt);                      \
-        int r = scan(fp, how, real, fmt, ap);   \
-        va_end(ap);                             \
-        return r;                               \
+/* The variadic spellings, each around its va_list form (scan or wscan);
+ * PARAM is the stream parameter with its comma, or nothing for stdin's. */
+#define VA_SCAN(hook, scanner, ch, fp, how, real, ...) \
+    int hook(__VA_ARGS__ const ch *fmt, ...)          \
+    {                                                 \
+        va_list ap;                                   \
+        va_start(ap, fmt);                            \
+        int r = scanner(fp, how, real, fmt, ap);      \
+        va_end(ap);                                   \
+        return r;                                     \
     }
-SCANF(hook_fscanf, fp, "fscanf", REAL(vfscanf), FILE *fp)
-SCANF(hook_isoc99_fscanf, fp, "fscanf", REAL(__isoc99_vfscanf), FILE *fp)
+VA_SCAN(hook_fscanf, scan, char, fp, "fscanf", REAL(vfscanf), FILE *fp,)
+VA_SCAN(hook_isoc99_fscanf, scan, char, fp, "fscanf", REAL(__isoc99_vfscanf), FILE *fp,)
 
-int hook_scanf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int r = scan(stdin, "scanf", REAL(vfscanf), fmt, ap);
-    va_end(ap);
-    return r;
-}
-
-int hook_isoc99_scanf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int r = scan(stdin, "scanf", REAL(__isoc99_vfscanf), fmt, ap);
-    va_end(ap);
-    return r;
-}
+VA_SCAN(hook_scanf, scan, char, stdin, "scanf", REAL(vfscanf))
+VA_SCAN(hook_isoc99_scanf, scan, char, stdin, "scanf", REAL(__isoc99_vfscanf))
 
 /* ------------------------------------------------------------------ */
 /* Read paths on stdin: scanf under C23 (glibc 2.38 and later). */
@@ -605,16 +585,8 @@ int hook_isoc23_vscanf(const char *fmt, va_list ap)
     return scan(stdin, "vscanf", real_c23_vfscanf(), fmt, ap);
 }
 
-SCANF(hook_isoc23_fscanf, fp, "fscanf", real_c23_vfscanf(), FILE *fp)
-
-int hook_isoc23_scanf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int r = scan(stdin, "scanf", real_c23_vfscanf(), fmt, ap);
-    va_end(ap);
-    return r;
-}
+VA_SCAN(hook_isoc23_fscanf, scan, char, fp, "fscanf", real_c23_vfscanf(), FILE *fp,)
+VA_SCAN(hook_isoc23_scanf, scan, char, stdin, "scanf", real_c23_vfscanf())
 
 /* ------------------------------------------------------------------ */
 /* Read paths on stdin: wide stdio. */
@@ -809,28 +781,10 @@ int hook_isoc23_vwscanf(const wchar_t *fmt, va_list ap)
     return wscan(stdin, "vwscanf", real_c23_vfwscanf(), fmt, ap);
 }
 
-#define WSCANF(hook, fp, how, real, ...)                \
-    int hook(__VA_ARGS__, const wchar_t *fmt, ...)      \
-    {                                                   \
-        va_list ap;                                     \
-        va_start(ap, fmt);                              \
-        int r = wscan(fp, how, real, fmt, ap);          \
-        va_end(ap);                                     \
-        return r;                                       \
-    }
-WSCANF(hook_fwscanf, fp, "fwscanf", REAL(vfwscanf), FILE *fp)
-WSCANF(hook_isoc99_fwscanf, fp, "fwscanf", REAL(__isoc99_vfwscanf), FILE *fp)
-WSCANF(hook_isoc23_fwscanf, fp, "fwscanf", real_c23_vfwscanf(), FILE *fp)
+VA_SCAN(hook_fwscanf, wscan, wchar_t, fp, "fwscanf", REAL(vfwscanf), FILE *fp,)
+VA_SCAN(hook_isoc99_fwscanf, wscan, wchar_t, fp, "fwscanf", REAL(__isoc99_vfwscanf), FILE *fp,)
+VA_SCAN(hook_isoc23_fwscanf, wscan, wchar_t, fp, "fwscanf", real_c23_vfwscanf(), FILE *fp,)
 
-#define WSCANF_STDIN(hook, real)                        \
-    int hook(const wchar_t *fmt, ...)                   \
-    {                                                   \
-        va_list ap;                                     \
-        va_start(ap, fmt);                              \
-        int r = wscan(stdin, "wscanf", real, fmt, ap);  \
-        va_end(ap);                                     \
-        return r;                                       \
-    }
-WSCANF_STDIN(hook_wscanf, REAL(vfwscanf))
-WSCANF_STDIN(hook_isoc99_wscanf, REAL(__isoc99_vfwscanf))
-WSCANF_STDIN(hook_isoc23_wscanf, real_c23_vfwscanf())
+VA_SCAN(hook_wscanf, wscan, wchar_t, stdin, "wscanf", REAL(vfwscanf))
+VA_SCAN(hook_isoc99_wscanf, wscan, wchar_t, stdin, "wscanf", REAL(__isoc99_vfwscanf))
+VA_SCAN(hook_isoc23_wscanf, wscan, wchar_t, stdin, "wscanf", real_c23_vfwscanf())
