@@ -57,7 +57,7 @@ $(DEP_DIR):
 	mkdir -p $@
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
-check-clang: $(LIB_SRC) lib/internal.h detect.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h filter.c
+check-clang: $(LIB_SRC) lib/internal.h protocol/detect.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h filter.c
 	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
@@ -140,7 +140,7 @@ include tests/fixtures.mk
 include packaging.mk
 # Fragments add their own targets and append to TEST_DEPS.
 TEST_DEPS = test-tools all fixtures examples
--include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk fuzz/*.mk))
+-include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk protocol/*.mk))
 
 # What each C target includes (see DEP_DIR above).
 -include $(wildcard $(DEP_DIR)/*.d)

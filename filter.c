@@ -55,7 +55,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "detect.h"
+#include "protocol/detect.h"
 #include "helper.h"
 #include "stall.h"
 

@@ -63,7 +63,7 @@ check: test-tools all fixtures examples
 
 clean: clean-more
 clean-more:
-	rm -rf build fuzz/bin fuzz/out fuzz/corpus fuzz/artifacts bench/bin bench/out \
+	rm -rf build protocol/bin protocol/out protocol/corpus protocol/artifacts bench/bin bench/out \
 		tests/node_modules stdiogate.1 stdiogate-*.tar.gz
 	rm -rf debian/.debhelper debian/stdiogate debian/files debian/debhelper-build-stamp \
 		debian/*.debhelper.log debian/*.substvars

@@ -886,7 +886,7 @@ class Bench:
         mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
         head = cmd(["git", "log", "-1", "--format=%h %cd", "--date=iso"])
         shim = cmd(["git", "log", "-1", "--format=%h %s", "--", "shim.c", "lib"])
-        dirty = cmd(["git", "status", "--porcelain", "--", "shim.c", "lib", "detect.h", "Makefile"])
+        dirty = cmd(["git", "status", "--porcelain", "--", "shim.c", "lib", "protocol/detect.h", "Makefile"])
         return [
             "# stdiogate benchmarks", "",
             f"- command: `make bench{' BENCH_QUICK=1' if self.quick else ''}"

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "../inspect.h"
-#include "../detect.h"
+#include "../protocol/detect.h"
 
 /* ------------------------------------------------------------------ */
 /* --check */

@@ -48,7 +48,7 @@
 #include <linux/kcmp.h>
 #include <wchar.h>
 
-#include "../detect.h"
+#include "../protocol/detect.h"
 #include "../helper.h"
 #include "../inspect.h"
 #include "../stall.h"

@@ -153,7 +153,7 @@ complete_words() {
     env -u PYTHONDONTWRITEBYTECODE python3 -c \
         'import sys; sys.path.insert(0, "tests/integration/fixtures"); import noisy_dep' >/dev/null
     for made in libstdiogate.so stdiogate.1 "stdiogate-$VERSION.tar.gz" tests/bin examples/bin \
-            fuzz/bin bench/bin tests/integration/fixtures/__pycache__; do
+            protocol/bin bench/bin tests/integration/fixtures/__pycache__; do
         [ -e "$made" ] || { echo "the build did not make $made"; false; }
     done
     make -s clean

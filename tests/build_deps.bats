@@ -8,7 +8,7 @@
 # once: with a header touched, make -n would rebuild exactly the targets that
 # include it (the header's time stamp is put back after), and make does (once
 # for real); with nothing changed, nothing.  (Not make -W: it compares names,
-# and the compiler names detect.h tests/fixtures/../../detect.h there.)
+# and the compiler names protocol/detect.h tests/fixtures/../../protocol/detect.h there.)
 #
 # Which target includes which header is worked out here from the sources'
 # own #include lines, followed through the local files they include, where a
@@ -37,7 +37,7 @@ rebuilt() {
     # shellcheck disable=SC2086
     make -C "$TREE" -n $TARGETS | grep -oE -- '(^|[[:space:]])-o [^[:space:]]+' |
         sed -E 's/^[[:space:]]*-o //' |
-        grep -vx 'fuzz/bin/probe' | sort -u
+        grep -vx 'protocol/bin/probe' | sort -u
 }
 
 # includes FILE HEADER: does FILE include HEADER, directly or through the
@@ -94,12 +94,12 @@ expect() {
     [ -z "$output" ]
 }
 
-@test "build deps: detect.h rebuilds the library, the filter, the checker, the fuzzers and the fixtures that include it" {
+@test "build deps: protocol/detect.h rebuilds the library, the filter, the checker, the fuzzers and the fixtures that include it" {
     cd "$TREE"
-    fixtures=$(includers "tests/fixtures/*.c tests/fixtures/*.cpp" detect.h)
+    fixtures=$(includers "tests/fixtures/*.c tests/fixtures/*.cpp" protocol/detect.h)
     [ -n "$fixtures" ]      # core_answer_check: the case that was stale
-    expect detect.h libstdiogate.so stdiogate-filter stdiogate-check \
-        fuzz/bin/diff fuzz/bin/endof fuzz/bin/fuzz_detect fuzz/bin/stream_diff fuzz/bin/fuzz_stream \
+    expect protocol/detect.h libstdiogate.so stdiogate-filter stdiogate-check \
+        protocol/bin/diff protocol/bin/endof protocol/bin/fuzz_detect protocol/bin/stream_diff protocol/bin/fuzz_stream \
         $fixtures
 }
 
@@ -146,25 +146,25 @@ expect() {
 
 @test "build deps: the fuzzers' own headers rebuild the fuzzers that include them" {
     cd "$TREE"
-    expect fuzz/reference.h fuzz/bin/diff fuzz/bin/endof fuzz/bin/fuzz_detect
-    expect fuzz/stream_harness.h fuzz/bin/stream_diff fuzz/bin/fuzz_stream
-    expect fuzz/diff_main.h fuzz/bin/diff fuzz/bin/stream_diff
+    expect protocol/reference.h protocol/bin/diff protocol/bin/endof protocol/bin/fuzz_detect
+    expect protocol/stream_harness.h protocol/bin/stream_diff protocol/bin/fuzz_stream
+    expect protocol/diff_main.h protocol/bin/diff protocol/bin/stream_diff
 }
 
-@test "build deps: touch detect.h, make: exactly its includers are rebuilt, then nothing" {
+@test "build deps: touch protocol/detect.h, make: exactly its includers are rebuilt, then nothing" {
     cd "$TREE"
-    want=$(touched detect.h | tr "\n" " ")
+    want=$(touched protocol/detect.h | tr "\n" " ")
     [ -n "$want" ]
-    touch detect.h
+    touch protocol/detect.h
     # shellcheck disable=SC2086
     make -s $TARGETS >"$BATS_TEST_TMPDIR/make.log" 2>&1 || { cat "$BATS_TEST_TMPDIR/make.log" >&2; false; }
     run rebuilt
     [ "$status" -eq 0 ]
     [ -z "$output" ]
-    # and what was rebuilt is newer than detect.h, what was not is older
-    for t in $want; do [ "$t" -nt detect.h ] || { echo "$t not rebuilt" >&2; false; }; done
+    # and what was rebuilt is newer than protocol/detect.h, what was not is older
+    for t in $want; do [ "$t" -nt protocol/detect.h ] || { echo "$t not rebuilt" >&2; false; }; done
     for t in stdiogate-check libstdiogate.so tests/bin/core_srv examples/bin/noisy-server bench/bin/client; do
         case " $want " in *" $t "*) continue ;; esac
-        [ detect.h -nt "$t" ] || { echo "$t rebuilt although it does not include detect.h" >&2; false; }
+        [ protocol/detect.h -nt "$t" ] || { echo "$t rebuilt although it does not include protocol/detect.h" >&2; false; }
     done
 }

@@ -1,20 +1,20 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # Differential test of the first-message detector (detect.h) against the
-# independent whole-buffer reference (fuzz/reference.c): every input is fed
+# independent whole-buffer reference (protocol/reference.c): every input is fed
 # whole, byte by byte and in random chunks; all must report the reference's
 # end offset, with the detector's state bounded after every call.
-# Expected outcome: fuzz/bin/diff exits 0 and prints nothing.  On a
+# Expected outcome: protocol/bin/diff exits 0 and prints nothing.  On a
 # disagreement it prints the minimal input (a C string) and both offsets.
 
 setup_file() {
     ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
     export ROOT
-    make -C "$ROOT" -s fuzz/bin/diff fuzz/bin/endof >&2
+    make -C "$ROOT" -s protocol/bin/diff protocol/bin/endof >&2
 }
 
 @test "detector: seed corpus agrees with the reference in every split" {
-    run "$ROOT/fuzz/bin/diff" "$ROOT"/tests/fuzz-corpus/*
+    run "$ROOT/protocol/bin/diff" "$ROOT"/tests/fuzz-corpus/*
     echo "$output"
     [ "$status" -eq 0 ]
     [ -z "$output" ]
@@ -22,14 +22,14 @@ setup_file() {
 
 @test "detector: random message streams (seed 1) agree with the reference" {
     # Deterministic: seed 1, 5000 streams, at most 30 s.
-    run "$ROOT/fuzz/bin/diff" -s 1 -n 5000 -t 30
+    run "$ROOT/protocol/bin/diff" -s 1 -n 5000 -t 30
     echo "$output"
     [ "$status" -eq 0 ]
     [ -z "$output" ]
 }
 
 @test "detector: random message streams (seed 20261130) agree with the reference" {
-    run "$ROOT/fuzz/bin/diff" -s 20261130 -n 5000 -t 30
+    run "$ROOT/protocol/bin/diff" -s 20261130 -n 5000 -t 30
     echo "$output"
     [ "$status" -eq 0 ]
     [ -z "$output" ]
@@ -41,10 +41,10 @@ check_end() {   # check_end EXPECTED PRINTF-FORMAT
     local f="$BATS_TEST_TMPDIR/in"
     # shellcheck disable=SC2059
     printf "$2" > "$f"
-    run "$ROOT/fuzz/bin/diff" "$f"
+    run "$ROOT/protocol/bin/diff" "$f"
     echo "$output"
     [ "$status" -eq 0 ]
-    run "$ROOT/fuzz/bin/endof" "$f"
+    run "$ROOT/protocol/bin/endof" "$f"
     echo "input $2: expected $1, detector and reference said $output"
     [ "$output" = "$1 $1" ]
 }

@@ -10,7 +10,7 @@ FIXTURE_SAN ?=
 fixtures: $(FIXTURES)
 
 # -MMD -MP: a fixture is rebuilt when a header it includes changes (its own,
-# or a project header: detect.h), and only then.
+# or a project header: protocol/detect.h), and only then.
 FIXTURE_DEPS = -MMD -MP -MF tests/bin/.$(@F).d
 
 tests/bin/%_static: tests/fixtures/%_static.c | tests/bin

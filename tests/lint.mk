@@ -117,8 +117,8 @@ lint-build: | lint-deps
 	clang $(LINT_CFLAGS) -fPIC -shared -fvisibility=hidden -o $(LINT_OUT)/clang-lib.so $(LIB_SRC) -ldl
 	gcc   $(LINT_CFLAGS) -o $(LINT_OUT)/gcc-check $(CHECK_SRC)
 	clang $(LINT_CFLAGS) -o $(LINT_OUT)/clang-check $(CHECK_SRC)
-	gcc   $(LINT_CFLAGS) -o $(LINT_OUT)/gcc-diff fuzz/diff.c fuzz/reference.c
-	clang $(LINT_CFLAGS) -o $(LINT_OUT)/clang-diff fuzz/diff.c fuzz/reference.c
+	gcc   $(LINT_CFLAGS) -o $(LINT_OUT)/gcc-diff protocol/diff.c protocol/reference.c
+	clang $(LINT_CFLAGS) -o $(LINT_OUT)/clang-diff protocol/diff.c protocol/reference.c
 	@for f in tests/fixtures/*.c; do \
 		case $$f in *_static.c) continue;; esac; \
 		echo "clang $(LINT_CFLAGS) $$f"; \

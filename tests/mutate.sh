@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tests/mutate.sh - mutation check: does the test suite notice when the code
 # is broken in ways that matter?  Every C file (the library: shim.c and
-# lib/*; detect.h, filter.c, the checker's check/*.c, inspect.c) and the wrapper (stdiogate)
+# lib/*; protocol/detect.h, filter.c, the checker's check/*.c, inspect.c) and the wrapper (stdiogate)
 # have mutations.
 #
 # usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-f FILE]... [-t FILE.bats]... [MUTATION]...
@@ -14,7 +14,7 @@
 #                nothing but is listed: a mutant "killed" by an already failing
 #                test would mean nothing, so such a test kills nothing)
 #   -f FILE      run only the mutations of this source file (shim.c, lib/fds.c
-#                or fds.c..., detect.h, filter.c, check/main.c, check/wrapper.c,
+#                or fds.c..., protocol/detect.h, filter.c, check/main.c, check/wrapper.c,
 #                check/report.c, inspect.c,
 #                stdiogate; repeatable)
 #   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable).
@@ -47,7 +47,7 @@ set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The library is shim.c and the files under lib/.
-SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')detect.h filter.c check/main.c check/wrapper.c check/report.c inspect.c stdiogate"
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')protocol/detect.h filter.c check/main.c check/wrapper.c check/report.c inspect.c stdiogate"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation) or take minutes (real servers from npm).
 # A source file's FIRST list may name one of them (detect.h: the detector's
@@ -58,7 +58,7 @@ SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint
 first_files() {
     case $1 in
         shim.c|lib/*) echo "" ;;
-        detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
+        protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
         check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
         inspect.c) echo "mutants_inspect.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
@@ -157,33 +157,33 @@ shim.c | open-gate-first-reversed | the pieces of the answer that opens the gate
 shim.c | open-gate-first-dropped | the answer that opens the gate is not written at all |     for (int i = 0; i < nfirst; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0); |     for (int i = 0; i < nfirst && 0; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0);
 lib/failsafe.c | summary-lines-uncounted | the gate's summary counts no lines |         lines++;\n        c++; |         c++;
 # ---- detect.h: the first-message detector
-detect.h | detect-cr-not-blank | a CR before the first message is not skipped (it starts a line) |     return c == ' ' || c == '\\t' || c == '\\r' || c == '\\n'; |     return c == ' ' || c == '\\t' || c == '\\n';
-detect.h | detect-name-short | a header named "content-lengt" is taken for Content-Length, the real one is not |             d->length_line = d->name_len == sizeof name - 1; |             d->length_line = d->name_len == sizeof name - 2;
-detect.h | detect-max-length-loose | a Content-Length of exactly 2^40 is garbage, not a promise (< for <=) |         if (!d->line_bad && d->value_digits && d->value <= SG_MAX_CONTENT_LENGTH) { |         if (!d->line_bad && d->value_digits && d->value < SG_MAX_CONTENT_LENGTH) {
-detect.h | detect-body-strict | a body that ends exactly at the end of a read is not seen to end (> for >=) |             if ((unsigned long long)avail >= d->length) { |             if ((unsigned long long)avail > d->length) {
-detect.h | detect-body-one-more | the message ends one byte after its body |                 i += (size_t)(d->length - 1); |                 i += (size_t)d->length;
-detect.h | detect-empty-body | Content-Length: 0 waits for a body |     if (!d->has_length || d->bad_length || d->length == 0) |     if (!d->has_length || d->bad_length)
-detect.h | detect-newline-in-string | a raw newline inside a JSON string does not end the line |     if (c == '\\n')\n        return 1;\n    if (d->in_string) { |     if (d->in_string) {
-detect.h | detect-escape-ignored | an escaped quote ends the string |         else if (c == '\\\\')\n            d->escaped = 1; |         else if (0)\n            d->escaped = 1;
-detect.h | detect-first-line-plain | a first line with no "name:" is read as a header block |     if (d->first_line && d->field == SG_NAME)\n        return 1; |     if (0)\n        return 1;
+protocol/detect.h | detect-cr-not-blank | a CR before the first message is not skipped (it starts a line) |     return c == ' ' || c == '\\t' || c == '\\r' || c == '\\n'; |     return c == ' ' || c == '\\t' || c == '\\n';
+protocol/detect.h | detect-name-short | a header named "content-lengt" is taken for Content-Length, the real one is not |             d->length_line = d->name_len == sizeof name - 1; |             d->length_line = d->name_len == sizeof name - 2;
+protocol/detect.h | detect-max-length-loose | a Content-Length of exactly 2^40 is garbage, not a promise (< for <=) |         if (!d->line_bad && d->value_digits && d->value <= SG_MAX_CONTENT_LENGTH) { |         if (!d->line_bad && d->value_digits && d->value < SG_MAX_CONTENT_LENGTH) {
+protocol/detect.h | detect-body-strict | a body that ends exactly at the end of a read is not seen to end (> for >=) |             if ((unsigned long long)avail >= d->length) { |             if ((unsigned long long)avail > d->length) {
+protocol/detect.h | detect-body-one-more | the message ends one byte after its body |                 i += (size_t)(d->length - 1); |                 i += (size_t)d->length;
+protocol/detect.h | detect-empty-body | Content-Length: 0 waits for a body |     if (!d->has_length || d->bad_length || d->length == 0) |     if (!d->has_length || d->bad_length)
+protocol/detect.h | detect-newline-in-string | a raw newline inside a JSON string does not end the line |     if (c == '\\n')\n        return 1;\n    if (d->in_string) { |     if (d->in_string) {
+protocol/detect.h | detect-escape-ignored | an escaped quote ends the string |         else if (c == '\\\\')\n            d->escaped = 1; |         else if (0)\n            d->escaped = 1;
+protocol/detect.h | detect-first-line-plain | a first line with no "name:" is read as a header block |     if (d->first_line && d->field == SG_NAME)\n        return 1; |     if (0)\n        return 1;
 # Saturating at 2^64 - 1 levels takes 2^64 bytes of '[': no input can tell.
-detect.h equivalent | detect-depth-unsaturated | JSON nesting is not saturated (wraps after 2^64 - 1 levels) |         if (d->depth != SG_DEPTH_CAP)\n            d->depth++; |         d->depth++;
+protocol/detect.h equivalent | detect-depth-unsaturated | JSON nesting is not saturated (wraps after 2^64 - 1 levels) |         if (d->depth != SG_DEPTH_CAP)\n            d->depth++; |         d->depth++;
 # ---- detect.h: the stream classifier (strict mode, the fail-safe, --check)
-detect.h | hold-max-plus-one | a candidate is decided at byte 65537, not 65536 |             if (r == 2 || ++s->held == SG_HOLD_MAX) { |             if (r == 2 || ++s->held == SG_HOLD_MAX + 1) {
-detect.h | hold-string-past-bound | the string fast path runs past the bound (a candidate held beyond SG_HOLD_MAX) |                 size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - 1 - s->held); |                 size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - s->held);
-detect.h | header-max-plus-one | a header block of 4097 bytes passes (SG_HEADER_MAX off by one) |             if (++s->held == SG_HEADER_MAX) { |             if (++s->held == SG_HEADER_MAX + 1) {
-detect.h | depth-max-plus-one | a candidate nested 4097 deep is not decided at the bound |     if (s->depth == SG_DEPTH_MAX)\n        return 2; |     if (s->depth == SG_DEPTH_MAX + 1)\n        return 2;
-detect.h | bound-unnamed-passes | at the bound, a candidate with no member name at all is protocol |     if (!s->rpc_names || !s->named)\n        return 0; |     if (!s->rpc_names)\n        return 0;
-detect.h | bound-name-prefix | at the bound, a name cut short ("i" of "id") is not taken as a JSON-RPC one |         return s->name_len != 0xff && sg_is_rpc_name(s->name, s->name_len, 1); |         return s->name_len != 0xff && sg_is_rpc_name(s->name, s->name_len, 0);
-detect.h | no-jsonrpc-passes | an object without "jsonrpc" passes |     if (c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc) |     if (0 && c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc)
-detect.h | empty-batch-passes | an empty batch [] passes |     if (c == ']' && s->batch && s->depth == 1 && !s->elements) |     if (0 && c == ']' && s->batch && s->depth == 1 && !s->elements)
-detect.h | auto-not-decided-by-json | auto mode does not keep jsonl after a JSON line |                 s->where = SW_OUTSIDE;\n                s->protocol = SG_JSONL;\n                s->held = 0; |                 s->where = SW_OUTSIDE;\n                s->held = 0;
-detect.h | end-drops-held | a candidate cut short by the end of the output is not junk (lost) |     enum sg_verdict v = s->held ? SG_JUNK : SG_UNDECIDED; |     enum sg_verdict v = SG_UNDECIDED;
-detect.h | first-name-short | a header block whose first name begins "Content" without the dash passes |         if (s->first_name < sizeof content - 1) { |         if (s->first_name < sizeof content - 2) {
-detect.h | answer-without-id | a message with "result" but no "id" counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & (SGK_RESULT \| SGK_ERROR));
-detect.h | answer-request | a request (method, no result) counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & SGK_ID);
-detect.h | control-in-string | a raw control character inside a string passes |         if (c < 0x20)\n            return 0;           /* control characters must be escaped */ |         if (c < 0x1f)\n            return 0;           /* control characters must be escaped */
-detect.h | trailing-cr-junk | a CR between a message and its newline fails it |     if (c == ' ' || c == '\t' || c == '\r')\n        return 1;\n    switch (s->json) { |     if (c == ' ' || c == '\t')\n        return 1;\n    switch (s->json) {
+protocol/detect.h | hold-max-plus-one | a candidate is decided at byte 65537, not 65536 |             if (r == 2 || ++s->held == SG_HOLD_MAX) { |             if (r == 2 || ++s->held == SG_HOLD_MAX + 1) {
+protocol/detect.h | hold-string-past-bound | the string fast path runs past the bound (a candidate held beyond SG_HOLD_MAX) |                 size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - 1 - s->held); |                 size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - s->held);
+protocol/detect.h | header-max-plus-one | a header block of 4097 bytes passes (SG_HEADER_MAX off by one) |             if (++s->held == SG_HEADER_MAX) { |             if (++s->held == SG_HEADER_MAX + 1) {
+protocol/detect.h | depth-max-plus-one | a candidate nested 4097 deep is not decided at the bound |     if (s->depth == SG_DEPTH_MAX)\n        return 2; |     if (s->depth == SG_DEPTH_MAX + 1)\n        return 2;
+protocol/detect.h | bound-unnamed-passes | at the bound, a candidate with no member name at all is protocol |     if (!s->rpc_names || !s->named)\n        return 0; |     if (!s->rpc_names)\n        return 0;
+protocol/detect.h | bound-name-prefix | at the bound, a name cut short ("i" of "id") is not taken as a JSON-RPC one |         return s->name_len != 0xff && sg_is_rpc_name(s->name, s->name_len, 1); |         return s->name_len != 0xff && sg_is_rpc_name(s->name, s->name_len, 0);
+protocol/detect.h | no-jsonrpc-passes | an object without "jsonrpc" passes |     if (c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc) |     if (0 && c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc)
+protocol/detect.h | empty-batch-passes | an empty batch [] passes |     if (c == ']' && s->batch && s->depth == 1 && !s->elements) |     if (0 && c == ']' && s->batch && s->depth == 1 && !s->elements)
+protocol/detect.h | auto-not-decided-by-json | auto mode does not keep jsonl after a JSON line |                 s->where = SW_OUTSIDE;\n                s->protocol = SG_JSONL;\n                s->held = 0; |                 s->where = SW_OUTSIDE;\n                s->held = 0;
+protocol/detect.h | end-drops-held | a candidate cut short by the end of the output is not junk (lost) |     enum sg_verdict v = s->held ? SG_JUNK : SG_UNDECIDED; |     enum sg_verdict v = SG_UNDECIDED;
+protocol/detect.h | first-name-short | a header block whose first name begins "Content" without the dash passes |         if (s->first_name < sizeof content - 1) { |         if (s->first_name < sizeof content - 2) {
+protocol/detect.h | answer-without-id | a message with "result" but no "id" counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & (SGK_RESULT \| SGK_ERROR));
+protocol/detect.h | answer-request | a request (method, no result) counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & SGK_ID);
+protocol/detect.h | control-in-string | a raw control character inside a string passes |         if (c < 0x20)\n            return 0;           /* control characters must be escaped */ |         if (c < 0x1f)\n            return 0;           /* control characters must be escaped */
+protocol/detect.h | trailing-cr-junk | a CR between a message and its newline fails it |     if (c == ' ' || c == '\t' || c == '\r')\n        return 1;\n    switch (s->json) { |     if (c == ' ' || c == '\t')\n        return 1;\n    switch (s->json) {
 # ---- filter.c: stdiogate-filter (not its signal set-up, being rewritten)
 filter.c | filter-127 | COMMAND not found exits 126, not 127 |     exit(e == ENOENT ? 127 : 126); |     exit(126);
 filter.c | filter-usage-status | bad usage exits 1, not 125 |             what);\n    exit(125); |             what);\n    exit(1);
@@ -372,7 +372,7 @@ trap cleanup EXIT
 TREE=$WORK/tree
 mkdir -p "$TREE" "$WORK/orig"
 make -s -C "$ROOT" all fixtures >/dev/null || { echo "mutate: the pristine tree does not build" >&2; exit 2; }
-(cd "$ROOT" && tar --exclude=.git --exclude='./fuzz/corpus' --exclude='./build' -cf - .) | (cd "$TREE" && tar -xf -)
+(cd "$ROOT" && tar --exclude=.git --exclude='./protocol/corpus' --exclude='./build' -cf - .) | (cd "$TREE" && tar -xf -)
 # The lists of headers each target includes (build/deps, the Makefile's
 # DEP_DIR): without them a mutant of detect.h would rebuild nothing.
 if [ -d "$ROOT/build/deps" ]; then

@@ -8,7 +8,7 @@
 #                       test files whose servers are C programs
 # make check-valgrind   memcheck on wrapped C servers (tests/sanitize.bats)
 #
-# ASan is left to the fuzzer (fuzz/fuzz.mk runs detect.h under ASan and UBSan):
+# ASan is left to the fuzzer (protocol/fuzz.mk runs detect.h under ASan and UBSan):
 # a preloaded library cannot bring the ASan runtime into programs that were not
 # built with it, since that runtime must come first in the link order.
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# fuzz/fuzz.mk - fuzzing and differential testing of the first-message detector.
+# protocol/fuzz.mk - fuzzing and differential testing of the first-message detector.
 #
 #   make fuzz         libFuzzer over detect.h for FUZZ_SECONDS (default 60),
 #                     starting from the seed corpus tests/fuzz-corpus/
@@ -23,46 +23,46 @@ FUZZ_DEPS     = $(CC) -MM -MP -MT $@ $(filter %.c,$^) >$(DEP_FILE)
 
 TEST_DEPS += fuzz-build
 
-fuzz-build: fuzz/bin/diff fuzz/bin/endof fuzz/bin/fuzz_detect
+fuzz-build: protocol/bin/diff protocol/bin/endof protocol/bin/fuzz_detect
 
 # Install clang and its libFuzzer runtime if a trivial fuzz target does not link.
 fuzz-deps:
-	@mkdir -p fuzz/bin
+	@mkdir -p protocol/bin
 	@printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' \
-		> fuzz/bin/probe.c
-	@if ! $(CLANG) -fsanitize=fuzzer -o fuzz/bin/probe fuzz/bin/probe.c 2>/dev/null; then \
+		> protocol/bin/probe.c
+	@if ! $(CLANG) -fsanitize=fuzzer -o protocol/bin/probe protocol/bin/probe.c 2>/dev/null; then \
 		echo "fuzz: clang with libFuzzer missing; installing clang libclang-rt-14-dev"; \
 		apt-get install -y clang libclang-rt-14-dev || \
 		{ apt-get update && apt-get install -y clang libclang-rt-14-dev; }; \
 	fi
-	@rm -f fuzz/bin/probe fuzz/bin/probe.c
+	@rm -f protocol/bin/probe protocol/bin/probe.c
 
-fuzz/bin/diff: fuzz/diff.c fuzz/reference.c | $(DEP_DIR)
-	@mkdir -p fuzz/bin
+protocol/bin/diff: protocol/diff.c protocol/reference.c | $(DEP_DIR)
+	@mkdir -p protocol/bin
 	$(FUZZ_DEPS)
-	$(CC) -O2 -g -Wall -Wextra -Werror $(FUZZ_SAN) -o $@ fuzz/diff.c fuzz/reference.c
+	$(CC) -O2 -g -Wall -Wextra -Werror $(FUZZ_SAN) -o $@ protocol/diff.c protocol/reference.c
 
-fuzz/bin/endof: fuzz/endof.c fuzz/reference.c | $(DEP_DIR)
-	@mkdir -p fuzz/bin
+protocol/bin/endof: protocol/endof.c protocol/reference.c | $(DEP_DIR)
+	@mkdir -p protocol/bin
 	$(FUZZ_DEPS)
-	$(CC) -O2 -g -Wall -Wextra -Werror $(FUZZ_SAN) -o $@ fuzz/endof.c fuzz/reference.c
+	$(CC) -O2 -g -Wall -Wextra -Werror $(FUZZ_SAN) -o $@ protocol/endof.c protocol/reference.c
 
-fuzz/bin/fuzz_detect: fuzz/fuzz_detect.c fuzz/reference.c | fuzz-deps $(DEP_DIR)
-	@mkdir -p fuzz/bin
+protocol/bin/fuzz_detect: protocol/fuzz_detect.c protocol/reference.c | fuzz-deps $(DEP_DIR)
+	@mkdir -p protocol/bin
 	$(FUZZ_DEPS)
 	$(CLANG) -O1 -g -Wall -Wextra -Werror -fsanitize=fuzzer $(FUZZ_SAN) \
-		-o $@ fuzz/fuzz_detect.c fuzz/reference.c
+		-o $@ protocol/fuzz_detect.c protocol/reference.c
 
-# The working corpus (fuzz/corpus/) grows as the fuzzer finds new paths; the
-# committed seeds stay as they are.  Crashes land in fuzz/artifacts/.
-fuzz: fuzz/bin/fuzz_detect
-	@mkdir -p fuzz/corpus fuzz/artifacts
-	fuzz/bin/fuzz_detect -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
+# The working corpus (protocol/corpus/) grows as the fuzzer finds new paths; the
+# committed seeds stay as they are.  Crashes land in protocol/artifacts/.
+fuzz: protocol/bin/fuzz_detect
+	@mkdir -p protocol/corpus protocol/artifacts
+	protocol/bin/fuzz_detect -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-dict=fuzz/detect.dict -artifact_prefix=fuzz/artifacts/ fuzz/corpus tests/fuzz-corpus
+		-dict=protocol/detect.dict -artifact_prefix=protocol/artifacts/ protocol/corpus tests/fuzz-corpus
 
-fuzz-diff: fuzz/bin/diff
-	fuzz/bin/diff -v -s $(DIFF_SEED) -n 100000000 -t $(DIFF_SECONDS)
-	fuzz/bin/diff tests/fuzz-corpus/*
+fuzz-diff: protocol/bin/diff
+	protocol/bin/diff -v -s $(DIFF_SEED) -n 100000000 -t $(DIFF_SECONDS)
+	protocol/bin/diff tests/fuzz-corpus/*
 
 .PHONY: fuzz fuzz-build fuzz-deps fuzz-diff

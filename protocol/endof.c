@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../detect.h"
+#include "detect.h"
 #include "reference.h"
 
 int main(int argc, char **argv)

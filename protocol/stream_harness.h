@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../detect.h"
+#include "detect.h"
 #include "driver.h"
 
 /* ---- The reference: a recursive-descent JSON parser over a whole line ---- */

@@ -9,7 +9,7 @@
  * junk, frames with and without Content-Length, lines past the bound
  * (protocol-like and log-like), deep nesting, NULs, invalid UTF-8, random
  * bytes, optionally mutated.  Each is checked under every protocol as
- * fuzz/stream_harness.h does: the verdict of every byte whole, byte by byte
+ * protocol/stream_harness.h does: the verdict of every byte whole, byte by byte
  * and in random pieces, the bound, and for jsonl the wire against the
  * whole-buffer reference.  Exit status: 0 all agreed, 1 a failure (the input
  * is written to stream-failure.bin, protocol byte first), 2 usage error.

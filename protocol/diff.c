@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* diff.c - differential test of detect.h against fuzz/reference.c.
+/* diff.c - differential test of detect.h against protocol/reference.c.
  *
  *   diff [-s SEED] [-n ITERATIONS] [-t SECONDS] [-v]     random message streams
  *   diff FILE...                                          the given inputs
@@ -9,7 +9,7 @@
  * unbalanced quotes and escapes, NULs, invalid UTF-8, absurd, negative or
  * malformed Content-Length values, CR/LF in odd places), optionally mutated,
  * then split at random boundaries.  Every input is fed whole, byte by byte
- * and in several random chunkings (fuzz/harness.h); all must report the end
+ * and in several random chunkings (protocol/harness.h); all must report the end
  * offset the whole-buffer reference reports, with the detector's state in
  * bounds after every call.
  *

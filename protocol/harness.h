@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../detect.h"
+#include "detect.h"
 #include "driver.h"
 #include "reference.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_stream.c - libFuzzer target for detect.h's stream classifier (strict
  * mode).  The first byte picks the protocol (auto, jsonl, framed), the rest
- * is what a server writes.  Checks (fuzz/stream_harness.h): the same verdict
+ * is what a server writes.  Checks (protocol/stream_harness.h): the same verdict
  * for every byte whole, byte by byte and in random pieces; the bound on held
  * bytes; for jsonl, the wire against a whole-buffer reference parser. */
 #include "stream_harness.h"

@@ -6,11 +6,11 @@
  * split points derive from the input, so a crash reproduces from the file
  * alone); after every call the detector's state must be in bounds, every way
  * of splitting must give the same end offset, and that offset must be the
- * whole-buffer reference's (fuzz/reference.c).  Any violation aborts with a
+ * whole-buffer reference's (protocol/reference.c).  Any violation aborts with a
  * message, and libFuzzer saves the input.
  *
  * Build and run: make fuzz (FUZZ_SECONDS, default 60).  Reproduce:
- *   fuzz/bin/fuzz_detect CRASH-FILE
+ *   protocol/bin/fuzz_detect CRASH-FILE
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /* reference.c - an independent, whole-buffer statement of the rules that
  * detect.h implements incrementally.  It is written for obviousness, not
  * speed: it sees the whole buffer at once, looks lines up by index and
- * re-scans freely.  The differential tests (fuzz/diff.c, fuzz/fuzz_detect.c)
+ * re-scans freely.  The differential tests (protocol/diff.c, protocol/fuzz_detect.c)
  * check that the streaming detector agrees with it on every input and every
  * way of splitting that input.
  *
