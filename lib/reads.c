@@ -542,7 +542,8 @@ int hook_vscanf(const char *fmt, va_list ap) { return scan(stdin, "vscanf", REAL
 int hook_isoc99_vscanf(const char *fmt, va_list ap) { return scan(stdin, "vscanf", REAL(__isoc99_vfscanf), fmt, ap); }
 
 /* The variadic spellings, each around its va_list form (scan or wscan);
- * PARAM is the stream parameter with its comma, or nothing for stdin's. */
+ * the trailing argument is the stream parameter with its comma ("FILE *fp,"),
+ * or nothing for the stdin spellings. */
 #define VA_SCAN(hook, scanner, ch, fp, how, real, ...) \
     int hook(__VA_ARGS__ const ch *fmt, ...)          \
     {                                                 \
