@@ -46,18 +46,101 @@ static int run_clean(const struct run *r)
            protocol_errors(r) == 0;
 }
 
-/* Do no harm: every run after the weakest clean one should be clean too. */
+static void describe_junk(const struct run *u, char *out, size_t cap);
+
+/* Do no harm: every run after the weakest clean one should be clean too
+ * (one that only got no answer in time says nothing about stdiogate). */
 static void harm_notes(const struct run *runs, int nruns, struct verdict *v)
 {
     int after = 0;
     for (int i = 0; i < nruns && v->nnotes < 2; i++) {
         if (&runs[i] == v->fixed_by)
             after = 1;
+        else if (after && !runs[i].skipped && runs[i].answer_timeout)
+            snprintf(v->notes[v->nnotes++], sizeof v->notes[0],
+                     "the %s run got no answer within %gs: timing, not junk (raise --timeout)", runs[i].title,
+                     runs[i].opt->timeout);
         else if (after && !runs[i].skipped && !run_clean(&runs[i]))
             snprintf(v->notes[v->nnotes++], sizeof v->notes[0],
                      "the %s run was not clean although the %s one was: please report it", runs[i].title,
                      v->fixed_by->title);
     }
+}
+
+/* The request a run gave up on (--timeout), or NULL. */
+static const struct request *timed_out_request(const struct run *r)
+{
+    for (int i = 0; r->answer_timeout && i < r->nreq; i++)
+        if (r->req[i].outcome == OUT_NONE && strcmp(r->req[i].seen_id, "timeout") == 0)
+            return &r->req[i];
+    return NULL;
+}
+
+/* Did the unwrapped run, or a run weaker than the weakest clean one, get
+ * no answer in time?  Then the runs cannot be compared: a timing verdict,
+ * whatever else they wrote.  (With no clean run, a stronger run's silence
+ * after the unwrapped run's bad answer is that answer filtered out.) */
+static int timing_decides(const struct run *runs, int nruns, const struct verdict *v)
+{
+    if (runs[0].answer_timeout)
+        return 1;
+    for (int i = 0; v->fixed_by && i < nruns && &runs[i] != v->fixed_by; i++)
+        if (!runs[i].skipped && runs[i].answer_timeout)
+            return 1;
+    return 0;
+}
+
+/* Launchers that fetch the package on their first run (a cold cache). */
+static int fetches_packages(const struct program_facts *facts)
+{
+    static const char *const fetchers[] = { "npm exec", "npm", "pnpm", "yarn", "bun x", "uv tool run", "uv",
+                                            "pipx", "poetry" };
+    for (size_t i = 0; facts->launcher && i < sizeof fetchers / sizeof fetchers[0]; i++)
+        if (strcmp(facts->launcher, fetchers[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* "slow: the answer took 11.2 s" (the slowest answer to a request that
+ * some run gave up on), or "no answer within N s". */
+static void timing_verdict(const struct run *runs, int nruns, const char *command,
+                           const struct program_facts *facts, struct verdict *v)
+{
+    const struct run *u = &runs[0];
+    const struct request *given_up = NULL;
+    double took = -1;
+    char junk[200];
+    v->status = 5;
+    v->fixed_by = NULL;  /* runs that did not all answer in time cannot be compared */
+    for (int i = 0; i < nruns && !given_up; i++)
+        if (!runs[i].skipped)
+            given_up = timed_out_request(&runs[i]);
+    for (int i = 0; i < nruns && given_up; i++)
+        for (int k = 0; !runs[i].skipped && k < runs[i].nreq; k++) {
+            const struct request *q = &runs[i].req[k];
+            int answered = q->late || q->outcome == OUT_RESULT || q->outcome == OUT_ERROR;
+            if (strcmp(q->id, given_up->id) == 0 && answered && q->answered - q->sent > took)
+                took = q->answered - q->sent;
+        }
+    if (took >= 0)
+        snprintf(v->summary, sizeof v->summary, "slow: the answer took %.1f s (--timeout %g)", took, u->opt->timeout);
+    else
+        snprintf(v->summary, sizeof v->summary, "no answer within %g s", u->opt->timeout);
+    if (junk_bytes(u)) {
+        size_t k = strlen(v->summary);
+        describe_junk(u, junk, sizeof junk);
+        snprintf(v->summary + k, sizeof v->summary - k, "; it also wrote %s, to be judged once it answers in time",
+                 junk);
+    }
+    if (took >= 0)
+        snprintf(v->advice, sizeof v->advice, "raise --timeout and check again");
+    else if (fetches_packages(facts))
+        snprintf(v->advice, sizeof v->advice, "raise --timeout, or run it again once %s has cached the package",
+                 command);
+    else
+        snprintf(v->advice, sizeof v->advice,
+                 "raise --timeout, or look at its stderr: a server that never answers is a bug no stdiogate "
+                 "mode fixes");
 }
 
 /* "N bytes of non-protocol output (A before the first message, B at exit)" */
@@ -109,7 +192,10 @@ void judge(const struct run *runs, int nruns, int found, const char *not_found,
         }
     }
     harm_notes(runs, nruns, v);
-    if (v->fixed_by == u) {
+    if (timing_decides(runs, nruns, v)) {
+        const char *base = strrchr(u->opt->command[0], '/');
+        timing_verdict(runs, nruns, base ? base + 1 : u->opt->command[0], facts, v);
+    } else if (v->fixed_by == u) {
         v->status = 0;
         snprintf(v->summary, sizeof v->summary, "clean: nothing but protocol on stdout, every request answered");
         snprintf(v->advice, sizeof v->advice, "no change needed");
@@ -137,15 +223,9 @@ void judge(const struct run *runs, int nruns, int found, const char *not_found,
                 all_errors = 0;
         if (all_errors) {
             v->status = 3;
-            snprintf(v->summary, sizeof v->summary, "protocol errors in every run (%s)",
-                     u->answer_timeout ? "a request got no answer within the timeout"
-                                       : "missing answers, wrong ids or malformed answers");
-            if (u->answer_timeout)
-                snprintf(v->advice, sizeof v->advice,
-                         "a bug in the server, or it needs more than %gs (try a longer --timeout); "
-                         "no stdiogate mode fixes it", u->opt->timeout);
-            else
-                snprintf(v->advice, sizeof v->advice, "a bug in the server; no stdiogate mode fixes it");
+            snprintf(v->summary, sizeof v->summary,
+                     "protocol errors in every run (missing answers, wrong ids or malformed answers)");
+            snprintf(v->advice, sizeof v->advice, "a bug in the server; no stdiogate mode fixes it");
         } else {
             v->status = 2;
             snprintf(v->summary, sizeof v->summary, "%s; %s, and no other installed mode keeps them off the wire",
@@ -283,7 +363,11 @@ static void text_run(const struct run *r, int index)
         switch (q->outcome) {
         case OUT_RESULT: printf("answered"); break;
         case OUT_ERROR: printf("error answer%s%s%s", *q->error ? " (" : "", q->error, *q->error ? ")" : ""); break;
-        case OUT_NONE: printf("NO ANSWER (%s)", q->seen_id); break;
+        case OUT_NONE:
+            printf("NO ANSWER (%s)", q->seen_id);
+            if (q->late)
+                printf(", a late answer after %.1f ms", ms(q->answered - q->sent));
+            break;
         case OUT_WRONG_ID: printf("WRONG ID %s", q->seen_id); break;
         case OUT_MALFORMED: printf("MALFORMED ANSWER (not %s)", r->opt->protocol == PROTO_DAP ? "DAP" : "JSON-RPC 2.0"); break;
         default: printf("not sent"); break;
@@ -397,6 +481,8 @@ static void json_run(const struct run *r)
         put_json_string(q->outcome == OUT_NONE ? q->seen_id : NULL);
         printf(", \"error\": ");
         put_json_string(q->outcome == OUT_ERROR ? q->error : NULL);
+        printf(", \"late_ms\": ");
+        json_number_or_null(q->late ? q->answered - q->sent : -1);
         printf("}");
     }
     printf("],\n     \"stray_answers\": %llu, \"first_answer_ms\": ", r->stray);

@@ -434,8 +434,22 @@ static int advance(struct run *r)
             } else {
                 snprintf(q->seen_id, sizeof q->seen_id, "timeout");
                 r->answer_timeout = 1;
+                /* A slow server is told from a silent one by its late
+                 * answer: stdin stays open for another --timeout (and
+                 * the answer is taken as late until the run ends). */
+                r->late = r->waiting;
+                r->waiting = -1;
+                r->state = S_LATE;
+                r->deadline = t + r->opt->timeout;
+                return 1;
             }
             r->waiting = -1;
+            begin_closing(r);
+            return 1;
+        }
+        return 0;
+    case S_LATE:
+        if (r->req[r->late].late || r->out.eof || t >= r->deadline) {
             begin_closing(r);
             return 1;
         }

@@ -194,9 +194,30 @@ static void unbuffer_runtimes(const char *library)
     add_option("RUBYOPT", dir, "ruby/stdiogate_unbuffered.rb", option);
 }
 
+/* A #! script whose interpreter cannot be run: the shell would say only
+ * "./x: not found".  Prints the wrapper's exit, as the shell's status
+ * (127 missing, 126 not executable); 0 if the interpreter is fine. */
+static int bad_interpreter(const char *path)
+{
+    static struct sg_inspection r;
+    struct stat st;
+    int missing;
+    if (sg_inspect(path, &r) != 0 || !r.script[0])
+        return 0;
+    missing = stat(r.program, &st) != 0;
+    if (!missing && S_ISREG(st.st_mode) && access(r.program, X_OK) == 0)
+        return 0;
+    fprintf(stderr, "stdiogate: %s: bad interpreter %s: %s\n", path, r.program,
+            missing ? "not found" : "not executable");
+    printf("exit %d\n", missing ? 127 : 126);
+    return missing ? 127 : 126;
+}
+
 int wrapper(const char *pid, const char *verbosity, const char *library, const char *path,
             int strict)
 {
+    if (bad_interpreter(path))
+        return 1;
     size_t len = 0;
     char *block = initial_environment(pid, &len), wire[64] = "";
     struct stat st;
@@ -218,7 +239,10 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : "");
     put_export("LD_PRELOAD", 10, value);
     free(value);
-    if (!(block ? block_get(block, len, "PYTHONUNBUFFERED", 16) : getenv("PYTHONUNBUFFERED")))
+    /* Python reads an empty PYTHONUNBUFFERED as unset: setting it changes
+     * only stdout's buffering, which is what the variable is for. */
+    const char *unbuffered = block ? block_get(block, len, "PYTHONUNBUFFERED", 16) : getenv("PYTHONUNBUFFERED");
+    if (!unbuffered || !*unbuffered)
         puts("export PYTHONUNBUFFERED=1");
     unbuffer_runtimes(library);
     /* The wrapper's stdout is the wire; if it was closed, the pipe of the
