@@ -349,9 +349,9 @@ static _Noreturn void report_and_exit(const char *why)
     long peak = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
     long cpu_us = peak < 0 ? -1 : (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
                                   ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
-    say(2, "strict: %s; %llu bytes of junk in %llu lines diverted to %s, %llu of them dropped; "
-        "peak RSS %ld KiB, CPU %ld us", why, g_stats.bytes, g_stats.lines, g_discard ? "/dev/null" : "stderr",
-        g_stats.dropped, peak, cpu_us);
+    say(2, "strict: %s; %llu bytes of junk in %llu line%s diverted to %s, %llu of them dropped; "
+        "peak RSS %ld KiB, CPU %ld us", why, g_stats.bytes, g_stats.lines, g_stats.lines == 1 ? "" : "s",
+        g_discard ? "/dev/null" : "stderr", g_stats.dropped, peak, cpu_us);
     _exit(0);
 }
 
@@ -674,6 +674,19 @@ static void map_counters(void)
     close(SG_COUNTERS_FD);
 }
 
+/* The library's exact count of what was diverted (its level-2 summary),
+ * kept before the bytes are settled: once they are, it is complete. */
+static void count_lines(const unsigned char *p, size_t n)
+{
+    unsigned long long lines = 0;
+    if (!g_counters)
+        return;
+    for (const unsigned char *q = p, *e = p + n; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++)
+        lines++;
+    __atomic_add_fetch(&g_counters->lines, lines, __ATOMIC_RELEASE);
+    __atomic_store_n(&g_counters->partial, p[n - 1] != '\n', __ATOMIC_RELEASE);
+}
+
 /* stdin is the pipe the library diverted the server's fd 1 to; all of it is
  * junk.  With SG_DRAIN_HOLD bytes held (stderr slow or full) it stops
  * reading, and the server waits, as it would for a slow client unwrapped;
@@ -713,6 +726,7 @@ static _Noreturn void drain_run(void)
             continue;
         if (n <= 0)
             break;
+        count_lines(buf, (size_t)n);
         struct iovec v = { buf, (size_t)n };
         junk_out(&v, 1);
         if (g_counters)

@@ -150,12 +150,19 @@ static void point_copies_at_wire(int wire)
  * reach the diversion too but are not counted, hence "at least". */
 unsigned long long g_div_bytes, g_div_lines;
 
-/* One line, as the gate opens, sums up what the diversion took. */
+/* One line, as the gate opens, sums up what the diversion took: exactly,
+ * from the helper's count, when it went through the helper. */
 static void diverted_summary(void)
 {
     char numbuf[24], lines[24];
-    unsigned long long n = LOAD(g_div_lines);
-    say(2, "diverted to ", g_div_name, ": at least ", NUM(LOAD(g_div_bytes)), " bytes in ",
+    unsigned long long bytes = LOAD(g_div_bytes), n = LOAD(g_div_lines);
+    int exact = drained_count(&bytes, &n);
+    if (!exact && bytes == 0) {
+        say(2, "diverted to ", g_div_name, ": nothing that went through write (C stdio's own "
+               "flushes are not counted)");
+        return;
+    }
+    say(2, "diverted to ", g_div_name, exact ? ": " : ": at least ", NUM(bytes), bytes == 1 ? " byte in " : " bytes in ",
         NUM_IN(lines, n), n == 1 ? " line" : " lines");
 }
 

@@ -194,6 +194,20 @@ static void unbuffer_runtimes(const char *library)
     add_option("RUBYOPT", dir, "ruby/stdiogate_unbuffered.rb", option);
 }
 
+/* Once per command (the library speaks per process, and a launcher's tree
+ * has several): a terminal on stderr gets no startup output, which the
+ * library sends to /dev/null there (Node would take a terminal stdout for
+ * its answers). */
+static void tty_note(int strict, int status, int level)
+{
+    const char *discard = getenv("STDIOGATE_DISCARD");
+    if (strict || status != 0 || level == 0 || !isatty(2) ||
+        (discard && *discard && strcmp(discard, "0") != 0))
+        return;
+    fprintf(stderr, "stdiogate: stderr is a terminal: the server's startup output goes to /dev/null "
+                    "(redirect stderr to a file, 2>server.log, to keep it)\n");
+}
+
 /* A #! script whose interpreter cannot be run: the shell would say only
  * "./x: not found".  Prints the wrapper's exit, as the shell's status
  * (127 missing, 126 not executable); 0 if the interpreter is fine. */
@@ -259,8 +273,11 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
         puts("unset STDIOGATE_WIRE");
     }
     if (level >= 2)
-        fprintf(stderr, "stdiogate[%s]: preloading %s, wire %s, running %s\n", pid, library,
-                wire[0] ? wire : "closed", path);
+        fprintf(stderr, "stdiogate[%s]: preloading %s, running %s%s\n", pid, library, path,
+                wire[0] ? "" : " (its stdout is closed)");
+    if (level >= 3 && wire[0])
+        fprintf(stderr, "stdiogate[%s]: the wire is device:inode %s\n", pid, wire);
+    tty_note(strict, status, level);
     free(block);
     return status;
 }

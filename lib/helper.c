@@ -263,6 +263,19 @@ void wait_drained(void)
         " ms: going on");
 }
 
+/* What the helper took from the diversion, exactly (it counts every byte
+ * and newline, C stdio's own flushes included); 0 without a helper of this
+ * process's. */
+int drained_count(unsigned long long *bytes, unsigned long long *lines)
+{
+    struct sg_drain_counters *d = g_drain;
+    if (!d)
+        return 0;
+    *bytes = LOAD(d->taken);
+    *lines = LOAD(d->lines) + (LOAD(d->partial) ? 1 : 0);
+    return 1;
+}
+
 /* Does stderr need the drain (anything but a character device)? */
 int stderr_needs_drain(void)
 {

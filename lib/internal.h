@@ -339,6 +339,7 @@ int reap_helper(pid_t *which, int ms);
 int start_drain(void);
 void wait_drained(void);
 int stderr_needs_drain(void);
+int drained_count(unsigned long long *bytes, unsigned long long *lines);
 void helper_at_exit(void);
 void helper_fini(void);
 

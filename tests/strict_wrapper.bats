@@ -176,7 +176,7 @@ run_synced() {
     run_synced env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" --strict -- sh -c "$srv"
     [[ "$stderr" == *"strict: end of the server's output; 11 bytes of junk in 2 lines diverted to stderr, 0 of them dropped"* ]]
     run_synced env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" --strict --discard -- sh -c 'read x; echo junk1'
-    [[ "$stderr" == *"6 bytes of junk in 1 lines diverted to /dev/null"* ]]
+    [[ "$stderr" == *"6 bytes of junk in 1 line diverted to /dev/null"* ]]
     [[ "$stderr" != *"junk1"* ]]
 }
 

@@ -265,7 +265,7 @@ env_of() {
     run --separate-stderr "$STUB/stdiogate" -vvv true
     [ "$status" -eq 0 ]
     [ -z "$output" ]
-    [[ "$stderr" == "stdiogate["*"]: preloading $STUB/libstdiogate.so, wire "* ]]
+    [[ "$stderr" == "stdiogate["*"]: preloading $STUB/libstdiogate.so, running $(type -P true)"$'\n'"stdiogate["*"]: the wire is device:inode "*:* ]]
 }
 
 @test "--discard sets STDIOGATE_DISCARD=1" {
