@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* check/report.c - stdiogate-check's verdict on the runs, and its report:
  * text, or JSON (docs/check-json.md). */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -294,14 +298,42 @@ static void put_json_argv(char **argv, int skip_first)
     putchar(']');
 }
 
-/* The configuration that fixes it: argv of the client's server entry. */
-static char **fix_argv(const struct options *o, const struct verdict *v, char **scratch, size_t cap)
+/* A path as a client needs it: absolute, since clients start servers from
+ * a directory of their own and graphical ones without the shell's PATH. */
+static char *absolute(const char *path)
+{
+    char cwd[PATH_MAX];
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return xasprintf("%s", path);
+    while (strncmp(path, "./", 2) == 0)
+        path += 2;
+    return xasprintf("%s/%s", cwd, path);
+}
+
+/* An argument naming a file by a relative path (a script the command
+ * runs, such as node's server.js): absolute in the entry.  Options and
+ * names that are no file here (npx's package) stay, and so does python's
+ * -m module (fix_argv). */
+static const char *entry_argument(const char *arg)
+{
+    struct stat st;
+    if (arg[0] == '-' || arg[0] == '/' || !arg[0] || stat(arg, &st) != 0 || !S_ISREG(st.st_mode))
+        return arg;
+    return absolute(arg);
+}
+
+/* The configuration that fixes it: argv of the client's server entry, with
+ * stdiogate by its real path and COMMAND as the client must name it (the
+ * file PATH finds, relative script paths made absolute). */
+static char **fix_argv(const struct options *o, const char *program, const struct verdict *v, char **scratch,
+                       size_t cap)
 {
     size_t k = 0;
+    char wrapper[PATH_MAX];
     if (!v->fixed_by)
         return NULL;
     if (strcmp(v->fixed_by->mode, "unwrapped") != 0) {
-        scratch[k++] = "stdiogate";
+        scratch[k++] = realpath(o->wrapper, wrapper) ? absolute(wrapper) : absolute(o->wrapper);
         if (strcmp(v->fixed_by->mode, "strict") == 0) {
             scratch[k++] = "--strict";
             scratch[k++] = "--protocol";
@@ -310,8 +342,9 @@ static char **fix_argv(const struct options *o, const struct verdict *v, char **
         if (o->command[0][0] == '-')
             scratch[k++] = "--";
     }
-    for (int i = 0; o->command[i] && k + 1 < cap; i++)
-        scratch[k++] = o->command[i];
+    scratch[k++] = absolute(program);
+    for (int i = 1; o->command[i] && k + 1 < cap; i++)
+        scratch[k++] = strcmp(o->command[i - 1], "-m") == 0 ? o->command[i] : (char *)entry_argument(o->command[i]);
     scratch[k] = NULL;
     return scratch;
 }
@@ -401,7 +434,7 @@ void text_report(const struct options *o, const char *program, const struct prog
                  const struct run *runs, int nruns, const struct verdict *v)
 {
     char *scratch[64];
-    char **fix = fix_argv(o, v, scratch, 64);
+    char **fix = fix_argv(o, program, v, scratch, 64);
     printf("stdiogate --check (%s, timeout %gs, linger %gs): ", protocol_titles[o->protocol], o->timeout, o->linger);
     put_argv_text(o->command);
     putchar('\n');
@@ -514,7 +547,7 @@ void json_report(const struct options *o, const char *program, const struct prog
                  const struct run *runs, int nruns, const struct verdict *v, int strict_available)
 {
     char *scratch[64];
-    char **fix = fix_argv(o, v, scratch, 64);
+    char **fix = fix_argv(o, program, v, scratch, 64);
     struct rusage ru;
     printf("{\"stdiogate_check\": 1, \"version\": \"%s\",\n", STDIOGATE_VERSION);
     printf(" \"command\": ");
