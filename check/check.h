@@ -109,6 +109,7 @@ enum state { S_SESSION, S_LATE, S_LINGER, S_CLOSING, S_DRAIN, S_DONE };
 #define ITEM_MAX 12
 #define MESSAGE_MAX (64u << 20)  /* a longer protocol message is not read */
 #define ERR_HEAD_MAX 200
+#define LEFT_MAX 4           /* leftover processes named in the report */
 
 struct stretch {
     enum phase phase;
@@ -206,7 +207,8 @@ struct run {
     int term_sent, kill_sent, killed_by_check;
     int answer_timeout;      /* a request got no answer within --timeout */
     int exit_timeout;        /* no exit within --timeout after stdin closed */
-    int leftovers;
+    int leftovers;           /* processes of the server's left running (killed) */
+    struct { long pid; char name[64]; } left[LEFT_MAX];  /* the first of them */
     int exited_early;        /* exited before its stdin was closed */
     int closed_alive;        /* closed stdout before answering, still running */
 };

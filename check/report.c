@@ -422,8 +422,12 @@ static void text_run(const struct run *r, int index)
     printf("stderr %llu bytes; %s\n", r->err_bytes, exit_text);
     if (r->dropped)
         printf("  stdiogate dropped %llu bytes of startup output it could not write to stderr\n", r->dropped);
-    if (r->leftovers)
-        printf("  left %d process%s running: killed\n", r->leftovers, r->leftovers == 1 ? "" : "es");
+    if (r->leftovers) {
+        printf("  left %d process%s running, killed:", r->leftovers, r->leftovers == 1 ? "" : "es");
+        for (int i = 0; i < r->leftovers && i < LEFT_MAX; i++)
+            printf("%s pid %ld (%s)", i ? "," : "", r->left[i].pid, r->left[i].name);
+        printf("%s\n", r->leftovers > LEFT_MAX ? ", ..." : "");
+    }
     if (died_before_answering(r) && r->err_head_len) {
         escape_bytes(r->err_head, r->err_head_len < 120 ? r->err_head_len : 120, buf, sizeof buf);
         printf("  stderr begins: \"%s\"%s\n", buf, r->err_bytes > 120 ? "..." : "");
@@ -540,6 +544,13 @@ static void json_run(const struct run *r)
            r->killed_by_check ? "true" : "false", r->answer_timeout ? "true" : "false",
            r->exit_timeout ? "true" : "false", r->exited_early ? "true" : "false", r->leftovers);
     put_json_string(exit_text);
+    printf(", \"leftovers\": [");
+    for (int i = 0; i < r->leftovers && i < LEFT_MAX; i++) {
+        printf("%s{\"pid\": %ld, \"name\": ", i ? ", " : "", r->left[i].pid);
+        put_json_string(r->left[i].name);
+        printf("}");
+    }
+    printf("]");
     printf("}}");
 }
 

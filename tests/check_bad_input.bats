@@ -96,6 +96,32 @@ all_gone() {
     expect notes "the --strict run got no answer within 1s: timing, not junk (raise --timeout)" "$(q '.verdict.notes | join("|")')"
 }
 
+@test "check: leftovers: a clean server (default mode, strict mode) leaves nothing, stdiogate's own helpers are not counted (#25)" {
+    # stderr: the default mode's drain helper runs; the strict run has its filter
+    check --linger 0 -- "$SRV" stderr
+    expect status 0 "$status"
+    expect leftovers "0 0 0" "$(q '[.runs[].exit.leftover_processes | tostring] | join(" ")')"
+    expect named "[]" "$(q -c '[.runs[].exit.leftovers[]]')"
+    check_text --linger 0 -- "$SRV" stderr
+    [[ "$output" != *"left "* ]]
+}
+
+@test "check: leftovers: a real child left behind is named (pid and command); a slow exit within the linger is not one (#25)" {
+    CHECK_PIDS=$BATS_TEST_TMPDIR/pids check --linger 0 -- "$SRV" sleeper
+    expect status 0 "$status"
+    expect leftovers "1 1 1" "$(q '[.runs[].exit.leftover_processes | tostring] | join(" ")')"
+    expect names "sleep sleep sleep" "$(q '[.runs[].exit.leftovers[].name] | join(" ")')"
+    # the pid named is the sleeper's (the second pid each run recorded), and it is gone
+    expect pids "$(sed -n 2p pids) $(sed -n 4p pids) $(sed -n 6p pids)" "$(q '[.runs[].exit.leftovers[].pid | tostring] | join(" ")')"
+    all_gone "$BATS_TEST_TMPDIR/pids"
+    check_text --linger 0 -- "$SRV" sleeper
+    [[ "$output" =~ "left 1 process running, killed: pid "[0-9]+" (sleep)" ]]
+    # a child that exits 200 ms after the server: its own slow exit, within the linger
+    check --linger 2 -- "$SRV" slowchild
+    expect status 0 "$status"
+    expect slow_exit "0 0 0" "$(q '[.runs[].exit.leftover_processes | tostring] | join(" ")')"
+}
+
 @test "check: 100 MiB on stdout: every byte counted, memory bounded, the stretch list truncated with a count" {
     check --timeout 60 --linger 0 -- "$SRV" flood many
     expect status 2 "$status"
