@@ -462,7 +462,9 @@ static int stderr_is_not_a_file(void)
 static void divert(void)
 {
     char numbuf[24];
-    int to_stderr = stderr_takes_diversion();
+    int to_stderr = stderr_takes_diversion(), asked_stderr = to_stderr;
+    const char *log = getenv("STDIOGATE_LOG");
+    int logging = log && *log;
     int wire = high_dup(1);
     int drained = 0;
 
@@ -473,8 +475,9 @@ static void divert(void)
     /* /dev/null may land on a closed fd 0 or 2 for a moment: it is closed
      * again right after, so they stay closed. */
     int target = 2, helper_failed = 0;
-    if (to_stderr && stderr_needs_drain()) {
-        target = start_drain();
+    /* The log is written by the helper: it runs whenever there is one. */
+    if ((to_stderr && stderr_needs_drain()) || logging) {
+        target = start_drain(to_stderr, log);
         drained = target >= 0;
         if (!drained) {
             /* Straight to stderr could block for good (a full pipe): the
@@ -484,9 +487,9 @@ static void divert(void)
             target = 2;
         }
     }
-    if (!to_stderr)
+    if (!to_stderr && !drained)
         target = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (target < 0 && helper_failed && stderr_is_not_a_file()) {
+    if (target < 0 && helper_failed && asked_stderr && stderr_is_not_a_file()) {
         target = 2;     /* no descriptor left at all: straight to stderr, as before the helper */
         to_stderr = 1;
     }
@@ -521,7 +524,8 @@ static void divert(void)
     g_pid = getpid();
     pthread_atfork(NULL, NULL, atfork_child);
     STORE(g_state, GATE_SHUT);
-    g_div_name = to_stderr ? "stderr" : "/dev/null";
+    g_div_name = !drained || !logging ? (to_stderr ? "stderr" : "/dev/null")
+                 : to_stderr ? "stderr and the log" : "the log";
     say(2, "diverting stdout to ", g_div_name);
     if (drained) {
         char pid[24];

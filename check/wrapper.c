@@ -201,7 +201,8 @@ static void unbuffer_runtimes(const char *library)
 static void tty_note(int strict, int status, int level)
 {
     const char *discard = getenv("STDIOGATE_DISCARD");
-    if (strict || status != 0 || level == 0 || !isatty(2) ||
+    const char *log = getenv("STDIOGATE_LOG");
+    if (strict || status != 0 || level == 0 || !isatty(2) || (log && *log) ||
         (discard && *discard && strcmp(discard, "0") != 0))
         return;
     fprintf(stderr, "stdiogate: stderr is a terminal: the server's startup output goes to /dev/null "

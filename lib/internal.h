@@ -336,7 +336,7 @@ extern pid_t g_helper_pid;
 extern char g_helper_path[4096];
 void find_helper(void);
 int reap_helper(pid_t *which, int ms);
-int start_drain(void);
+int start_drain(int to_stderr, const char *log);
 void wait_drained(void);
 int stderr_needs_drain(void);
 int drained_count(unsigned long long *bytes, unsigned long long *lines);

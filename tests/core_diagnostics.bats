@@ -66,6 +66,35 @@ assert_prefix_pid() {
     assert_stderr_has "the wire is kept at descriptor " "]: the wire is device:inode "
 }
 
+# --log FILE / STDIOGATE_LOG=FILE: the helper appends what it takes to FILE,
+# each line prefixed with the server's name and pid, as well as stderr;
+# with --discard, FILE alone gets it.  Complete when the server has exited.
+@test "log: STDIOGATE_LOG appends the startup output, each line prefixed NAME[PID]:, as well as stderr; --discard: the log only (#25)" {
+    JUNK=(write-junk printf-junk)
+    printf 'an earlier line\n' >"$BATS_TEST_TMPDIR/log"
+    STDIOGATE_LOG=$BATS_TEST_TMPDIR/log diverted --line "$INIT" -- "$SRV" read write write printf stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    pid=$(sed -n 's/^core-srv-ready pid=\([0-9]*\)$/\1/p' "$ERR")
+    printf 'an earlier line\ncore_srv[%s]: write-junk\ncore_srv[%s]: write-junk\ncore_srv[%s]: printf-junk\n' \
+        "$pid" "$pid" "$pid" >"$BATS_TEST_TMPDIR/want"
+    cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/log" || { cat -A "$BATS_TEST_TMPDIR/log"; false; }
+    # --discard: off stderr, in the log
+    rm "$BATS_TEST_TMPDIR/log"
+    STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 STDIOGATE_LOG=$BATS_TEST_TMPDIR/log \
+        gated --line "$INIT" -- "$SRV" read write printf stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_lacks write-junk printf-junk
+    assert_stderr_has "diverting stdout to the log" "diverted to the log: 23 bytes in 2 lines"
+    pid=$(sed -n 's/^core-srv-ready pid=\([0-9]*\)$/\1/p' "$ERR")
+    printf 'core_srv[%s]: write-junk\ncore_srv[%s]: printf-junk\n' "$pid" "$pid" >"$BATS_TEST_TMPDIR/want"
+    cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/log" || { cat -A "$BATS_TEST_TMPDIR/log"; false; }
+    # without the variable, no log and the old behaviour
+    rm "$BATS_TEST_TMPDIR/log"
+    STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_stderr_has "diverting stdout to /dev/null"
+    [ ! -e "$BATS_TEST_TMPDIR/log" ]
+}
+
 @test "diagnostics: level 2 with --discard semantics says /dev/null" {
     STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write stderr-mark
     assert_status 0

@@ -165,7 +165,7 @@ env_of() {
     run --separate-stderr alone/stdiogate --help
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
-    [[ "${lines[0]}" == "Usage: stdiogate [-v]... [--discard] [--strict [--protocol auto|jsonl|framed]] [--] COMMAND [ARG]..." ]]
+    [[ "${lines[0]}" == "Usage: stdiogate [-v]... [--discard] [--log FILE] [--strict [--protocol auto|jsonl|framed]] [--] COMMAND [ARG]..." ]]
     [[ "$output" == *"--discard"* ]]
     [[ "$output" == *"--check ..."* ]]
     run --separate-stderr alone/stdiogate --version
@@ -266,6 +266,24 @@ env_of() {
     [ "$status" -eq 0 ]
     [ -z "$output" ]
     [[ "$stderr" == "stdiogate["*"]: preloading $STUB/libstdiogate.so, running $(type -P true)"$'\n'"stdiogate["*"]: the wire is device:inode "*:* ]]
+}
+
+@test "--log FILE and STDIOGATE_LOG=FILE: exported, absolute from the wrapper's directory (#25)" {
+    unset STDIOGATE_LOG
+    "$STUB/stdiogate" env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = "<unset>" ]
+    "$STUB/stdiogate" --log server.log env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = "$PWD/server.log" ]
+    "$STUB/stdiogate" --log=/var/tmp/x.log env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = /var/tmp/x.log ]
+    STDIOGATE_LOG=rel/y.log "$STUB/stdiogate" env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = "$PWD/rel/y.log" ]
+    # the option wins over the variable
+    STDIOGATE_LOG=/a "$STUB/stdiogate" --log /b env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = /b ]
+    run -125 --separate-stderr "$STUB/stdiogate" --log
+    [ "$stderr" = "stdiogate: --log takes a FILE" ]
+    [ -z "$output" ]
 }
 
 @test "--discard sets STDIOGATE_DISCARD=1" {
