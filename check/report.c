@@ -113,7 +113,6 @@ static void timing_verdict(const struct run *runs, int nruns, const char *comman
     const struct run *u = &runs[0];
     const struct request *given_up = NULL;
     double took = -1;
-    char junk[200];
     v->status = 5;
     v->fixed_by = NULL;  /* runs that did not all answer in time cannot be compared */
     for (int i = 0; i < nruns && !given_up; i++)
@@ -131,6 +130,7 @@ static void timing_verdict(const struct run *runs, int nruns, const char *comman
     else
         snprintf(v->summary, sizeof v->summary, "no answer within %g s", u->opt->timeout);
     if (junk_bytes(u)) {
+        char junk[200];
         size_t k = strlen(v->summary);
         describe_junk(u, junk, sizeof junk);
         snprintf(v->summary + k, sizeof v->summary - k, "; it also wrote %s, to be judged once it answers in time",
@@ -329,11 +329,11 @@ static char **fix_argv(const struct options *o, const char *program, const struc
                        size_t cap)
 {
     size_t k = 0;
-    char wrapper[PATH_MAX];
     if (!v->fixed_by)
         return NULL;
     if (strcmp(v->fixed_by->mode, "unwrapped") != 0) {
-        scratch[k++] = realpath(o->wrapper, wrapper) ? absolute(wrapper) : absolute(o->wrapper);
+        char real[PATH_MAX];
+        scratch[k++] = realpath(o->wrapper, real) ? absolute(real) : absolute(o->wrapper);
         if (strcmp(v->fixed_by->mode, "strict") == 0) {
             scratch[k++] = "--strict";
             scratch[k++] = "--protocol";

@@ -155,11 +155,13 @@ static void helper_environment(int to_stderr, const char *log)
     int n = 0;
     g_helper_level[sizeof g_helper_level - 2] = (char)('0' + g_level);
     g_helper_env[n++] = g_helper_level;
-    if (log && *log && strlen(log) < sizeof g_helper_log - 16) {
+    size_t len = log ? strlen(log) : 0;
+    if (len && len < sizeof g_helper_log - 16) {
         memcpy(g_helper_log, "STDIOGATE_LOG=", 14);
-        memcpy(g_helper_log + 14, log, strlen(log) + 1);
+        memcpy(g_helper_log + 14, log, len);
+        g_helper_log[14 + len] = '\0';
         g_helper_env[n++] = g_helper_log;
-    } else if (log && *log) {
+    } else if (len) {
         say(1, "the log's path is too long: not logging");
     }
     if (!to_stderr)
