@@ -121,6 +121,10 @@ complete_words() {
     # an option's value is not COMMAND; then a command; then its arguments
     complete_words "$REPO/stdiogate" --check --timeout 30 ech | grep -qx echo
     [ "$(complete_words "$REPO/stdiogate" --check --timeout "")" = "" ]
+    # --log takes a file
+    touch log-file
+    [ "$(complete_words "$REPO/stdiogate" --log log-)" = log-file ]
+    complete_words "$REPO/stdiogate" --log log-file ech | grep -qx echo
     # the short forms from "-h, --help"
     complete_words "$REPO/stdiogate" - | grep -qx -- -h
     complete_words "$REPO/stdiogate" - | grep -qx -- --help
