@@ -41,7 +41,8 @@
  * docs/check-json.md) goes to stdout, diagnostics to stderr.  Exit status:
  * 0 clean unwrapped, 1 fixed by the default gate, 2 junk while serving or
  * at exit, 3 protocol errors, 4 the server could not start or died before
- * answering, 125 bad usage.
+ * answering, 5 timed out (no answer within --timeout: a timing verdict,
+ * never one on the output), 125 bad usage.
  */
 #include "check.h"
 
@@ -124,6 +125,7 @@ static void check_help(void)
           "Exit status: 0 clean unwrapped; 1 junk before the first message only, fixed\n"
           "by the default gate; 2 junk while serving or at exit; 3 protocol errors no\n"
           "mode fixes; 4 the server could not be started or died before answering;\n"
+          "5 timed out: no answer within --timeout (slow, or silent), not judged;\n"
           "125 bad usage.\n", stdout);
 }
 
@@ -175,7 +177,7 @@ static void parse_check_options(int argc, char **argv, struct options *o)
         if (strcmp(a, "--") == 0) {
             i++;
             break;
-        } else if (strcmp(a, "--help") == 0) {
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             check_help();
             exit(0);
         } else if (strcmp(a, "--json") == 0) {
@@ -309,6 +311,7 @@ static int check_main(int argc, char **argv)
         struct run *r = &runs[i];
         r->opt = &o;
         r->waiting = -1;
+        r->late = -1;
         r->first_answer = -1;
         if (!found) {
             r->skipped = 1;
