@@ -314,3 +314,51 @@ PY
     doctor --json --linger 0 "$SRV" -- --fix
     expect command_fix 0 "$status"
 }
+
+# client_entry CLIENT FILE ARG...: the entry `--check --client CLIENT --json
+# ARG...` prints for CLIENT, in FILE.
+client_entry() {
+    local client=$1 file=$2
+    shift 2
+    doctor --client "$client" --json --linger 0 "$@"
+    jq -r --arg c "$client" '.client_entries[$c]' "$BATS_TEST_TMPDIR/out.txt" >"$file"
+}
+
+@test "doctor: --client prints each client's entry, absolute paths, parsed as the client parses it (tests/recipes.py)" {
+    mkdir -p "$H/srv" && cp "$FIXTURE/flaky.sh" "$H/srv/server.sh"
+    cd "$H/srv"
+    for c in claude-code claude-desktop cursor vscode windsurf zed codex gemini; do
+        case $c in claude-code) ext=sh ;; codex) ext=toml ;; *) ext=json ;; esac
+        # check_srv through PATH, a relative script argument: both made absolute
+        client_entry "$c" "$BATS_TEST_TMPDIR/$c.$ext" check_srv banner -- ./server.sh
+        expect "$c status" 1 "$status"
+        expect "$c argv" "$GATE
+$SRV
+banner
+--
+$H/srv/server.sh" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/$c.$ext")"
+    done
+    grep -qx '      "type": "stdio",' "$BATS_TEST_TMPDIR/vscode.json"
+    # junk while serving: --strict; LSP entries for Neovim and Helix
+    client_entry helix "$BATS_TEST_TMPDIR/helix.toml" --protocol lsp check_srv --lsp serving
+    expect helix_status 2 "$status"
+    expect helix "$GATE --strict $SRV --lsp serving" \
+        "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/helix.toml" | tr '\n' ' ' | sed 's/ $//')"
+    client_entry neovim "$BATS_TEST_TMPDIR/neovim.lua" --protocol lsp check_srv --lsp banner
+    expect neovim "$GATE $SRV --lsp banner" \
+        "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/neovim.lua" | tr '\n' ' ' | sed 's/ $//')"
+    # clean: the command as it is, absolute; all: every MCP client, and no LSP one
+    doctor --client all --linger 0 check_srv
+    expect clean_status 0 "$status"
+    grep -qxF "claude mcp add check_srv -- $SRV" <<<"$output" || { show; return 1; }
+    expect headers "claude-code claude-desktop cursor vscode windsurf zed codex gemini" \
+        "$(sed -n 's/^# \([a-z-]*\): .*/\1/p' <<<"$output" | tr '\n' ' ' | sed 's/ $//')"
+    # nothing fixes it: no entry; a client of the other protocol: refused
+    doctor --client cursor --linger 0 no-such-mcp-server
+    expect missing_status 4 "$status"
+    grep -q '^no entry: ' <<<"$output"
+    ! grep -q mcpServers <<<"$output"
+    doctor --client neovim check_srv
+    expect neovim_mcp 125 "$status"
+    grep -q 'neovim runs LSP servers, not MCP ones: add --protocol lsp' "$BATS_TEST_TMPDIR/err.txt"
+}
