@@ -65,6 +65,7 @@ sums() {
     row claude-code chatty "user +yes +check_srv banner"
     row claude-code docs "user +no +not stdio \(http: https://example.com/mcp\)"
     row claude-code local-logger "local +yes +check_srv serving"
+    # ${VAR:-default} expanded, as Claude Code does
     row claude-code team-clean "project +yes +check_srv"
     row claude-code from-the-repo "project +asks +sh -c 'touch \"\\\$HOME/ran-claude-project\"; exec check_srv'"
     row claude-desktop filesystem "user +yes +check_srv banner -- /home/user/Documents"
@@ -305,6 +306,9 @@ PY
     row windsurf clean "user +yes +check_srv"
     doctor --config --jobs 0
     expect jobs 125 "$status"
+    doctor --config --timeout 0
+    expect timeout 125 "$status"
+    grep -q "^stdiogate: invalid --timeout '0'" "$BATS_TEST_TMPDIR/err.txt"
     doctor --config "$H/no-such.json"
     expect missing 125 "$status"
     grep -q 'no-such.json: no such file' "$BATS_TEST_TMPDIR/err.txt"
