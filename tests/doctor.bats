@@ -366,3 +366,16 @@ $H/srv/server.sh" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS
     expect neovim_mcp 125 "$status"
     grep -q 'neovim runs LSP servers, not MCP ones: add --protocol lsp' "$BATS_TEST_TMPDIR/err.txt"
 }
+
+@test "doctor: on a terminal, it asks before running each unapproved project server (y runs it, anything else skips it)" {
+    # script(1) gives the doctor a terminal; the answers: y for the first asked, n, no answer
+    printf 'y\nn\n\n' | timeout "$CHECK_BOUND" script -qec \
+        "'$GATE' --check --config --timeout 1 --linger 0" /dev/null >"$BATS_TEST_TMPDIR/out.txt" || true
+    output=$(tr -d '\r' <"$BATS_TEST_TMPDIR/out.txt")
+    grep -qF "stdiogate: run from-the-repo from ~/work/app/.mcp.json (sh -c 'touch \"\$HOME/ran-claude-project\"; exec check_srv')? [y/N]" <<<"$output" || { show; return 1; }
+    expect markers "ran-claude-project " "$(markers)"
+    row claude-code from-the-repo "clean +none"
+    row cursor cursor-project "not run +not approved"
+    row vscode vscode-project "not run +not approved"
+    row gemini gemini-project "not run +not approved"
+}
