@@ -71,7 +71,9 @@ sums() {
     row claude-desktop filesystem "user +yes +check_srv banner -- /home/user/Documents"
     row cursor logger "user +yes +check_srv serving"
     row cursor cursor-project "project +asks +.*"
-    row vscode banner-in-settings "user +yes +check_srv banner"
+    # a string with comment markers and escaped quotes in JSON with comments
+    grep -F -- "check_srv banner -- 'http://x//y /* \"z\" */'" <<<"$output" |
+        grep -Eq '^vscode +banner-in-settings +user +yes +check_srv' || { show; return 1; }
     row vscode glued "user +yes +check_srv glued"
     row vscode github "user +no +not stdio .*"
     row vscode vscode-project "project +asks +.*"
@@ -200,9 +202,9 @@ fixed_diff() {
        \"banner-in-settings\": {
          \"type\": \"stdio\",
 -        \"command\": \"check_srv\",
--        \"args\": [\"banner\"], // trailing comma below
+-        \"args\": [\"banner\", \"--\", \"http://x//y /* \\\"z\\\" */\"], // trailing comma below
 +        \"command\": \"$GATE\",
-+        \"args\": [\"check_srv\", \"banner\"], // trailing comma below
++        \"args\": [\"check_srv\", \"banner\", \"--\", \"http://x//y /* \\\"z\\\" */\"], // trailing comma below
        },
      },
    }," "$(fixed_diff .config/Code/User/settings.json)"
