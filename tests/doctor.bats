@@ -109,7 +109,7 @@ sums() {
     row windsurf clean "clean +none"
     row zed old-form "startup junk +default gate +check_srv: starting"
     row zed new-form "junk while serving +--strict +log: handled tools/list"
-    row codex slow "timed out +- +no answer within 1 s"
+    row codex slow "timed out +- +no answer within 1 s: raise --timeout if it is slow"
     row codex remote "not run +not stdio \(url: https://example.com/mcp\)"
     row gemini chatty "startup junk +default gate +check_srv: starting"
     # the servers ran (a positive control for the markers), the project
@@ -380,4 +380,14 @@ $H/srv/server.sh" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS
     row cursor cursor-project "not run +not approved"
     row vscode vscode-project "not run +not approved"
     row gemini gemini-project "not run +not approved"
+}
+
+@test "doctor: a launcher that times out (npx downloading on its first run) is timed out, with the advice, not junk" {
+    mkdir -p "$H/bin"
+    printf '#!/bin/sh\nexec check_srv silent\n' >"$H/bin/npx"
+    chmod +x "$H/bin/npx"
+    printf '{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}\n' >"$H/npx.json"
+    PATH=$H/bin:$PATH doctor --config "$H/npx.json" --timeout 1 --linger 0
+    expect status 5 "$status"
+    row file memory "timed out +- +no answer within 1 s: raise --timeout, or run it again once npx has the package"
 }
