@@ -287,7 +287,7 @@ PY
     doctor --config "$H/flaky.json" --fix --linger 0
     cmp "$H/flaky.orig" "$H/flaky.json"
     [ ! -e "$H/flaky.json.stdiogate-backup" ]
-    grep -q '^file flaky: startup junk -> cannot start: not fixed: through stdiogate it is still cannot start' <<<"$output" || { show; return 1; }
+    grep -q '^file flaky: startup junk -> cannot start: not fixed: through the new entry: cannot start' <<<"$output" || { show; return 1; }
     expect status 1 "$status"
 }
 
@@ -390,4 +390,19 @@ $H/srv/server.sh" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS
     PATH=$H/bin:$PATH doctor --config "$H/npx.json" --timeout 1 --linger 0
     expect status 5 "$status"
     row file memory "timed out +- +no answer within 1 s: raise --timeout, or run it again once npx has the package"
+}
+
+@test "doctor: --fix in TOML: an inline table is left for the user (said so), the table beside it is fixed" {
+    printf '# two ways to write a server\n[mcp_servers]\ninline = { command = "check_srv", args = ["banner"] }\n\n[mcp_servers.table]\ncommand = "check_srv"\nargs = ["banner"]\n' >"$H/config.toml"
+    doctor --config "$H/config.toml" --fix --linger 0
+    expect status 1 "$status"
+    grep -qx 'codex inline: startup junk -> clean: not fixed: the entry is not a \[mcp_servers.NAME\] table of its own; edit it by hand' <<<"$output" || { show; return 1; }
+    grep -qx 'codex table: startup junk -> clean: fixed' <<<"$output"
+    expect toml "# two ways to write a server
+[mcp_servers]
+inline = { command = \"check_srv\", args = [\"banner\"] }
+
+[mcp_servers.table]
+command = \"$GATE\"
+args = [\"check_srv\", \"banner\"]" "$(cat "$H/config.toml")"
 }
