@@ -333,11 +333,13 @@ client_entry() {
 @test "doctor: --client prints each client's entry, absolute paths, parsed as the client parses it (tests/recipes.py)" {
     mkdir -p "$H/srv" && cp "$FIXTURE/flaky.sh" "$H/srv/server.sh"
     cd "$H/srv"
+    # one check, every MCP client's entry (--client NAME gives the same one alone: below)
+    doctor --client all --json --linger 0 check_srv banner -- ./server.sh
+    expect status 1 "$status"
     for c in claude-code claude-desktop cursor vscode windsurf zed codex gemini; do
         case $c in claude-code) ext=sh ;; codex) ext=toml ;; *) ext=json ;; esac
+        jq -r --arg c "$c" '.client_entries[$c]' "$BATS_TEST_TMPDIR/out.txt" >"$BATS_TEST_TMPDIR/$c.$ext"
         # check_srv through PATH, a relative script argument: both made absolute
-        client_entry "$c" "$BATS_TEST_TMPDIR/$c.$ext" check_srv banner -- ./server.sh
-        expect "$c status" 1 "$status"
         expect "$c argv" "$GATE
 $SRV
 banner
@@ -345,6 +347,9 @@ banner
 $H/srv/server.sh" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/$c.$ext")"
     done
     grep -qx '      "type": "stdio",' "$BATS_TEST_TMPDIR/vscode.json"
+    client_entry cursor "$BATS_TEST_TMPDIR/cursor-alone.json" check_srv banner -- ./server.sh
+    cmp "$BATS_TEST_TMPDIR/cursor.json" "$BATS_TEST_TMPDIR/cursor-alone.json"
+    expect only_cursor '["cursor"]' "$(jq -c '.client_entries | keys' "$BATS_TEST_TMPDIR/out.txt")"
     # junk while serving: --strict; LSP entries for Neovim and Helix
     client_entry helix "$BATS_TEST_TMPDIR/helix.toml" --protocol lsp check_srv --lsp serving
     expect helix_status 2 "$status"
