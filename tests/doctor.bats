@@ -143,7 +143,7 @@ sums() {
 @test "doctor: --yes runs the project servers nobody approved; a FILE named explicitly runs without --yes" {
     doctor --config .cursor/mcp.json --timeout 5 --linger 0
     expect status 0 "$status"
-    row file cursor-project "clean +none"
+    row cursor cursor-project "clean +none"
     expect markers "ran-cursor-project " "$(markers)"
     rm "$H/ran-cursor-project"
     doctor --config --yes --timeout 1 --linger 0
