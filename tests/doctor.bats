@@ -266,10 +266,16 @@ PY
     row codex chatty "clean +already wrapped"
 }
 
-@test "doctor: --fix edits a symlink's target (the link stays), keeps the mode; the backup has the same mode" {
+@test "doctor: --fix edits a symlink's target (the link stays), keeps the mode and owner; the backup has the same" {
     mkdir "$H/dotfiles"
     mv "$H/.codeium/windsurf/mcp_config.json" "$H/dotfiles/windsurf.json"
     chmod 600 "$H/dotfiles/windsurf.json"
+    # the owner too, where the tests can give the file another one (as root)
+    owner=$(id -u):$(id -g)
+    if [ "$(id -u)" = 0 ]; then
+        chown 65534:65534 "$H/dotfiles/windsurf.json"
+        owner=65534:65534
+    fi
     ln -s ../../dotfiles/windsurf.json "$H/.codeium/windsurf/mcp_config.json"
     doctor --config "$H/.codeium/windsurf/mcp_config.json" --fix --linger 0
     expect status 0 "$status"
@@ -277,6 +283,8 @@ PY
     expect link ../../dotfiles/windsurf.json "$(readlink "$H/.codeium/windsurf/mcp_config.json")"
     expect mode 600 "$(stat -c %a "$H/dotfiles/windsurf.json")"
     expect backup_mode 600 "$(stat -c %a "$H/dotfiles/windsurf.json.stdiogate-backup")"
+    expect owner "$owner" "$(stat -c %u:%g "$H/dotfiles/windsurf.json")"
+    expect backup_owner "$owner" "$(stat -c %u:%g "$H/dotfiles/windsurf.json.stdiogate-backup")"
     grep -qF "\"command\": \"$GATE\"" "$H/dotfiles/windsurf.json"
     expect leftovers "windsurf.json windsurf.json.stdiogate-backup" "$(ls "$H/dotfiles" | tr '\n' ' ' | sed 's/ $//')"
 }
