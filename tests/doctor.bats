@@ -419,3 +419,18 @@ inline = { command = \"check_srv\", args = [\"banner\"] }
 command = \"$GATE\"
 args = [\"check_srv\", \"banner\"]" "$(cat "$H/config.toml")"
 }
+
+@test "doctor: --fix keeps CRLF line ends (TOML and JSON), an args line added where there was none" {
+    printf '#!/bin/sh\nexec check_srv banner\n' >"$H/banner-server"
+    chmod +x "$H/banner-server"
+    printf '[mcp_servers.crlf]\r\ncommand = "%s" # a comment\r\nenv = {}\r\n' "$H/banner-server" >"$H/config.toml"
+    printf '{\r\n  "mcpServers": {\r\n    "crlf": {\r\n      "command": "%s"\r\n    }\r\n  }\r\n}\r\n' "$H/banner-server" >"$H/crlf.json"
+    doctor --config "$H/config.toml" --fix --linger 0
+    expect toml_status 0 "$status"
+    doctor --config "$H/crlf.json" --fix --linger 0
+    expect json_status 0 "$status"
+    expect toml "$(printf '[mcp_servers.crlf]\r\ncommand = "%s" # a comment\r\nargs = ["%s"]\r\nenv = {}\r\n' "$GATE" "$H/banner-server")" \
+        "$(cat "$H/config.toml")"
+    expect json "$(printf '{\r\n  "mcpServers": {\r\n    "crlf": {\r\n      "command": "%s",\r\n      "args": ["%s"]\r\n    }\r\n  }\r\n}\r\n' "$GATE" "$H/banner-server")" \
+        "$(cat "$H/crlf.json")"
+}
