@@ -324,6 +324,13 @@ PY
     grep -q 'no-such.json: no such file' "$BATS_TEST_TMPDIR/err.txt"
     doctor --client cursor --config
     expect client_config 125 "$status"
+    # nothing configured: said so, status 0
+    mkdir "$BATS_TEST_TMPDIR/empty" && cd "$BATS_TEST_TMPDIR/empty"
+    HOME=$BATS_TEST_TMPDIR/empty doctor --config
+    expect empty 0 "$status"
+    expect empty_report "no MCP server configured
+
+no client configuration found" "$output"
     # a COMMAND's own --fix is not the doctor's
     doctor --json --linger 0 "$SRV" -- --fix
     expect command_fix 0 "$status"
