@@ -441,3 +441,14 @@ args = [\"check_srv\", \"banner\"]" "$(cat "$H/config.toml")"
     expect json "$(printf '{\r\n  "mcpServers": {\r\n    "crlf": {\r\n      "command": "%s",\r\n      "args": ["%s"]\r\n    }\r\n  }\r\n}\r\n' "$GATE" "$H/banner-server")" \
         "$(cat "$H/crlf.json")"
 }
+
+@test "doctor: bash completion offers the clients after --client and files after --config" {
+    words() {
+        bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+                 _stdiogate; printf "%s\n" "${COMPREPLY[@]}" | sort -u' _ "$ROOT/completion/stdiogate" "$@"
+    }
+    expect clients "claude-code claude-desktop" "$(words "$GATE" --check --client cl | tr '\n' ' ' | sed 's/ $//')"
+    expect all all "$(words "$GATE" --check --json --client a)"
+    touch my-config.json
+    expect config my-config.json "$(words "$GATE" --check --config my-)"
+}
