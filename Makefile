@@ -24,6 +24,8 @@ CHECK    = stdiogate-check
 CHECK_SRC = check/main.c check/wrapper.c check/program.c check/session.c check/output.c \
 	check/report.c check/json.c inspect.c
 FILTER   = stdiogate-filter
+# --check --config, --fix, --client: a Python script stdiogate-check execs.
+DOCTOR   = doctor/stdiogate-doctor
 # Static: the LD_PRELOAD the wrapper sets must not load the library into it.
 FILTER_FLAGS = -D_GNU_SOURCE -static
 EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
@@ -105,11 +107,13 @@ install: install-check all
 	install -m 644 $(LIB) "$(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)"
 	install -m 755 $(CHECK) "$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)"
 	install -m 755 $(FILTER) "$(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)"
+	install -m 755 $(DOCTOR) "$(DESTDIR)$(LIBDIR)/stdiogate/stdiogate-doctor"
 	for f in $(RUNTIME); do install -m 644 "$$f" "$(DESTDIR)$(LIBDIR)/stdiogate/$$f" || exit 1; done
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/stdiogate" "$(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)" \
-		"$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)" "$(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)"
+		"$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)" "$(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)" \
+		"$(DESTDIR)$(LIBDIR)/stdiogate/stdiogate-doctor"
 	for f in $(RUNTIME); do rm -f "$(DESTDIR)$(LIBDIR)/stdiogate/$$f"; done
 	for d in runtime/perl/Stdiogate runtime/perl runtime/ruby runtime ''; do \
 		rmdir "$(DESTDIR)$(LIBDIR)/stdiogate/$$d" 2>/dev/null || true; done

@@ -77,7 +77,7 @@ TIDY_CHECKS := $(TIDY_CHECKS),-performance-no-int-to-ptr
 # as POSIX sh.
 LINT_SH_MAIN    = stdiogate .ci/run
 LINT_SH_HELPERS = $(wildcard tests/*.bash tests/fixtures/*.bash tests/*.sh)
-LINT_SH_POSIX   = $(wildcard tests/fixtures/*.sh)
+LINT_SH_POSIX   = $(wildcard tests/fixtures/*.sh tests/fixtures/doctor/*.sh)
 
 lint: lint-cppcheck lint-tidy lint-shell lint-build
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """recipes.py - read a client recipe under examples/clients/ the way its client would.
 
-usage: recipes.py [--gate PATH] FILE
+usage: recipes.py [--gate PATH] [--stdiogate PATH] FILE
 
 Parses FILE (JSON, TOML, a `claude mcp add` line, or the `cmd = {...}` line of
 a Neovim Lua file), checks the shape its client expects (one server, the
@@ -10,7 +10,9 @@ command the absolute path of stdiogate, VS Code's "type": "stdio", Helix's
 language entry naming the server), and prints the command line it gives, one
 argument per line; with --gate, stdiogate's path is replaced by PATH.  Lines
 "env NAME=VALUE" follow for the server's configured environment.  Exit 1 with
-a message on stderr if the recipe is malformed.
+a message on stderr if the recipe is malformed.  --stdiogate PATH: the
+absolute path the recipe must name instead of /usr/local/bin/stdiogate (for
+the entries `stdiogate --check --client` prints: tests/doctor.bats).
 """
 
 import json
@@ -78,8 +80,12 @@ def parse(path, text):
 
 args = sys.argv[1:]
 gate = None
-if args[:1] == ["--gate"] and len(args) == 3:
-    gate, args = args[1], args[2:]
+while args[:1] in (["--gate"], ["--stdiogate"]) and len(args) >= 3:
+    if args[0] == "--gate":
+        gate = args[1]
+    else:
+        STDIOGATE = args[1]
+    args = args[2:]
 if len(args) != 1:
     sys.exit(__doc__)
 path = args[0]
