@@ -85,6 +85,12 @@ $(PKG_DIR)/%/npm.stamp: $(PKG_DIR)/%/stage.stamp pkg/pack.py LICENSE
 $(PKG_OUT)/stdiogate-$(VERSION).tgz: pkg/pack.py pkg/npm-launcher.sh README.md LICENSE stdiogate
 	$(PACK) npm-main $(VERSION) $(PKG_OUT) >/dev/null
 
+# The example server for tests/aarch64.bats, built by the cross compiler.
+pkg-aarch64-server: $(PKG_DIR)/aarch64/noisy-server
+$(PKG_DIR)/aarch64/noisy-server: examples/noisy-server.c | pkg-tools
+	mkdir -p $(@D)
+	aarch64-linux-gnu-gcc $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $<
+
 # ------------------------------------------------------------------ make release
 RELEASE_DIR    = build/release
 RELEASE_SRC    = build/release-src
@@ -114,4 +120,4 @@ test-release:
 	@echo "make test-release: two releases, the same bytes"
 
 
-.PHONY: packages pkg-tools release test-release
+.PHONY: packages pkg-tools pkg-aarch64-server release test-release
