@@ -26,10 +26,10 @@ npm_cpu      = $(if $(filter x86_64,$(1)),x64,arm64)
 # What a stage is made of, the host's binaries standing for their sources (which `all` follows).
 PKG_INPUTS   = $(LIB) $(CHECK) $(FILTER) stdiogate.1 stdiogate completion/stdiogate $(RUNTIME) \
                Makefile packaging.mk pkg/pkg.mk
-# COMMAND-or-FILE:DEBIAN-PACKAGE, installed when missing.
+# COMMAND-or-FILE:DEBIAN-PACKAGE, installed when missing (qemu-user-static, which runs the
+# aarch64 programs in the tests, is in TEST_TOOLS: tests/packages.mk).
 PKG_TOOLS    = aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
-               /usr/aarch64-linux-gnu/include/stdio.h:libc6-dev-arm64-cross \
-               qemu-aarch64-static:qemu-user-static readelf:binutils
+               /usr/aarch64-linux-gnu/include/stdio.h:libc6-dev-arm64-cross readelf:binutils
 # The entries' date: SOURCE_DATE_EPOCH, or the last commit's.
 PKG_EPOCH   := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),315532800)
 PACK         = SOURCE_DATE_EPOCH=$(PKG_EPOCH) python3 pkg/pack.py
@@ -100,7 +100,9 @@ RELEASE_CFLAGS = -O2 -fstack-protector-strong -fstack-clash-protection -D_FORTIF
                  -Wl,-z,relro -Wl,-z,now -ffile-prefix-map=$(abspath $(RELEASE_SRC))/$(DIST)=.
 RELEASE_EPOCH  = $(shell git log -1 --format=%ct 2>/dev/null)
 
-release:
+# The release's wheels and npm packages are then installed and run by tests/packages.bats and
+# tests/aarch64.bats (the .deb by make deb's tests/package/deb.bats).
+release: | test-tools examples pkg-aarch64-server sdk-python
 	@[ -z "$$(git status --porcelain 2>&1)" ] || { git status --short >&2; \
 		echo "make release: the tree has changes (above); commit or stash them: a release is built from a commit" >&2; exit 1; }
 	rm -rf $(RELEASE_DIR) $(RELEASE_SRC) && mkdir -p $(RELEASE_DIR) $(RELEASE_SRC)
@@ -111,6 +113,7 @@ release:
 		CFLAGS='$(RELEASE_CFLAGS)'
 	cp $(RELEASE_SRC)/$(DIST)/$(PKG_OUT)/* $(RELEASE_DIR)/
 	cd $(RELEASE_DIR) && sha256sum $$(ls | LC_ALL=C sort) >SHA256SUMS
+	PKG_OUT_DIR=$(abspath $(RELEASE_DIR)) bats tests/packages.bats tests/aarch64.bats
 	@cat $(RELEASE_DIR)/SHA256SUMS
 
 test-release:

@@ -32,7 +32,7 @@ SYSROOT=/usr/aarch64-linux-gnu
 setup_file() {
     export REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
     export VERSION="$(sed -n 's/^version=//p' "$REPO/stdiogate")"
-    local out="$REPO/build/pkg/out"
+    local out="${PKG_OUT_DIR:-$REPO/build/pkg/out}"
     export WHEEL="$(ls "$out"/stdiogate-"$VERSION"-py3-none-manylinux_*_aarch64.whl 2>/dev/null)"
     export NPM_MAIN="$out/stdiogate-$VERSION.tgz" NPM_ARM64="$out/stdiogate-linux-arm64-$VERSION.tgz"
     export UV_BIN="$REPO/build/sdk/py/venv/bin"
