@@ -17,7 +17,8 @@ optional dependencies (npm installs the one whose os and cpu match), as esbuild 
 
 In both, the wrapper's configured_libdir is emptied: the staging PREFIX means nothing where
 the package lands.  The machine comes from the binaries' ELF headers, and the wheel's
-manylinux_X_Y tag from the newest GLIBC_X.Y symbol version any of them needs (readelf).
+manylinux_X_Y tag from the newest GLIBC_X.Y symbol version any of them needs (readelf), 2.31
+at least (the oldest glibc the project supports).
 The same ROOT gives the same bytes: entries sorted, dated SOURCE_DATE_EPOCH (default
 1980-01-01), modes 644 or 755, owner 0, gzip without name or time.  Prints the file made.
 """
@@ -106,7 +107,9 @@ def glibc_needed(path):
 
 
 def machine_and_glibc(root):
-    machines, glibc = set(), (2, 17)  # the oldest manylinux there is for aarch64
+    # Not older than the oldest glibc the library is built and tested on (README, Limits;
+    # make test-glibc-old), whatever older symbol versions a build there asks for.
+    machines, glibc = set(), (2, 31)
     for name in files_under(root):
         path = os.path.join(root, name)
         machine = elf_machine(path)

@@ -6,8 +6,8 @@
 #                   platform packages @stdiogate/linux-x64 and -arm64 (tests/packages.bats,
 #                   tests/aarch64.bats install and run them)
 #   make release    build/release/: the source tarball, the .deb, the wheels, the npm tarballs
-#                   and SHA256SUMS, from a clean tree, the same bytes every time
-#                   (docs/RELEASING.md: how to publish them)
+#                   (built in a Debian 11 root: pkg/release_root.sh) and SHA256SUMS, from a
+#                   clean tree, the same bytes every time (docs/RELEASING.md: how to publish)
 #   make test-release  make release twice, into two directories, and compares the sums
 #
 # Each machine's files are what `make install DESTDIR=build/pkg/MACHINE/stage PREFIX=/usr`
@@ -94,10 +94,14 @@ $(PKG_DIR)/aarch64/noisy-server: examples/noisy-server.c | pkg-tools
 # ------------------------------------------------------------------ make release
 RELEASE_DIR    = build/release
 RELEASE_SRC    = build/release-src
-# Debian's hardening flags (those the .deb is built with), no debug information, the build
-# directory mapped away.
+# Where the wheels and npm packages are built: in a Debian 11 root (glibc 2.31, the oldest a
+# build from source supports: pkg/release_root.sh, the root made once under build/), or, with
+# RELEASE_ROOT= (empty), on this machine (glibc 2.36: manylinux_2_34).
+RELEASE_ROOT  ?= bullseye
+# Debian's hardening flags (those the .deb is built with), no debug information (the build
+# directory is mapped away where it is known).
 RELEASE_CFLAGS = -O2 -fstack-protector-strong -fstack-clash-protection -D_FORTIFY_SOURCE=2 \
-                 -Wl,-z,relro -Wl,-z,now -ffile-prefix-map=$(abspath $(RELEASE_SRC))/$(DIST)=.
+                 -Wl,-z,relro -Wl,-z,now
 RELEASE_EPOCH  = $(shell git log -1 --format=%ct 2>/dev/null)
 
 # The release's wheels and npm packages are then installed and run by tests/packages.bats and
@@ -108,10 +112,15 @@ release: | test-tools examples pkg-aarch64-server sdk-python
 	rm -rf $(RELEASE_DIR) $(RELEASE_SRC) && mkdir -p $(RELEASE_DIR) $(RELEASE_SRC)
 	SOURCE_DATE_EPOCH=$(RELEASE_EPOCH) $(MAKE) -s dist deb
 	cp $(DIST).tar.gz $(DEB_DIR)/stdiogate_$(VERSION)_*.deb $(RELEASE_DIR)/
+ifneq ($(RELEASE_ROOT),)
+	SOURCE_DATE_EPOCH=$(RELEASE_EPOCH) CFLAGS='$(RELEASE_CFLAGS)' \
+		pkg/release_root.sh $(RELEASE_ROOT) build/release-root $(DIST).tar.gz $(RELEASE_DIR)
+else
 	tar -xzf $(DIST).tar.gz -C $(RELEASE_SRC)
 	SOURCE_DATE_EPOCH=$(RELEASE_EPOCH) $(MAKE) -s -C $(RELEASE_SRC)/$(DIST) packages \
-		CFLAGS='$(RELEASE_CFLAGS)'
+		CFLAGS='$(RELEASE_CFLAGS) -ffile-prefix-map=$(abspath $(RELEASE_SRC))/$(DIST)=.'
 	cp $(RELEASE_SRC)/$(DIST)/$(PKG_OUT)/* $(RELEASE_DIR)/
+endif
 	cd $(RELEASE_DIR) && sha256sum $$(ls | LC_ALL=C sort) >SHA256SUMS
 	PKG_OUT_DIR=$(abspath $(RELEASE_DIR)) bats tests/packages.bats tests/aarch64.bats
 	@cat $(RELEASE_DIR)/SHA256SUMS
