@@ -144,7 +144,7 @@ include tests/fixtures.mk
 include packaging.mk
 # Fragments add their own targets and append to TEST_DEPS.
 TEST_DEPS = test-tools all fixtures examples
--include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk protocol/*.mk))
+-include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk protocol/*.mk pkg/*.mk))
 
 # What each C target includes (see DEP_DIR above).
 -include $(wildcard $(DEP_DIR)/*.d)

@@ -32,11 +32,11 @@ uninstall: uninstall-docs
 uninstall-docs:
 	rm -f "$(DESTDIR)$(MANDIR)/stdiogate.1" "$(DESTDIR)$(BASHCOMPDIR)/stdiogate"
 
-# The tracked files, owned by root, dated by the last commit, in name order:
-# the same tree gives the same tarball.
+# The tracked files, owned by root, dated by the last commit, in name order,
+# gzip storing no time: the same tree gives the same tarball.
 dist:
 	git ls-files -z | tar --null -T - --sort=name --owner=0 --group=0 --numeric-owner \
-		--mtime=@$$(git log -1 --format=%ct) --transform 's|^|$(DIST)/|' -czf $(DIST).tar.gz
+		--mtime=@$$(git log -1 --format=%ct) --transform 's|^|$(DIST)/|' -cf - | gzip -n -9 >$(DIST).tar.gz
 	@echo "$(DIST).tar.gz"
 
 # Built from the release tarball in build/deb, so that the source tree stays clean.

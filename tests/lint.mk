@@ -68,14 +68,14 @@ TIDY_CHECKS := $(TIDY_CHECKS),-clang-analyzer-security.insecureAPI.DeprecatedOrU
 TIDY_CHECKS := $(TIDY_CHECKS),-bugprone-macro-parentheses
 TIDY_CHECKS := $(TIDY_CHECKS),-performance-no-int-to-ptr
 
-# Shell files: the wrapper and .ci/run at full strength (style included); the
+# Shell files: the wrapper, .ci/run and pkg/*.sh at full strength (style included); the
 # test helpers at warning level (style nits such as "useless cat" are not
 # defects in test code) and without SC2034 ("appears unused"): they are
 # sourced by the bats files, and the variables they set are the interface
 # those files use.
 # Fixture scripts named *.sh are run with sh (some have no shebang): checked
 # as POSIX sh.
-LINT_SH_MAIN    = stdiogate .ci/run
+LINT_SH_MAIN    = stdiogate .ci/run pkg/npm-launcher.sh pkg/release_root.sh
 LINT_SH_HELPERS = $(wildcard tests/*.bash tests/fixtures/*.bash tests/*.sh)
 LINT_SH_POSIX   = $(wildcard tests/fixtures/*.sh tests/fixtures/doctor/*.sh)
 

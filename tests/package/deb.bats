@@ -43,12 +43,17 @@ serve() {
     [ "$(root/usr/bin/stdiogate --version)" = "stdiogate $VERSION" ]
 }
 
-@test "deb: the packaged wrapper and library, from a dpkg -x root, run a noisy server clean" {
+@test "deb: the packaged wrapper and library, from a dpkg -x root, run a noisy server clean (also --strict, --check)" {
     dpkg -x "$DEB" root
     # The wrapper looks in ../lib/stdiogate beside its own location before the
     # configured /usr/lib/MULTIARCH/stdiogate: point that at the packaged library.
     ln -s "$MA/stdiogate" root/usr/lib/stdiogate
     serve "$PWD/root/usr/bin/stdiogate"
+    serve "$PWD/root/usr/bin/stdiogate" --strict
+    grep -q '^Loaded 1 tool: echo' err
+    run -1 timeout 60 "$PWD/root/usr/bin/stdiogate" --check --linger 0 -- "$SERVER"
+    [[ "$output" == *"run 2, default gate:"*"stdout: protocol only, 3 messages"* ]]
+    [[ "$output" == *"run 3, --strict:"*"stdout: protocol only, 3 messages"* ]]
     serve "$PWD/root/usr/bin/stdiogate" -v
     # (the wrapper names the library by the directory it found it in)
     grep -Eq "preloading $PWD/root/usr/lib/($MA/)?stdiogate/libstdiogate.so" err
