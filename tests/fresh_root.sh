@@ -6,9 +6,10 @@
 #
 # usage: tests/fresh_root.sh DIR [COMMAND]...
 #   DIR     where the roots are kept: DIR/base, made once by debootstrap
-#           (bookworm, --variant=minbase, plus make, gcc and git; the apt
-#           sources a Debian 12 install has: bookworm, bookworm-updates,
-#           bookworm-security), and DIR/root, a new copy of it for each run
+#           (bookworm, --variant=minbase, with the apt sources a Debian 12
+#           install has: bookworm, bookworm-updates, bookworm-security), then
+#           apt-get install make gcc git; and DIR/root, a new copy of it for
+#           each run
 #   COMMAND shell commands, run one after the other in the clone, each
 #           timed (default: 'make demo' 'make check' 'make test')
 # The committed HEAD of this tree is cloned with git into DIR/root/src, and
@@ -42,7 +43,7 @@ make_base() {
     [ -n "$mirror" ] || { echo "fresh_root.sh: no apt mirror found; set MIRROR" >&2; exit 1; }
     rm -rf "$dir/base.tmp"
     echo "fresh_root.sh: debootstrap bookworm from $mirror into $dir/base (log: $dir/debootstrap.log)" >&2
-    if ! debootstrap --variant=minbase --include=make,gcc,git bookworm "$dir/base.tmp" "$mirror" \
+    if ! debootstrap --variant=minbase bookworm "$dir/base.tmp" "$mirror" \
             >"$dir/debootstrap.log" 2>&1; then
         tail -n 5 "$dir/debootstrap.log" >&2
         echo "fresh_root.sh: debootstrap failed" >&2
@@ -57,6 +58,13 @@ EOF
     mkdir -p "$dir/base.tmp/usr/local/share/ca-certificates"
     cp -p /usr/local/share/ca-certificates/*.crt "$dir/base.tmp/usr/local/share/ca-certificates/" 2>/dev/null || true
     cp /etc/resolv.conf "$dir/base.tmp/etc/resolv.conf"
+    # As a user installs them: with what they recommend (gcc: libc6-dev; git: ca-certificates).
+    if ! chroot "$dir/base.tmp" sh -c 'apt-get update -q && apt-get install -y -q make gcc git' \
+            >>"$dir/debootstrap.log" 2>&1; then
+        tail -n 5 "$dir/debootstrap.log" >&2
+        echo "fresh_root.sh: apt-get install make gcc git failed" >&2
+        exit 1
+    fi
     rm -rf "$dir/base"
     mv "$dir/base.tmp" "$dir/base"
 }
