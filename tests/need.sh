@@ -12,9 +12,9 @@
 #            'SHELL TEST'    (has a space) the test succeeds: python3 -m ensurepip --version
 #   PACKAGE  the Debian package that brings it
 # Nothing is done when every NEED is met.  Otherwise, as root, the packages
-# of the unmet ones are installed with apt-get in one go (the package lists
-# are fetched only if the first attempt fails), a line on stderr says which
-# and why, and each NEED is checked again.  Not root, or no apt-get: a
+# of the unmet ones are installed with apt-get in one go, a line on stderr
+# says which and why, and each NEED is checked again; the package lists are
+# fetched (apt-get update) only if that fails or leaves one unmet.  Not root, or no apt-get: a
 # message names what is missing and the command that installs it, and
 # nothing is installed.
 # Exit status: 0 when every NEED is met in the end, 1 otherwise.
@@ -65,12 +65,14 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "make $what: installing$packages with apt-get (missing: $missing)" >&2
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q $packages ||
-    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $packages; } || {
-    echo "make $what: apt-get could not install$packages" >&2
-    exit 1
-}
-check "$@"
+apt_install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -q $packages; }
+# Package lists never fetched, or old: a package unknown, or known only in a
+# version too old.  Fetched once, then installed again.
+if apt_install; then check "$@"; fi
+if [ -n "$missing" ]; then
+    apt-get update -q && apt_install
+    check "$@"
+fi
 [ -z "$missing" ] && exit 0
 echo "make $what: still missing after apt-get install$packages: $missing" >&2
 exit 1
