@@ -149,6 +149,7 @@ PY
   # A clone of this tree's HEAD, as a user gets it, given what the markers' SETUP
   # commands make: `make` (the library and programs, copied from this tree's
   # build) and `make npm-deps` (tests/node_modules, linked to this tree's).
+  [ -n "$(git -C "$ROOT" ls-files)" ] || skip "not a git checkout"
   git clone -q "$ROOT" clone
   cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" clone/
   ln -s "$TESTS/node_modules" clone/tests/node_modules
