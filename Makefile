@@ -60,7 +60,7 @@ $(DEP_DIR):
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
 check-clang: $(LIB_SRC) lib/internal.h protocol/detect.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h filter.c
-	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
+	@tests/need.sh check-clang clang:clang
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
 	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter.c -pthread
@@ -118,10 +118,11 @@ uninstall:
 	for d in runtime/perl/Stdiogate runtime/perl runtime/ruby runtime ''; do \
 		rmdir "$(DESTDIR)$(LIBDIR)/stdiogate/$$d" 2>/dev/null || true; done
 
-# Tools the tests run, as COMMAND:DEBIAN-PACKAGE; each missing one is installed
-# with apt-get (the package lists are fetched only if the first attempt fails).
-# Fragments append theirs: TEST_TOOLS += node:nodejs
-TEST_TOOLS = bats:bats shellcheck:shellcheck python3:python3 parallel:parallel
+# Tools the tests run, as COMMAND:DEBIAN-PACKAGE; the missing ones are installed
+# with apt-get by tests/need.sh (as root; otherwise it names them and the
+# command that installs them).  Fragments append theirs: TEST_TOOLS += node:nodejs
+TEST_TOOLS = bats:bats shellcheck:shellcheck python3:python3 parallel:parallel \
+	update-ca-certificates:ca-certificates
 
 # TEST_JOBS=N runs N test files side by side (the tests of a file in order;
 # bats does it through GNU parallel); `make check` runs CHECK_JOBS, one per CPU
@@ -134,11 +135,7 @@ TEST_JOBS ?= 2
 bats_jobs = $(if $(filter-out 0 1,$(1)),--jobs $(1) --no-parallelize-within-files)
 
 test-tools:
-	@for tool in $(TEST_TOOLS); do \
-		command -v "$${tool%%:*}" >/dev/null && continue; \
-		apt-get install -y "$${tool#*:}" || \
-			{ apt-get update && apt-get install -y "$${tool#*:}"; } || exit 1; \
-	done
+	@tests/need.sh '$(or $(MAKECMDGOALS),test-tools)' $(TEST_TOOLS)
 
 include tests/fixtures.mk
 include packaging.mk
