@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* filter.c - stdiogate-filter: strict mode.
  *
- *   stdiogate-filter [--protocol auto|jsonl|framed] [--discard] -- COMMAND [ARG]...
+ *   stdiogate-filter [--protocol auto|jsonl|framed] [--discard] [--path FILE] -- COMMAND [ARG]...
  *
  * The wrapper runs this for `stdiogate --strict`.  It starts a filter
  * process between a pipe and its own stdout (the wire), then execs COMMAND
@@ -21,6 +21,10 @@
  * closed the wire.  COMMAND gets the signal dispositions and mask this
  * program was started with.  libc only; built statically, so that the
  * LD_PRELOAD the wrapper set does not load the library into this program.
+ *
+ * --path FILE: exec FILE with COMMAND [ARG]... as its argv (COMMAND is then
+ * only argv[0]), as execve would: the library starts a program it cannot
+ * enter this way, with the file it resolved and the argv it was given.
  *
  * Exit status: COMMAND's (exec); 125 bad usage, 126 COMMAND not executable,
  * 127 COMMAND not found.  If the filter cannot be started (stdout closed, no
@@ -849,11 +853,14 @@ static _Noreturn void drain_run(int discard)
 
 /* ---- The launcher ---- */
 
-static _Noreturn void run(char **argv)
+static _Noreturn void run(const char *path, char **argv)
 {
-    execvp(argv[0], argv);
+    if (path)
+        execv(path, argv);
+    else
+        execvp(argv[0], argv);
     int e = errno;
-    say(1, "cannot run %s: %s", argv[0], strerror(e));
+    say(1, "cannot run %s: %s", path ? path : argv[0], strerror(e));
     exit(e == ENOENT ? 127 : 126);
 }
 
@@ -915,7 +922,7 @@ static int start_filter(enum sg_protocol protocol, int discard)
 static _Noreturn void usage_error(const char *what)
 {
     (void)fprintf(stderr, "stdiogate-filter: %s\n"
-            "Usage: stdiogate-filter [--protocol auto|jsonl|framed] [--discard] -- COMMAND [ARG]...\n",
+            "Usage: stdiogate-filter [--protocol auto|jsonl|framed] [--discard] [--path FILE] -- COMMAND [ARG]...\n",
             what);
     exit(125);
 }
@@ -925,6 +932,7 @@ int main(int argc, char **argv)
     enum sg_protocol protocol = SG_AUTO;
     const char *e = getenv("STDIOGATE_DISCARD");
     int discard = e && strcmp(e, "1") == 0, i;
+    const char *path = NULL;
 
     e = getenv("STDIOGATE_DEBUG");
     if (e && e[0] >= '0' && e[0] <= '4' && e[1] == '\0')
@@ -939,6 +947,8 @@ int main(int argc, char **argv)
             break;
         } else if (strcmp(argv[i], "--discard") == 0) {
             discard = 1;
+        } else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
+            path = argv[++i];
         } else if (strcmp(argv[i], "--protocol") == 0 && i + 1 < argc) {
             const char *v = argv[++i];
             if (strcmp(v, "auto") == 0)
@@ -960,5 +970,5 @@ int main(int argc, char **argv)
     snprintf(g_server, sizeof g_server, "%s", base ? base + 1 : argv[i]);
     g_server_pid = (long)getpid();
     (void)start_filter(protocol, discard);
-    run(argv + i);
+    run(path, argv + i);
 }

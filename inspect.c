@@ -99,82 +99,16 @@ static int script_interpreter(char *line, char *out, size_t size)
 /* ------------------------------------------------------------------ */
 /* The ELF file. */
 
-/* A note named "Go" of type 4: the build ID the Go linker writes. */
-static int has_go_note(const unsigned char *p, size_t len, int big)
+/* Go: its build ID note, or .go.buildinfo (written also without the note).
+ * Bun: .bun and .bun_builtins together (Bun, and `bun build --compile`
+ * executables), as the library's own check wants. */
+static unsigned runtime_findings(int fd, const struct sg_elf *e)
 {
-    while (len >= 12) {
-        uint64_t namesz = sg_elf_word(p, 4, big), descsz = sg_elf_word(p + 4, 4, big);
-        uint64_t type = sg_elf_word(p + 8, 4, big);
-        uint64_t size = 12 + ((namesz + 3) & ~3ULL) + ((descsz + 3) & ~3ULL);
-        if (size > len)
-            return 0;
-        if (type == 4 && (namesz == 3 || namesz == 4) && memcmp(p + 12, "Go", 3) == 0)
-            return 1;
-        p += size;
-        len -= (size_t)size;
-    }
-    return 0;
-}
-
-static void *read_at(int fd, uint64_t offset, uint64_t size)
-{
-    if (size == 0 || size > (16u << 20) || offset > (1ULL << 40))
-        return NULL;
-    void *p = malloc((size_t)size);
-    if (p && pread(fd, p, (size_t)size, (off_t)offset) != (ssize_t)size) {
-        free(p);
-        p = NULL;
-    }
-    return p;
-}
-
-static int go_notes(int fd, const struct sg_elf *e)
-{
-    uint32_t type;
-    uint64_t off, len;
-    int found = 0;
-    for (unsigned i = 0; i < e->phnum && !found; i++) {
-        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || len > 65536)
-            continue;
-        unsigned char *notes = read_at(fd, off, len);
-        if (notes)
-            found = has_go_note(notes, (size_t)len, e->big);
-        free(notes);
-    }
-    return found;
-}
-
-/* Findings from section names: .go.buildinfo (Go, also without the note),
- * .bun and .bun_builtins together (Bun, and `bun build --compile`
- * executables). */
-static unsigned section_findings(int fd, const struct sg_elf *e)
-{
-    unsigned want = e->wide ? 64 : 40, found = 0, bun = 0;
-    if (e->shnum == 0 || e->shnum > 65535 || e->shentsize < want || e->shstrndx >= e->shnum)
-        return 0;
-    unsigned char *table = read_at(fd, e->shoff, (uint64_t)e->shnum * e->shentsize);
-    if (!table)
-        return 0;
-    const unsigned char *str = table + (size_t)e->shstrndx * e->shentsize;
-    uint64_t str_off = sg_elf_word(str + (e->wide ? 24 : 16), e->wide ? 8 : 4, e->big);
-    uint64_t str_size = sg_elf_word(str + (e->wide ? 32 : 20), e->wide ? 8 : 4, e->big);
-    char *names = read_at(fd, str_off, str_size);
-    for (unsigned i = 0; names && i < e->shnum; i++) {
-        uint64_t name = sg_elf_word(table + (size_t)i * e->shentsize, 4, e->big);
-        if (name >= str_size || !memchr(names + name, '\0', (size_t)(str_size - name)))
-            continue;
-        const char *s = names + name;
-        if (strcmp(s, ".go.buildinfo") == 0)
-            found |= SG_GO;
-        else if (strcmp(s, ".bun") == 0)
-            bun |= 1;
-        else if (strcmp(s, ".bun_builtins") == 0)
-            bun |= 2;
-    }
-    if (bun == 3)   /* both, as the library's own check wants */
+    unsigned names = sg_elf_section_names(fd, e), found = 0;
+    if (sg_elf_go_note(fd, e) || (names & SG_SEC_GO_BUILDINFO))
+        found |= SG_GO;
+    if ((names & (SG_SEC_BUN | SG_SEC_BUN_BUILTINS)) == (SG_SEC_BUN | SG_SEC_BUN_BUILTINS))
         found |= SG_BUN;
-    free(names);
-    free(table);
     return found;
 }
 
@@ -189,9 +123,7 @@ static unsigned elf_findings(int fd, struct sg_inspection *r)
         found |= SG_STATIC;
     else if (!sg_interp_is_glibc(r->interp))
         found |= SG_FOREIGN_LOADER;
-    if (go_notes(fd, &e))
-        found |= SG_GO;
-    return found | section_findings(fd, &e);
+    return found | runtime_findings(fd, &e);
 }
 
 /* ------------------------------------------------------------------ */

@@ -81,6 +81,7 @@ static inline uint64_t sg_elf_word(const unsigned char *p, int size, int big)
  * and byte order), 0 otherwise. */
 struct sg_elf {
     int wide, big;              /* ELFCLASS64, ELFDATA2MSB */
+    unsigned machine;           /* e_machine */
     uint64_t phoff, shoff;
     unsigned phentsize, phnum, shentsize, shnum, shstrndx;
 };
@@ -104,6 +105,7 @@ static inline int sg_elf_header(int fd, struct sg_elf *e)
     const unsigned char *o = at[e->wide ? 1 : 0];
     int w = e->wide ? 8 : 4;
     int b = e->big;
+    e->machine = (unsigned)sg_elf_word(h + 18, 2, b);
     e->phoff = sg_elf_word(h + o[0], w, b);
     e->shoff = sg_elf_word(h + o[1], w, b);
     e->phentsize = (unsigned)sg_elf_word(h + o[2], 2, b);
@@ -151,6 +153,94 @@ static inline int sg_elf_interp(int fd, char *out, size_t size)
         return 1;
     }
     return 0;
+}
+
+/* Can this machine run the ELF file (the kernel would not answer
+ * ENOEXEC)?  Unknown architectures are taken as yes. */
+static inline int sg_elf_native(const struct sg_elf *e)
+{
+#if defined(__x86_64__) && !defined(__ILP32__)
+    return e->wide && e->machine == EM_X86_64;
+#elif defined(__aarch64__)
+    return e->wide && e->machine == EM_AARCH64;
+#else
+    (void)e;
+    return 1;
+#endif
+}
+
+/* Does one of fd's PT_NOTE segments hold a note named "Go" of type 4 (the
+ * build ID the Go linker writes)?  Reads at most the first 512 bytes of
+ * each segment, on the stack: the library's exec path calls this. */
+static inline int sg_elf_go_note(int fd, const struct sg_elf *e)
+{
+    unsigned char buf[512];
+    uint32_t type;
+    uint64_t off, len;
+    for (unsigned i = 0; i < e->phnum && i < 4096; i++) {
+        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || off > (1ULL << 40))
+            continue;
+        ssize_t n = pread(fd, buf, len < sizeof buf ? (size_t)len : sizeof buf, (off_t)off);
+        const unsigned char *p = buf;
+        size_t left = n > 0 ? (size_t)n : 0;
+        while (left >= 12) {
+            uint64_t namesz = sg_elf_word(p, 4, e->big), descsz = sg_elf_word(p + 4, 4, e->big);
+            uint64_t size = 12 + ((namesz + 3) & ~3ULL) + ((descsz + 3) & ~3ULL);
+            if (size > left)
+                break;
+            if (sg_elf_word(p + 8, 4, e->big) == 4 && (namesz == 3 || namesz == 4) &&
+                memcmp(p + 12, "Go", 3) == 0)
+                return 1;
+            p += size;
+            left -= (size_t)size;
+        }
+    }
+    return 0;
+}
+
+/* Section names that tell a runtime, one bit each. */
+enum { SG_SEC_BUN = 1, SG_SEC_BUN_BUILTINS = 2, SG_SEC_GO_BUILDINFO = 4 };
+
+/* Which of the names above fd's section name table holds, as whole
+ * names.  (A name a linker merged into the tail of a longer one is not
+ * seen: none of these is.)  Reads the table in small pieces, on the
+ * stack. */
+static inline unsigned sg_elf_section_names(int fd, const struct sg_elf *e)
+{
+    static const char *const names[] = { ".bun", ".bun_builtins", ".go.buildinfo" };
+    unsigned char sh[64], buf[256];
+    char word[16];
+    size_t wlen = 0;
+    unsigned want = e->wide ? 64 : 40, found = 0;
+    if (e->shnum == 0 || e->shnum > 65535 || e->shentsize < want || e->shstrndx >= e->shnum ||
+        e->shoff > (1ULL << 40))
+        return 0;
+    if (pread(fd, sh, want, (off_t)(e->shoff + (uint64_t)e->shstrndx * e->shentsize)) != (ssize_t)want)
+        return 0;
+    uint64_t at = sg_elf_word(sh + (e->wide ? 24 : 16), e->wide ? 8 : 4, e->big);
+    uint64_t size = sg_elf_word(sh + (e->wide ? 32 : 20), e->wide ? 8 : 4, e->big);
+    if (size > 65536 || at > (1ULL << 40))
+        return 0;
+    for (uint64_t done = 0; done < size;) {
+        ssize_t n = pread(fd, buf, size - done < sizeof buf ? (size_t)(size - done) : sizeof buf,
+                          (off_t)(at + done));
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] != '\0') {
+                wlen += wlen < sizeof word;
+                if (wlen < sizeof word)
+                    word[wlen - 1] = (char)buf[i];
+                continue;
+            }
+            for (unsigned k = 0; k < sizeof names / sizeof names[0]; k++)
+                if (wlen < sizeof word && wlen == strlen(names[k]) && memcmp(word, names[k], wlen) == 0)
+                    found |= 1u << k;
+            wlen = 0;
+        }
+        done += (uint64_t)n;
+    }
+    return found;
 }
 
 #endif

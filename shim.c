@@ -352,45 +352,14 @@ static int is_go_program(void)
  * build --compile` ones included, carry the sections .bun and
  * .bun_builtins.  Section headers are not mapped: they are read from the
  * file, a few hundred bytes. */
-static int sections_name_bun(int fd, const ElfW(Ehdr) *eh)
-{
-    ElfW(Shdr) sh[8], names;
-    char str[1024];
-    int bun = 0, builtins = 0;
-
-    if (eh->e_shentsize != sizeof sh[0] || eh->e_shstrndx >= eh->e_shnum ||
-        REAL(pread)(fd, &names, sizeof names,
-                    (off_t)(eh->e_shoff + eh->e_shstrndx * sizeof names)) != (ssize_t)sizeof names)
-        return 0;
-    size_t strsize = names.sh_size < sizeof str ? names.sh_size : sizeof str;
-    if (REAL(pread)(fd, str, strsize, (off_t)names.sh_offset) != (ssize_t)strsize)
-        return 0;
-    for (unsigned first = 0; first < eh->e_shnum; first += 8) {
-        unsigned n = eh->e_shnum - first < 8 ? eh->e_shnum - first : 8;
-        size_t size = n * sizeof sh[0];
-        if (REAL(pread)(fd, sh, size, (off_t)(eh->e_shoff + first * sizeof sh[0])) != (ssize_t)size)
-            return 0;
-        for (unsigned i = 0; i < n; i++) {
-            const char *name = str + sh[i].sh_name;
-            if (sh[i].sh_name >= strsize || !memchr(name, '\0', strsize - sh[i].sh_name))
-                continue;
-            bun |= strcmp(name, ".bun") == 0;
-            builtins |= strcmp(name, ".bun_builtins") == 0;
-        }
-    }
-    return bun && builtins;
-}
-
 static int is_bun_program(void)
 {
-    ElfW(Ehdr) eh;
+    const unsigned both = SG_SEC_BUN | SG_SEC_BUN_BUILTINS;
+    struct sg_elf e;
     int saved = errno, fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), found = 0;
     if (fd < 0)
         return 0;
-    if (REAL(pread)(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
-        memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_shoff && eh.e_shnum &&
-        eh.e_ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32))
-        found = sections_name_bun(fd, &eh);
+    found = sg_elf_header(fd, &e) && (sg_elf_section_names(fd, &e) & both) == both;
     REAL(close)(fd);
     errno = saved;
     return found;
@@ -592,6 +561,8 @@ __attribute__((constructor)) static void stdiogate_init(void)
         return;
 
     set_level();
+    const char *auto_strict = getenv("STDIOGATE_AUTO_STRICT");
+    STORE(g_auto_strict, !(auto_strict && strcmp(auto_strict, "0") == 0));
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
     g_pid = getpid();
     say(3, "libstdiogate.so version " STDIOGATE_VERSION);

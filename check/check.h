@@ -68,6 +68,7 @@ struct program_facts {
     struct sg_inspection in;
     const char *launcher;      /* what kind, or NULL */
     char note[1024];           /* one line for people */
+    const char *auto_strict;   /* the default mode runs it under the filter: why, or NULL */
 };
 
 extern const unsigned finding_bits[8];
@@ -75,6 +76,7 @@ extern const char *const finding_keys[8];
 #define NFINDINGS (sizeof finding_bits / sizeof finding_bits[0])
 
 void inspect_program(const char *command, const char *path, struct program_facts *f);
+void choose_default_mode(struct program_facts *f, int strict_available);
 int resolve_command(const char *name, char *out, size_t cap);
 void own_directory(char *out, size_t cap);
 

@@ -287,6 +287,7 @@ static int check_main(int argc, char **argv)
     found = not_found == NULL;
     if (found) {
         inspect_program(o.command[0], program, &facts);
+        choose_default_mode(&facts, strict_available);
     } else {
         memset(&facts, 0, sizeof facts);
         snprintf(facts.note, sizeof facts.note, "%s", not_found);
@@ -300,7 +301,7 @@ static int check_main(int argc, char **argv)
     runs[0].title = "unwrapped";
     runs[0].argv = make_argv(NULL, NULL, o.command);
     runs[1].mode = "gated";
-    runs[1].title = "default gate";
+    runs[1].title = facts.auto_strict ? "default mode (strict, chosen by itself)" : "default gate";
     runs[1].argv = make_argv(o.wrapper, plain_extra, o.command);
     runs[2].mode = "strict";
     runs[2].title = "--strict";

@@ -61,6 +61,26 @@ void inspect_program(const char *command, const char *path, struct program_facts
         snprintf(f->note + k, sizeof f->note - k, "; a launcher (%s): the server runs under it", f->launcher);
 }
 
+/* The default mode's choice for a program the library cannot enter, as
+ * the wrapper makes it (check/wrapper.c): strict mode, unless
+ * STDIOGATE_AUTO_STRICT=0 or the filter is not installed. */
+void choose_default_mode(struct program_facts *f, int strict_available)
+{
+    static const char *const why[] = { "a setuid program", "a setgid program",
+                                       "a program with file capabilities", "a container CLI",
+                                       "a program whose loader cannot load libstdiogate.so",
+                                       "a static program", "a Go program", "a Bun program" };
+    const char *a = getenv("STDIOGATE_AUTO_STRICT");
+    f->auto_strict = NULL;
+    if (!f->known || !strict_available || (a && strcmp(a, "0") == 0))
+        return;
+    for (size_t i = 0; i < NFINDINGS; i++)
+        if (f->in.findings & finding_bits[i]) {
+            f->auto_strict = why[i];
+            return;
+        }
+}
+
 /* ------------------------------------------------------------------ */
 /* Finding programs */
 

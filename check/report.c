@@ -443,12 +443,15 @@ void text_report(const struct options *o, const char *program, const struct prog
     put_argv_text(o->command);
     putchar('\n');
     printf("program: %s: %s\n", program, facts->note);
+    if (facts->auto_strict)
+        printf("  default mode: strict, chosen by itself (%s); with --gate-only the wrapper would warn:\n",
+               facts->auto_strict);
     for (size_t i = 0; facts->known && i < NFINDINGS; i++) {
         char line[3 * SG_PATH_SIZE];
         if (!(facts->in.findings & finding_bits[i]))
             continue;
         sg_warning(&facts->in, finding_bits[i], line, sizeof line);
-        printf("  stdiogate: warning: %s\n", line);
+        printf("  %sstdiogate: warning: %s\n", facts->auto_strict ? "  " : "", line);
     }
     for (int i = 0; i < nruns; i++)
         text_run(&runs[i], i);
@@ -579,6 +582,7 @@ void json_report(const struct options *o, const char *program, const struct prog
     put_json_string(facts->in.interp[0] ? facts->in.interp : NULL);
     printf(", \"launcher\": ");
     put_json_string(facts->launcher);
+    printf(", \"default_mode\": \"%s\"", facts->auto_strict ? "strict" : "gate");
     printf(", \"warnings\": [");
     for (size_t i = 0, n = 0; facts->known && i < NFINDINGS; i++) {
         char line[3 * SG_PATH_SIZE];

@@ -23,21 +23,64 @@ static unsigned main_finding(unsigned findings)
     return 0;
 }
 
-/* quiet: under --strict the filter guards what the library cannot, so
- * the warning (which recommends --strict) is left out. */
+/* The warning for r, unless quiet (under --strict the filter guards what
+ * the library cannot, and the warning recommends --strict); the status of
+ * --inspect. */
+static int warn(const struct sg_inspection *r, int quiet)
+{
+    char line[3 * SG_PATH_SIZE];
+    unsigned finding = main_finding(r->findings);
+    if (!finding)
+        return 0;
+    sg_warning(r, finding, line, sizeof line);
+    if (!quiet)
+        fprintf(stderr, "stdiogate: warning: %s\n", line);
+    return sg_drop_library(r) ? 2 : 1;
+}
+
 int inspect(const char *path, int quiet)
 {
     static struct sg_inspection r;
-    char line[3 * SG_PATH_SIZE];
-    if (sg_inspect(path, &r) != 0)
+    return sg_inspect(path, &r) == 0 ? warn(&r, quiet) : 0;
+}
+
+/* What a finding makes of the program, in a few words. */
+static const char *finding_name(unsigned finding)
+{
+    switch (finding) {
+    case SG_SETUID: return "a setuid program";
+    case SG_SETGID: return "a setgid program";
+    case SG_CAPABILITIES: return "a program with file capabilities";
+    case SG_DOCKER: return "a container CLI (the server runs in a container)";
+    case SG_FOREIGN_LOADER: return "a program whose loader cannot load libstdiogate.so";
+    case SG_STATIC: return "a static program";
+    case SG_GO: return "a Go program";
+    case SG_BUN: return "a Bun program";
+    }
+    return "a program the library cannot guard";
+}
+
+/* The default mode for a program the library cannot guard (issue 24):
+ * strict mode, chosen here, unless STDIOGATE_AUTO_STRICT=0 (--gate-only)
+ * asks for the gate alone, or the filter is not installed.  Returns 1 when
+ * the filter is to run COMMAND, into filter. */
+static int choose_strict(const char *pid, const char *library, const struct sg_inspection *r,
+                         int level, char *filter, size_t size)
+{
+    const char *a = getenv("STDIOGATE_AUTO_STRICT");
+    unsigned finding;
+    if ((a && strcmp(a, "0") == 0) || !(finding = main_finding(r->findings)))
         return 0;
-    unsigned finding = main_finding(r.findings);
-    if (!finding)
+    snprintf(filter, size, "%.*s/stdiogate-filter", (int)(strrchr(library, '/') - library), library);
+    if (access(filter, X_OK) != 0)
         return 0;
-    sg_warning(&r, finding, line, sizeof line);
-    if (!quiet)
-        fprintf(stderr, "stdiogate: warning: %s\n", line);
-    return sg_drop_library(&r) ? 2 : 1;
+    if (level >= 2 && r->script[0])
+        fprintf(stderr, "stdiogate[%s]: %s runs %s, %s: strict mode\n", pid, r->script, r->program,
+                finding_name(finding));
+    else if (level >= 2)
+        fprintf(stderr, "stdiogate[%s]: %s is %s: strict mode\n", pid, r->program,
+                finding_name(finding));
+    return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -212,38 +255,55 @@ static void tty_note(int strict, int status, int level)
 /* A #! script whose interpreter cannot be run: the shell would say only
  * "./x: not found".  Prints the wrapper's exit, as the shell's status
  * (127 missing, 126 not executable); 0 if the interpreter is fine. */
-static int bad_interpreter(const char *path)
+static int bad_interpreter(const char *path, const struct sg_inspection *r)
 {
-    static struct sg_inspection r;
     struct stat st;
     int missing;
-    if (sg_inspect(path, &r) != 0 || !r.script[0])
+    if (!r->script[0])
         return 0;
-    missing = stat(r.program, &st) != 0;
-    if (!missing && S_ISREG(st.st_mode) && access(r.program, X_OK) == 0)
+    missing = stat(r->program, &st) != 0;
+    if (!missing && S_ISREG(st.st_mode) && access(r->program, X_OK) == 0)
         return 0;
-    fprintf(stderr, "stdiogate: %s: bad interpreter %s: %s\n", path, r.program,
+    fprintf(stderr, "stdiogate: %s: bad interpreter %s: %s\n", path, r->program,
             missing ? "not found" : "not executable");
     printf("exit %d\n", missing ? 127 : 126);
     return missing ? 127 : 126;
 }
 
+/* The positional parameters the wrapper's eval leaves for its `shift;
+ * exec "$@"`: the filter in front of COMMAND. */
+static void put_filter(const char *filter)
+{
+    fputs("shift; set -- : '", stdout);
+    for (const char *c = filter; *c; c++)
+        if (*c == '\'')
+            fputs("'\\''", stdout);
+        else
+            putchar(*c);
+    puts("' --protocol auto -- \"$@\"");
+}
+
 int wrapper(const char *pid, const char *verbosity, const char *library, const char *path,
             int strict)
 {
-    if (bad_interpreter(path))
+    static struct sg_inspection r;
+    int known = sg_inspect(path, &r) == 0;
+    if (known && bad_interpreter(path, &r))
         return 1;
     size_t len = 0;
-    char *block = initial_environment(pid, &len), wire[64] = "";
+    char *block = initial_environment(pid, &len), wire[64] = "", filter[SG_PATH_SIZE];
     struct stat st;
-    int status = inspect(path, strict);
     int level = debug_level(getenv("STDIOGATE_DEBUG"), atoi(verbosity));
+    int chosen = known && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter);
+    int status = known ? warn(&r, strict || chosen) : 0;
     if (block)
         restore_environment(block, len);
     if (level >= 0)
         printf("export STDIOGATE_DEBUG=%d\n", level);
     if (status == 2) {
         free(block);
+        if (chosen)
+            put_filter(filter);
         puts(":");
         return status;
     }
@@ -278,8 +338,10 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
                 wire[0] ? "" : " (its stdout is closed)");
     if (level >= 3 && wire[0])
         fprintf(stderr, "stdiogate[%s]: the wire is device:inode %s\n", pid, wire);
-    tty_note(strict, status, level);
+    tty_note(strict || chosen, status, level);
     free(block);
+    if (chosen)
+        put_filter(filter);
     return status;
 }
 

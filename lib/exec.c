@@ -4,6 +4,8 @@
 
 #include "internal.h"
 
+#include <sys/xattr.h>
+
 /* ------------------------------------------------------------------ */
 /* exec and spawn: hand the wire to the next program.
  *
@@ -158,37 +160,117 @@ static int script_program(char *line, char *path)
     return path[0] != '\0';
 }
 
-/* Does the ELF file at path have an interpreter that is not glibc's?  A
- * "#!" script is judged by its interpreter, one level down.  (path is
- * overwritten.) */
-static int runs_foreign_loader(char *path)
+/* ------------------------------------------------------------------ */
+/* Programs the library cannot guard (issue 24).  One it cannot even be
+ * loaded into (a loader that is not glibc's) runs without our LD_PRELOAD
+ * entry.  And when one of them is about to get the wire while the gate is
+ * still shut, it is started under the strict filter instead, in the same
+ * process, with the same argv, environment and descriptors: static and Go
+ * programs, Bun, musl, secure execution (setuid, setgid, file
+ * capabilities: ld.so drops LD_PRELOAD) and container CLIs (the server runs
+ * elsewhere).  The wrapper makes the same choice for COMMAND, through
+ * inspect.c; this is its exec-time twin, malloc-free for vfork children.
+ * The file is read only where a program is about to get the wire. */
+
+enum { RUNS_FOREIGN = 1u, RUNS_UNGUARDED = 2u };
+
+struct program {
+    char path[EXEC_PATH_SIZE];  /* the file the exec runs */
+    const char *why;            /* what it is, for the diagnostics */
+};
+
+int g_auto_strict = 1;
+
+static int is_container_cli(const char *path)
 {
-    char buf[256];
-    int saved = errno, r = 0;
-    for (int depth = 0; depth < 2; depth++) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strcmp(base, "docker") == 0 || strcmp(base, "podman") == 0 ||
+           strcmp(base, "nerdctl") == 0;
+}
+
+/* Secure execution: set-user-ID or set-group-ID to another, or file
+ * capabilities for anyone but root (as inspect.c judges it). */
+static const char *secure_kind(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return NULL;
+    if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+        return "a setuid program";
+    if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid())
+        return "a setgid program";
+    if (getuid() != 0 && fgetxattr(fd, "security.capability", NULL, 0) > 0)
+        return "a program with file capabilities";
+    return NULL;
+}
+
+/* The ELF file open on fd.  deep: look for every reason, not only the
+ * loader (the program is about to get the wire). */
+static unsigned elf_kind(int fd, int deep, const char **why)
+{
+    const unsigned bun = SG_SEC_BUN | SG_SEC_BUN_BUILTINS;
+    struct sg_elf e;
+    char interp[256];
+    int r = sg_elf_interp(fd, interp, sizeof interp);
+    if (r < 0 || !sg_elf_header(fd, &e))
+        return 0;
+    if (r == 1 && !sg_interp_is_glibc(interp)) {
+        *why = "a program whose loader cannot load " LIB_NAME;
+        /* Without its loader the exec fails: let it fail as it would. */
+        if (interp[0] && faccessat(AT_FDCWD, interp, X_OK, AT_EACCESS) != 0)
+            return RUNS_FOREIGN;
+        return RUNS_FOREIGN | RUNS_UNGUARDED;
+    }
+    /* One the kernel would refuse (another architecture) is left to fail
+     * as it would. */
+    if (!deep || !sg_elf_native(&e))
+        return 0;
+    if ((*why = secure_kind(fd)))
+        return RUNS_UNGUARDED;
+    if (r == 0)
+        *why = "a static program";
+    else if (sg_elf_go_note(fd, &e))
+        *why = "a Go program";
+    else if ((sg_elf_section_names(fd, &e) & bun) == bun)
+        *why = "a Bun program";
+    return *why ? RUNS_UNGUARDED : 0;
+}
+
+/* What the file that file (searched in PATH if search) runs is to us:
+ * RUNS_ bits, p->path the file.  A "#!" script is judged by its
+ * interpreter, one level down. */
+static unsigned program_kind(const char *file, int search, int deep, struct program *p)
+{
+    char buf[256], interp[EXEC_PATH_SIZE];
+    const char *at = p->path;
+    unsigned kind = 0;
+    int saved = errno;
+    p->why = NULL;
+    exec_search(file, search, p->path);
+    for (int depth = 0; at[0] && depth < 2; depth++) {
+        int fd = open(at, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             break;
         ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
         int script = n >= 2 && buf[0] == '#' && buf[1] == '!';
         if (!script)
-            r = sg_elf_interp(fd, buf, sizeof buf) == 1 && !sg_interp_is_glibc(buf);
+            kind = elf_kind(fd, deep, &p->why);
         REAL(close)(fd);
-        if (!script)
+        if (!script) {
+            if (deep && is_container_cli(at)) {
+                p->why = "a container CLI (the server runs in a container)";
+                kind |= RUNS_UNGUARDED;
+            }
             break;
+        }
         buf[n] = '\0';
-        if (depth > 0 || !script_program(buf, path))
+        if (depth > 0 || !script_program(buf, interp))
             break;
+        at = interp;
     }
     errno = saved;
-    return r;
-}
-
-static int foreign_program(const char *file, int search)
-{
-    char path[EXEC_PATH_SIZE];
-    exec_search(file, search, path);
-    return path[0] && runs_foreign_loader(path);
+    return kind;
 }
 
 /* Environment arrays this large are not edited (and the program still
@@ -204,8 +286,12 @@ static int foreign_program(const char *file, int search)
  * ones are mapped (not in a vfork child, which then leaves it as it is). */
 #define PRELOAD_ON_STACK 512
 
+/* The filter's argv, up to this many entries on the stack. */
+#define FILTER_ARGV_ON_STACK 32
+
 struct exec_plan {
     int hand;           /* give the new program the wire as fd 1 */
+    int filter;         /* start it under the strict filter */
     int edit_env;       /* build a new environment */
     int foreign;        /* the program's loader cannot resolve us: leave it out */
     int saved;          /* our fd 1 while the exec is tried */
@@ -216,6 +302,7 @@ struct exec_plan {
     size_t mapped;      /* bytes of out[] that are mapped, or 0 */
     char *pre;          /* our LD_PRELOAD entry rewritten, for a foreign program */
     size_t pre_mapped;  /* bytes of pre that are mapped, or 0 */
+    struct program prog; /* what the exec runs */
     char *small[ENV_ON_STACK];
     char pre_small[PRELOAD_ON_STACK];
 };
@@ -237,21 +324,27 @@ static void *exec_buffer(void *small, size_t small_size, size_t size, size_t *ma
 }
 
 /* check: 0 do not look at the program, 1 what is its path, 2 its name,
- * searched in PATH. */
-static void plan_exec(struct exec_plan *x, char *const *env, const char *what, int check)
+ * searched in PATH.  argv: the new program's (the filter needs its
+ * argv[0]). */
+static void plan_exec(struct exec_plan *x, char *const *env, const char *what, int check,
+                      char *const *argv)
 {
     int has_stale;
     x->hand = gated() && should_hand_wire();
+    x->filter = 0;
     x->saved = -1;
     x->marker_at = 0;
     x->mapped = 0;
     x->pre_mapped = 0;
     x->pre = NULL;
     x->n = env_count(env, &has_stale, &x->preload);
-    x->foreign = check && x->preload && preload_has_us(x->preload + 11) &&
-                 foreign_program(what, check == 2);
+    int ours = x->preload && preload_has_us(x->preload + 11);
+    int deep = x->hand && LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0];
+    unsigned kind = check && (ours || deep) ? program_kind(what, check == 2, deep, &x->prog) : 0;
+    x->foreign = ours && (kind & RUNS_FOREIGN);
+    x->filter = deep && (kind & RUNS_UNGUARDED);
     x->edit_env = (x->hand || has_stale || x->foreign) && x->n < MAX_ENV;
-    if (x->foreign)
+    if (x->foreign && !x->filter)
         say(x->hand ? 1 : 2, "exec: ", what, " has a loader that cannot load " LIB_NAME
             ": it runs without it", x->hand ? ", unguarded" : "");
     if (!x->edit_env)
@@ -376,16 +469,69 @@ static int runnable(const char *path)
     return r;
 }
 
-#define EXEC_WITH(env, what, exact, check, call)            \
+/* The filter's argv: stdiogate-filter --path FILE -- ARGV..., on the stack
+ * or mapped (not in a vfork child); NULL if neither. */
+static char **filter_argv(struct exec_plan *x, char *const argv[], char **small, size_t *mapped)
+{
+    size_t argc = 0;
+    while (argv[argc])
+        argc++;
+    char **f = exec_buffer(small, FILTER_ARGV_ON_STACK * sizeof *small, (argc + 5) * sizeof *f,
+                           mapped);
+    if (!f)
+        return NULL;
+    f[0] = g_helper_path;
+    f[1] = (char *)"--path";
+    f[2] = x->prog.path;
+    f[3] = (char *)"--";
+    memcpy(f + 4, argv, (argc + 1) * sizeof *argv);
+    return f;
+}
+
+/* Should the program be started under the filter now?  Only while it is
+ * still about to get the wire (the gate may have opened since the plan),
+ * and only a file that can run: an exec that would fail must fail as it
+ * would, in the caller. */
+static int filter_now(const struct exec_plan *x)
+{
+    return x->filter && x->hand && runnable(x->prog.path);
+}
+
+static void say_filtered(const struct exec_plan *x)
+{
+    say(2, "exec: ", x->prog.path, " is ", x->prog.why, ": starting it under the strict filter");
+}
+
+/* Exec the program under the filter.  Returns only if that failed: the
+ * caller then execs the program itself, as it asked. */
+static void exec_filtered(struct exec_plan *x, char *const argv[], char *const env[])
+{
+    char *small[FILTER_ARGV_ON_STACK];
+    size_t mapped = 0;
+    int saved = errno;
+    char **f = filter_now(x) ? filter_argv(x, argv, small, &mapped) : NULL;
+    if (!f)
+        return;
+    say_filtered(x);
+    REAL(execve)(g_helper_path, f, env);
+    say(1, "exec: cannot start the strict filter ", g_helper_path, ": ", x->prog.path,
+        " runs unguarded");
+    if (mapped)
+        munmap(f, mapped);
+    errno = saved;
+}
+
+#define EXEC_WITH(env, what, exact, check, argv, call)      \
     do {                                                    \
         struct exec_plan x_;                                \
-        plan_exec(&x_, (env), (what), (check));             \
+        plan_exec(&x_, (env), (what), (check), (argv));     \
         if (x_.hand && (exact) && !runnable(what))          \
             x_.hand = 0;                                    \
         char *const *envp_ = exec_env(&x_, (env));          \
         if (gated() && shut())                              \
             hold_settle("exec", 0);                         \
         exec_begin(&x_, (what));                            \
+        exec_filtered(&x_, (argv), envp_);                  \
         int r_ = (call);                                    \
         exec_failed(&x_);                                   \
         return r_;                                          \
@@ -393,32 +539,32 @@ static int runnable(const char *path)
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, path, 1, 1, REAL(execve)(path, argv, envp_));
+    EXEC_WITH(envp, path, 1, 1, argv, REAL(execve)(path, argv, envp_));
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
-    EXEC_WITH(environ, path, 1, 1, REAL(execve)(path, argv, envp_));
+    EXEC_WITH(environ, path, 1, 1, argv, REAL(execve)(path, argv, envp_));
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, file, 0, 2, REAL(execvpe)(file, argv, envp_));
+    EXEC_WITH(envp, file, 0, 2, argv, REAL(execvpe)(file, argv, envp_));
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
-    EXEC_WITH(environ, file, 0, 2, REAL(execvpe)(file, argv, envp_));
+    EXEC_WITH(environ, file, 0, 2, argv, REAL(execvpe)(file, argv, envp_));
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, "a descriptor", 0, 0, REAL(fexecve)(fd, argv, envp_));
+    EXEC_WITH(envp, "a descriptor", 0, 0, argv, REAL(fexecve)(fd, argv, envp_));
 }
 
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
-    EXEC_WITH(envp, path, 0, 0, REAL(execveat)(dirfd, path, argv, envp_, flags));
+    EXEC_WITH(envp, path, 0, 0, argv, REAL(execveat)(dirfd, path, argv, envp_, flags));
 }
 
 /* The execl family: gather the arguments on the stack. */
@@ -545,16 +691,58 @@ static void spawn_done(struct spawn_copy *c)
     errno = saved;
 }
 
+/* Do the caller's file actions leave the child's fd 1 as it is (the
+ * wire, then)?  Only a dup2 onto another number is known to; any other
+ * action on fd 0 or 1 (a close, an open, a closefrom) is taken to touch
+ * it, and so is everything where the layout is unknown. */
+static int actions_leave_fd1(const posix_spawn_file_actions_t *fa)
+{
+    if (!fa || fa->__used == 0)
+        return 1;
+    if (LOAD(g_spawn_layout) != 1 || fa->__used < 0 || fa->__used >= MAX_SPAWN_ACTIONS)
+        return 0;
+    const struct spawn_action *a = (const struct spawn_action *)(const void *)fa->__actions;
+    for (int i = 0; i < fa->__used; i++) {
+        if (a[i].tag == g_spawn_dup2_tag ? a[i].action.dup2_action.newfd == 1
+                                         : a[i].action.close_action.fd <= 1)
+            return 0;
+    }
+    return 1;
+}
+
+/* Spawn the program under the filter (see exec_filtered).  Returns the
+ * call's result, or -1 if it was not made or failed: the caller then
+ * spawns the program itself. */
+static int spawn_filtered(struct exec_plan *x, pid_t *pid, const posix_spawn_file_actions_t *fa,
+                          const posix_spawn_file_actions_t *given, const posix_spawnattr_t *attr,
+                          char *const argv[], char *const env[])
+{
+    char *small[FILTER_ARGV_ON_STACK];
+    size_t mapped = 0;
+    char **f = filter_now(x) && actions_leave_fd1(given) ? filter_argv(x, argv, small, &mapped)
+                                                         : NULL;
+    if (!f)
+        return -1;
+    say_filtered(x);
+    int r = REAL(posix_spawn)(pid, g_helper_path, fa, attr, f, env);
+    if (r != 0)
+        say(1, "exec: cannot start the strict filter ", g_helper_path, ": ", x->prog.path,
+            " runs unguarded");
+    if (mapped)
+        munmap(f, mapped);
+    return r == 0 ? 0 : -1;
+}
+
 static int spawn_with(int search, pid_t *pid, const char *file,
                       const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
                       char *const argv[], char *const envp[])
 {
     struct exec_plan x;
     struct spawn_copy c = { .wire = -1 };
-    const posix_spawn_file_actions_t *mine = NULL;
+    const posix_spawn_file_actions_t *mine = NULL, *given = fa;
     int r;
 
-    plan_exec(&x, envp, file, search ? 2 : 1);
+    plan_exec(&x, envp, file, search ? 2 : 1, argv);
     char *const *env = exec_env(&x, envp);
     if (x.hand) {
         /* As at exec: what the helper holds reaches stderr first, so that
@@ -571,8 +759,11 @@ static int spawn_with(int search, pid_t *pid, const char *file,
     } else {
         exec_begin(&x, file);      /* unknown layout: the caller's fd 1, for the call */
     }
-    r = search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env)
-               : REAL(posix_spawn)(pid, file, fa, attr, argv, env);
+    if (spawn_filtered(&x, pid, fa, given, attr, argv, env) == 0)
+        r = 0;
+    else
+        r = search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env)
+                   : REAL(posix_spawn)(pid, file, fa, attr, argv, env);
     exec_failed(&x);
     spawn_done(&c);
     return r;

@@ -334,6 +334,7 @@ size_t iov_total(const struct iovec *iov, int cnt);
 
 extern pid_t g_helper_pid;
 extern char g_helper_path[4096];
+extern int g_auto_strict;         /* lib/exec.c: start programs we cannot enter under the filter */
 void find_helper(void);
 int reap_helper(pid_t *which, int ms);
 int start_drain(int to_stderr, const char *log);

@@ -143,25 +143,43 @@ setup() {
     [[ "$output" == *"\"args\": [\"--strict\", \"--protocol\", \"jsonl\", \"$SRV\", \"serving\"]"* ]]
 }
 
-@test "check: a static program's startup junk: the gate cannot enter it, status 2, fixed by --strict; facts say static" {
-    check --linger 0 -- "$ROOT/tests/bin/tree_server_static"
+@test "check: a static program's startup junk, --gate-only: the gate cannot enter it, status 2, fixed by --strict; facts say static" {
+    STDIOGATE_AUTO_STRICT=0 check --linger 0 -- "$ROOT/tests/bin/tree_server_static"
     expect status 2 "$status"
     expect static true "$(q .program.static)"
+    expect default_mode gate "$(q .program.default_mode)"
     expect elf_interpreter null "$(q .program.elf_interpreter)"
     [[ "$(q '.program.warnings[0]')" == *"is statically linked"* ]]
     expect before_unwrapped true "$(q '.runs[0].stdout.junk.before_first_message > 0')"
     expect before_gated true "$(q '.runs[1].stdout.junk.before_first_message > 0')"
     expect fixed_by strict "$(q .verdict.fixed_by)"
     [[ "$(q .verdict.summary)" == *"the library cannot guard this program's own stdout"* ]]
-    check_text --linger 0 -- "$ROOT/tests/bin/tree_server_static"
+    STDIOGATE_AUTO_STRICT=0 check_text --linger 0 -- "$ROOT/tests/bin/tree_server_static"
     [[ "$output" == *"program: $ROOT/tests/bin/tree_server_static: statically linked"* ]]
     [[ "$output" == *"  stdiogate: warning: $ROOT/tests/bin/tree_server_static is statically linked"* ]]
+    [[ "$output" == *"run 2, default gate: "* ]]
 }
 
-@test "check: a musl program: facts say musl, the library stays out, status 2 fixed by --strict" {
+@test "check: a static program's startup junk: the default mode runs it under the filter by itself, status 1, the runs say which mode" {
+    check --linger 0 -- "$ROOT/tests/bin/tree_server_static"
+    expect status 1 "$status"
+    expect default_mode strict "$(q .program.default_mode)"
+    expect before_unwrapped true "$(q '.runs[0].stdout.junk.before_first_message > 0')"
+    expect gated_junk 0 "$(q '.runs[1].stdout.junk.before_first_message + .runs[1].stdout.junk.at_exit')"
+    expect fixed_by gated "$(q .verdict.fixed_by)"
+    check_text --linger 0 -- "$ROOT/tests/bin/tree_server_static"
+    [[ "$output" == *"  default mode: strict, chosen by itself (a static program); with --gate-only the wrapper would warn:"* ]]
+    [[ "$output" == *"run 2, default mode (strict, chosen by itself): "* ]]
+    [[ "$output" == *'"command": '* ]]
+}
+
+@test "check: a musl program, --gate-only: facts say musl, the library stays out, status 2 fixed by --strict" {
     command -v musl-gcc >/dev/null || { echo "musl-gcc missing (tests/setups.mk installs musl-tools)"; return 1; }
     musl-gcc -O2 -D_GNU_SOURCE -o srv_musl "$ROOT/tests/fixtures/check_srv.c"
     check --linger 0 -- ./srv_musl banner
+    expect status 1 "$status"
+    expect default_mode strict "$(q .program.default_mode)"
+    STDIOGATE_AUTO_STRICT=0 check --linger 0 -- ./srv_musl banner
     expect status 2 "$status"
     expect musl "true true" "$(q '"\(.program.musl) \(.program.foreign_loader)"')"
     [[ "$(q .program.elf_interpreter)" == *ld-musl* ]]

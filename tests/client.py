@@ -82,6 +82,7 @@ Output:
   --wire-size FILE   the capacity of the stdout pipe at the end (F_GETPIPE_SZ
                      on this client's end), in decimal
   --err FILE         COMMAND's stderr bytes
+  --pid-file FILE    the pid of the process this client started (COMMAND)
   --timeout SECS     bound for every wait (default 20)
 """
 
@@ -147,6 +148,7 @@ VALUES = {
     "--out": ("out", str),
     "--wire-size": ("wire_size", str),
     "--err": ("err", str),
+    "--pid-file": ("pid_file", str),
     "--timeout": ("timeout", float),
     "--eof-within": ("eof_within", float),
 }
@@ -157,7 +159,7 @@ def parse_args(argv):
         "msgs": [], "bytewise": False, "split": None, "split_every": False, "each": False,
         "wait_err": None, "stdin_file": False, "no_close": False,
         "frames": None, "framing": "line", "gate": False, "sockets": False,
-        "close": [], "nofile": None, "one_socket": False, "stderr_file": False, "stderr_inherit": False, "stderr_late": False, "out": None, "err": None,
+        "close": [], "nofile": None, "one_socket": False, "stderr_file": False, "stderr_inherit": False, "stderr_late": False, "out": None, "err": None, "pid_file": None,
         "timeout": 20.0, "cmd": None,
         "answers": {}, "eof_within": None, "session": False, "wire_size": None,
     }
@@ -375,6 +377,9 @@ def run_session(o, out_path, err_path):
     except OSError as e:
         sys.stderr.write("client.py: cannot start %s: %s\n" % (cmd[0], e))
         return 127
+    if o["pid_file"]:
+        with open(o["pid_file"], "w") as f:
+            f.write("%d\n" % proc.pid)
     for fd in {in_child, out_child, err_child}:
         if fd is not None and not (tmpfile is not None and fd == tmpfile.fileno()):
             os.close(fd)

@@ -13,8 +13,8 @@
 #    line): the test can fail;
 #  - wrapped, stdout carries only JSON-RPC frames, but for what the default mode lets through by
 #    design (it guards stdout until the first message, so the line printed during the call is the
-#    server's; a Go program is not guarded at all and the wrapper says so), and the junk is on
-#    the server's stderr;
+#    server's; a Go program runs under the filter by itself, issue 24: all its junk is kept off),
+#    and the junk is on the server's stderr;
 #  - under --strict, stdout carries only JSON-RPC frames, every junk line is on stderr;
 #  - the session's result (server info, capabilities, tools, the call) is the same each time;
 #  - no process of any run is left behind.

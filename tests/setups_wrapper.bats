@@ -163,9 +163,9 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
 
 # --- musl
 
-@test "musl COMMAND (dynamically linked): a warning, it runs without the library, unguarded (pipes, sockets)" {
+@test "musl COMMAND (dynamically linked), --gate-only: a warning, it runs without the library, unguarded (pipes, sockets)" {
     for sockets in "" --sockets; do
-        gated $sockets --line "$INIT" -- "$MUSL" 128 show-env
+        STDIOGATE_AUTO_STRICT=0 gated $sockets --line "$INIT" -- "$MUSL" 128 show-env
         assert_status 0
         assert_stdout_has "$ANSWER" "setups-junk 00000000"
         assert_stderr_has "stdiogate: warning: $MUSL uses the loader /lib/ld-musl-"
@@ -175,7 +175,7 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
     done
 }
 
-@test "musl program started by a diverted launcher (exec, fork+exec, #!, posix_spawnp): it starts, with the wire, without our LD_PRELOAD entry" {
+@test "musl program started by a diverted launcher (exec, fork+exec, #!, posix_spawnp), --gate-only: it starts, with the wire, without our LD_PRELOAD entry" {
     printf '#!%s 128\n' "$MUSL" >musl-script    # the kernel runs the musl program as interpreter
     chmod +x musl-script
     cc -shared -nostdlib -o other.so -x c /dev/null   # loadable by both loaders
@@ -184,7 +184,7 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
                    "bash -c '$MUSL 128 show-env'" "$BIN/tree_spawn plain $MUSL 128 show-env" \
                    "sh -c 'exec ./musl-script show-env'" "$BIN/tree_spawn plain ./musl-script show-env" \
                    "$BIN/tree_exec execve ./musl-script show-env"; do
-            LD_PRELOAD=$PWD/other.so STDIOGATE_DEBUG=2 eval gated $sockets --line "\"\$INIT\"" -- "$cmd"
+            LD_PRELOAD=$PWD/other.so STDIOGATE_AUTO_STRICT=0 STDIOGATE_DEBUG=2 eval gated $sockets --line "\"\$INIT\"" -- "$cmd"
             assert_status 0
             assert_stdout_has "$ANSWER"
             assert_stderr_has "has a loader that cannot load libstdiogate.so: it runs without it, unguarded"
@@ -208,33 +208,47 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
 
 # --- programs the library cannot enter
 
-@test "file capabilities (setcap): a warning, as for setuid" {
+@test "file capabilities (setcap): strict mode by itself; with --gate-only a warning, as for setuid" {
     [ "$(id -u)" -eq 0 ] || skip "needs root to set file capabilities and to run as nobody"
     dir=$(mktemp -d /tmp/stdiogate-caps.XXXXXX)
-    cp "$STDIOGATE_WRAPPER" "$ROOT/stdiogate-check" "$STDIOGATE_LIB" "$SRV" "$dir/"
+    cp "$STDIOGATE_WRAPPER" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$STDIOGATE_LIB" "$SRV" "$dir/"
     chmod 755 "$dir"
     setcap cap_net_bind_service+ep "$dir/setups_srv"
     run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
-        "$dir/stdiogate" "$dir/setups_srv" 0 </dev/null
+        env STDIOGATE_DEBUG=2 "$dir/stdiogate" "$dir/setups_srv" 0 </dev/null
+    [ "$status" -eq 0 ]
+    [[ "$stderr" == *"$dir/setups_srv is a program with file capabilities: strict mode"* ]]
+    run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        "$dir/stdiogate" --gate-only "$dir/setups_srv" 0 </dev/null
     rm -rf "$dir"
     [ "$status" -eq 0 ]
     [ "$stderr" = "stdiogate: warning: $dir/setups_srv has file capabilities, so the dynamic linker drops LD_PRELOAD: its stdout is not guarded" ]
 }
 
-@test "docker or podman as COMMAND: the server runs in a container, unguarded: say so, recommend --strict" {
+@test "docker or podman as COMMAND: strict mode by itself (level 2 says so, level 1 nothing); --gate-only: unguarded, say so, recommend --strict" {
     mkdir bin
     cc -o bin/docker -x c - <<<'int main(void) { return 0; }'
     cp bin/docker bin/podman
     for cli in docker podman; do
         PATH="$PWD/bin:$PATH" run --separate-stderr "$STDIOGATE_WRAPPER" "$cli" run -i image </dev/null
         [ "$status" -eq 0 ]
+        [ -z "$stderr" ]
+        PATH="$PWD/bin:$PATH" run --separate-stderr "$STDIOGATE_WRAPPER" -v "$cli" run -i image </dev/null
+        [ "$status" -eq 0 ]
+        [[ "$stderr" == *"$PWD/bin/$cli is a container CLI (the server runs in a container): strict mode"* ]]
+        [[ "$stderr" == *"strict: filtering"* ]]
+        PATH="$PWD/bin:$PATH" run --separate-stderr "$STDIOGATE_WRAPPER" --gate-only "$cli" run -i image </dev/null
+        [ "$status" -eq 0 ]
         [ "$stderr" = "stdiogate: warning: $PWD/bin/$cli is a container CLI: the server runs in a container, which the library does not enter, so its stdout is not guarded (use stdiogate --strict, or stdiogate inside the image)" ]
     done
 }
 
-@test "Bun program (.bun and .bun_builtins sections, as in bun build --compile executables): a warning that recommends --strict" {
+@test "Bun program (.bun and .bun_builtins sections, as in bun build --compile executables): strict mode by itself; --gate-only: a warning that recommends --strict" {
     # (tests/fixtures/core_bun_fake.c: the sections, no output, exit 0)
-    run --separate-stderr "$STDIOGATE_WRAPPER" "$BIN/core_bun_fake" none </dev/null
+    run --separate-stderr "$STDIOGATE_WRAPPER" -v "$BIN/core_bun_fake" none </dev/null
+    [ "$status" -eq 0 ]
+    [[ "$stderr" == *"$BIN/core_bun_fake is a Bun program: strict mode"* ]]
+    run --separate-stderr "$STDIOGATE_WRAPPER" --gate-only "$BIN/core_bun_fake" none </dev/null
     [ "$status" -eq 0 ]
     [ "$stderr" = "stdiogate: warning: $BIN/core_bun_fake is a Bun program (raw system calls), so its own stdout is not guarded (programs it starts are; use stdiogate --strict)" ]
 }
