@@ -36,6 +36,10 @@
  * library diverted fd 1 of process PID to, onto stderr, with the junk path
  * below (every byte is junk), and speaks as PID.  It exits at the end of its
  * input.  Both modes ignore every signal sent to the process group.
+ *
+ * STDIOGATE_LOG=FILE (`stdiogate --log FILE`): both modes also append
+ * every junk byte to FILE, each line prefixed "NAME[PID]: " (the server's),
+ * whether stderr takes it or not (--discard): see "The log" below.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -73,6 +77,8 @@
 
 static int g_level = 1;
 static pid_t g_as;          /* --drain: the server this helper speaks for */
+static char g_server[64] = "server";   /* the server's name and pid, for the log */
+static long g_server_pid;
 
 /* stderr: in the filter, a non-blocking handle of our own on it, so that a
  * full stderr drops junk (and diagnostics) instead of stalling the wire. */
@@ -123,7 +129,7 @@ static void settle(size_t n, int dropped)
     if (dropped && !g_discard)
         g_stats.dropped += n;
     if (g_counters) {
-        if (dropped)
+        if (dropped && !g_discard)  /* (discarded, as asked: nothing to say at exit) */
             __atomic_add_fetch(&g_counters->dropped, (unsigned long long)n, __ATOMIC_RELAXED);
         __atomic_add_fetch(&g_counters->settled, (unsigned long long)n, __ATOMIC_RELEASE);
     }
@@ -214,9 +220,88 @@ static void backlog_drain(void)
         g_backlog.start = 0;
 }
 
+/* ---- The log ---- */
+
+/* STDIOGATE_LOG: opened by this process (never a descriptor of the
+ * server's), appended to, non-blocking (a FIFO nobody reads loses lines,
+ * never holds up the server); on a write error it is given up. */
+static struct {
+    int fd;
+    int mid_line;               /* the last byte logged was not a newline */
+    char prefix[96];
+    size_t prefix_len;
+} g_log = { -1, 0, "", 0 };
+
+static void log_open(const char *name, long pid)
+{
+    const char *path = getenv("STDIOGATE_LOG");
+    if (!path || !*path)
+        return;
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
+    if (fd >= 0)
+        fd = above(fd, 4);      /* not where stdin or the counters were */
+    if (fd < 0) {
+        say(1, "cannot open the log %s: %s", path, strerror(errno));
+        return;
+    }
+    g_log.fd = fd;
+    int n = snprintf(g_log.prefix, sizeof g_log.prefix, "%.60s[%ld]: ", name, pid);
+    g_log.prefix_len = n > 0 && (size_t)n < sizeof g_log.prefix ? (size_t)n : 0;
+}
+
+static void log_write(const struct iovec *v, int n)
+{
+    ssize_t w;
+    do
+        w = writev(g_log.fd, v, n);
+    while (w < 0 && errno == EINTR);
+    if (w < 0 && errno != EAGAIN) {
+        say(1, "cannot write the log: %s: not logging any more", strerror(errno));
+        close(g_log.fd);
+        g_log.fd = -1;
+    }
+}
+
+/* At the end: a last line without its newline gets one in the log, so
+ * that the next line there (another server's) starts a line of its own. */
+static void log_end(void)
+{
+    if (g_log.fd >= 0 && g_log.mid_line) {
+        struct iovec nl = { "\n", 1 };
+        log_write(&nl, 1);
+    }
+}
+
+/* Junk into the log, a prefix at the start of each line. */
+static void log_junk(const struct iovec *iov, int cnt)
+{
+    struct iovec out[IOV_MAX_BATCH];
+    int n = 0;
+    for (int i = 0; i < cnt && g_log.fd >= 0; i++) {
+        const unsigned char *p = iov[i].iov_base, *e = p + iov[i].iov_len;
+        while (p < e) {
+            const unsigned char *nl = memchr(p, '\n', (size_t)(e - p));
+            const unsigned char *end = nl ? nl + 1 : e;
+            if (!g_log.mid_line)
+                out[n++] = (struct iovec){ g_log.prefix, g_log.prefix_len };
+            out[n++] = (struct iovec){ (void *)p, (size_t)(end - p) };
+            g_log.mid_line = nl == NULL;
+            p = end;
+            if (n >= IOV_MAX_BATCH - 1) {
+                log_write(out, n);
+                n = 0;
+            }
+        }
+    }
+    if (n && g_log.fd >= 0)
+        log_write(out, n);
+}
+
 static void junk_out(const struct iovec *iov, int cnt)
 {
     size_t total = 0, done = 0;
+    if (g_log.fd >= 0)
+        log_junk(iov, cnt);
     for (int i = 0; i < cnt; i++)
         total += iov[i].iov_len;
     if (g_discard || g_err.fd < 0) {
@@ -345,6 +430,7 @@ static void count(enum sg_verdict side, const unsigned char *p, size_t n)
 
 static _Noreturn void report_and_exit(const char *why)
 {
+    log_end();
     if (g_stats.partial) {
         g_stats.lines++;
         g_stats.partial = 0;
@@ -353,9 +439,9 @@ static _Noreturn void report_and_exit(const char *why)
     long peak = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
     long cpu_us = peak < 0 ? -1 : (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
                                   ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
-    say(2, "strict: %s; %llu bytes of junk in %llu lines diverted to %s, %llu of them dropped; "
-        "peak RSS %ld KiB, CPU %ld us", why, g_stats.bytes, g_stats.lines, g_discard ? "/dev/null" : "stderr",
-        g_stats.dropped, peak, cpu_us);
+    say(2, "strict: %s; %llu bytes of junk in %llu line%s diverted to %s, %llu of them dropped; "
+        "peak RSS %ld KiB, CPU %ld us", why, g_stats.bytes, g_stats.lines, g_stats.lines == 1 ? "" : "s",
+        g_discard ? "/dev/null" : "stderr", g_stats.dropped, peak, cpu_us);
     _exit(0);
 }
 
@@ -608,6 +694,7 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
     filter_ignore_signals();
     in = filter_descriptors(in);
     open_stderr(discard);
+    log_open(g_server, g_server_pid);
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, (size_t)64 * 1024);
     int watching = pthread_create(&watcher, &attr, watch_wire, &in) == 0, at_end = 0;
@@ -669,6 +756,22 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
 
 /* ---- The drain: the helper of default mode ---- */
 
+/* The name of the process the helper speaks for, as the kernel has it. */
+static void server_name(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/comm", (long)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, g_server, sizeof g_server - 1);
+    close(fd);
+    if (n > 0) {
+        g_server[n] = '\0';
+        g_server[strcspn(g_server, "\n")] = '\0';
+    }
+}
+
 /* The library's counters page on SG_COUNTERS_FD, if it gave one. */
 static void map_counters(void)
 {
@@ -678,19 +781,34 @@ static void map_counters(void)
     close(SG_COUNTERS_FD);
 }
 
+/* The library's exact count of what was diverted (its level-2 summary),
+ * kept before the bytes are settled: once they are, it is complete. */
+static void count_lines(const unsigned char *p, size_t n)
+{
+    unsigned long long lines = 0;
+    if (!g_counters)
+        return;
+    for (const unsigned char *q = p, *e = p + n; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++)
+        lines++;
+    __atomic_add_fetch(&g_counters->lines, lines, __ATOMIC_RELEASE);
+    __atomic_store_n(&g_counters->partial, p[n - 1] != '\n', __ATOMIC_RELEASE);
+}
+
 /* stdin is the pipe the library diverted the server's fd 1 to; all of it is
  * junk.  With SG_DRAIN_HOLD bytes held (stderr slow or full) it stops
  * reading, and the server waits, as it would for a slow client unwrapped;
  * stderr stalled (stall.h), it reads and drops.  Bytes are counted as taken
  * before they are read: the library must never see the pipe empty and the
  * bytes not yet counted. */
-static _Noreturn void drain_run(void)
+static _Noreturn void drain_run(int discard)
 {
     static unsigned char buf[SG_DRAIN_HOLD];
 
     filter_ignore_signals();
     map_counters();
-    open_stderr(0);
+    open_stderr(discard);
+    server_name(g_as);
+    log_open(g_server, g_as);
     for (;;) {
         while (g_backlog.len >= SG_DRAIN_HOLD)
             backlog_wait();
@@ -717,11 +835,13 @@ static _Noreturn void drain_run(void)
             continue;
         if (n <= 0)
             break;
+        count_lines(buf, (size_t)n);
         struct iovec v = { buf, (size_t)n };
         junk_out(&v, 1);
         if (g_counters)
             __atomic_store_n(&g_counters->stuck, g_backlog.len > 0, __ATOMIC_RELEASE);
     }
+    log_end();
     backlog_finish();
     if (g_stats.dropped) {
         if (g_err.fd >= 0)
@@ -819,7 +939,7 @@ int main(int argc, char **argv)
         g_level = e[0] - '0';
     if (argc == 3 && strcmp(argv[1], "--drain") == 0) {
         g_as = (pid_t)strtol(argv[2], NULL, 10);
-        drain_run();
+        drain_run(discard);
     }
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
@@ -845,6 +965,10 @@ int main(int argc, char **argv)
     }
     if (i >= argc)
         usage_error("no COMMAND given");
+    /* the log names the server: COMMAND, in this process after the exec */
+    const char *base = strrchr(argv[i], '/');
+    snprintf(g_server, sizeof g_server, "%s", base ? base + 1 : argv[i]);
+    g_server_pid = (long)getpid();
     (void)start_filter(protocol, discard);
     run(path, argv + i);
 }

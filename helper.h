@@ -26,6 +26,8 @@ struct sg_drain_counters {
     unsigned long long settled;  /* ... and wrote to stderr or dropped */
     unsigned long long dropped;
     int stuck;                   /* holding bytes that stderr will not take now */
+    int partial;                 /* the last byte taken was not a newline */
+    unsigned long long lines;    /* newlines taken (a partial line adds one) */
 };
 
 /* Closes every descriptor from low up, before an exec, in the child that

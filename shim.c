@@ -150,12 +150,19 @@ static void point_copies_at_wire(int wire)
  * reach the diversion too but are not counted, hence "at least". */
 unsigned long long g_div_bytes, g_div_lines;
 
-/* One line, as the gate opens, sums up what the diversion took. */
+/* One line, as the gate opens, sums up what the diversion took: exactly,
+ * from the helper's count, when it went through the helper. */
 static void diverted_summary(void)
 {
     char numbuf[24], lines[24];
-    unsigned long long n = LOAD(g_div_lines);
-    say(2, "diverted to ", g_div_name, ": at least ", NUM(LOAD(g_div_bytes)), " bytes in ",
+    unsigned long long bytes = LOAD(g_div_bytes), n = LOAD(g_div_lines);
+    int exact = drained_count(&bytes, &n);
+    if (!exact && bytes == 0) {
+        say(2, "diverted to ", g_div_name, ": nothing that went through write (C stdio's own "
+               "flushes are not counted)");
+        return;
+    }
+    say(2, "diverted to ", g_div_name, exact ? ": " : ": at least ", NUM(bytes), bytes == 1 ? " byte in " : " bytes in ",
         NUM_IN(lines, n), n == 1 ? " line" : " lines");
 }
 
@@ -424,7 +431,9 @@ static int stderr_is_not_a_file(void)
 static void divert(void)
 {
     char numbuf[24];
-    int to_stderr = stderr_takes_diversion();
+    int to_stderr = stderr_takes_diversion(), asked_stderr = to_stderr;
+    const char *log = getenv("STDIOGATE_LOG");
+    int logging = log && *log;
     int wire = high_dup(1);
     int drained = 0;
 
@@ -435,8 +444,9 @@ static void divert(void)
     /* /dev/null may land on a closed fd 0 or 2 for a moment: it is closed
      * again right after, so they stay closed. */
     int target = 2, helper_failed = 0;
-    if (to_stderr && stderr_needs_drain()) {
-        target = start_drain();
+    /* The log is written by the helper: it runs whenever there is one. */
+    if ((to_stderr && stderr_needs_drain()) || logging) {
+        target = start_drain(to_stderr, log);
         drained = target >= 0;
         if (!drained) {
             /* Straight to stderr could block for good (a full pipe): the
@@ -446,9 +456,9 @@ static void divert(void)
             target = 2;
         }
     }
-    if (!to_stderr)
+    if (!to_stderr && !drained)
         target = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (target < 0 && helper_failed && stderr_is_not_a_file()) {
+    if (target < 0 && helper_failed && asked_stderr && stderr_is_not_a_file()) {
         target = 2;     /* no descriptor left at all: straight to stderr, as before the helper */
         to_stderr = 1;
     }
@@ -483,7 +493,8 @@ static void divert(void)
     g_pid = getpid();
     pthread_atfork(NULL, NULL, atfork_child);
     STORE(g_state, GATE_SHUT);
-    g_div_name = to_stderr ? "stderr" : "/dev/null";
+    g_div_name = !drained || !logging ? (to_stderr ? "stderr" : "/dev/null")
+                 : to_stderr ? "stderr and the log" : "the log";
     say(2, "diverting stdout to ", g_div_name);
     if (drained) {
         char pid[24];

@@ -102,7 +102,7 @@ enum phase { PHASE_BEFORE, PHASE_SERVING, PHASE_EXIT };
 
 enum outcome { OUT_NOT_SENT, OUT_WAITING, OUT_RESULT, OUT_ERROR, OUT_NONE, OUT_WRONG_ID, OUT_MALFORMED };
 
-enum state { S_SESSION, S_LINGER, S_CLOSING, S_DRAIN, S_DONE };
+enum state { S_SESSION, S_LATE, S_LINGER, S_CLOSING, S_DRAIN, S_DONE };
 
 #define HEAD_MAX 48          /* first bytes kept of each stretch */
 #define STRETCH_MAX 16       /* stretches kept per run; the rest are counted */
@@ -111,6 +111,7 @@ enum state { S_SESSION, S_LINGER, S_CLOSING, S_DRAIN, S_DONE };
 #define ITEM_MAX 12
 #define MESSAGE_MAX (64u << 20)  /* a longer protocol message is not read */
 #define ERR_HEAD_MAX 200
+#define LEFT_MAX 4           /* leftover processes named in the report */
 
 struct stretch {
     enum phase phase;
@@ -126,6 +127,7 @@ struct request {
     char seen_id[40];        /* a wrong id, or why there was no answer */
     char error[160];         /* error.message of an error answer */
     double sent, answered;   /* seconds since the start */
+    int late;                /* answered after --timeout (at answered) */
 };
 
 struct item {                /* a message to send, in order */
@@ -189,6 +191,7 @@ struct run {
     struct item items[ITEM_MAX];
     int nitems, next_item;
     int waiting;             /* index of the request waiting for its answer, or -1 */
+    int late;                /* the request given up on at --timeout, or -1 */
     int next_id;
     double first_answer;     /* seconds since the start, or -1 */
     int planned;             /* MCP: the steps after initialize were planned */
@@ -206,7 +209,8 @@ struct run {
     int term_sent, kill_sent, killed_by_check;
     int answer_timeout;      /* a request got no answer within --timeout */
     int exit_timeout;        /* no exit within --timeout after stdin closed */
-    int leftovers;
+    int leftovers;           /* processes of the server's left running (killed) */
+    struct { long pid; char name[64]; } left[LEFT_MAX];  /* the first of them */
     int exited_early;        /* exited before its stdin was closed */
     int closed_alive;        /* closed stdout before answering, still running */
 };
@@ -235,7 +239,7 @@ struct verdict {
     int status;
     const struct run *fixed_by;   /* the weakest clean run, or NULL */
     char summary[400];
-    char advice[400];
+    char advice[600];
     char notes[2][200];     /* a stronger mode broke what a weaker one ran clean */
     int nnotes;
 };

@@ -95,12 +95,18 @@ static void take_answer(struct run *r, struct span obj, struct span id, int is_e
 {
     struct request *q;
     char text[40];
+    copy_token(id, text, sizeof text);
+    if (r->waiting < 0 && r->late >= 0 && !r->req[r->late].late && strcmp(text, r->req[r->late].id) == 0) {
+        q = &r->req[r->late];   /* made, but answered after --timeout */
+        q->late = 1;
+        q->answered = now() - r->t0;
+        return;
+    }
     if (r->waiting < 0) {
         r->stray++;  /* an answer to nothing asked */
         return;
     }
     q = &r->req[r->waiting];
-    copy_token(id, text, sizeof text);
     if (strcmp(text, q->id) != 0) {
         snprintf(q->seen_id, sizeof q->seen_id, "%s", text);
         answered(r, OUT_WRONG_ID);

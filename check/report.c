@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* check/report.c - stdiogate-check's verdict on the runs, and its report:
  * text, or JSON (docs/check-json.md). */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -46,18 +50,101 @@ static int run_clean(const struct run *r)
            protocol_errors(r) == 0;
 }
 
-/* Do no harm: every run after the weakest clean one should be clean too. */
+static void describe_junk(const struct run *u, char *out, size_t cap);
+
+/* Do no harm: every run after the weakest clean one should be clean too
+ * (one that only got no answer in time says nothing about stdiogate). */
 static void harm_notes(const struct run *runs, int nruns, struct verdict *v)
 {
     int after = 0;
     for (int i = 0; i < nruns && v->nnotes < 2; i++) {
         if (&runs[i] == v->fixed_by)
             after = 1;
+        else if (after && !runs[i].skipped && runs[i].answer_timeout)
+            snprintf(v->notes[v->nnotes++], sizeof v->notes[0],
+                     "the %s run got no answer within %gs: timing, not junk (raise --timeout)", runs[i].title,
+                     runs[i].opt->timeout);
         else if (after && !runs[i].skipped && !run_clean(&runs[i]))
             snprintf(v->notes[v->nnotes++], sizeof v->notes[0],
                      "the %s run was not clean although the %s one was: please report it", runs[i].title,
                      v->fixed_by->title);
     }
+}
+
+/* The request a run gave up on (--timeout), or NULL. */
+static const struct request *timed_out_request(const struct run *r)
+{
+    for (int i = 0; r->answer_timeout && i < r->nreq; i++)
+        if (r->req[i].outcome == OUT_NONE && strcmp(r->req[i].seen_id, "timeout") == 0)
+            return &r->req[i];
+    return NULL;
+}
+
+/* Did the unwrapped run, or a run weaker than the weakest clean one, get
+ * no answer in time?  Then the runs cannot be compared: a timing verdict,
+ * whatever else they wrote.  (With no clean run, a stronger run's silence
+ * after the unwrapped run's bad answer is that answer filtered out.) */
+static int timing_decides(const struct run *runs, int nruns, const struct verdict *v)
+{
+    if (runs[0].answer_timeout)
+        return 1;
+    for (int i = 0; v->fixed_by && i < nruns && &runs[i] != v->fixed_by; i++)
+        if (!runs[i].skipped && runs[i].answer_timeout)
+            return 1;
+    return 0;
+}
+
+/* Launchers that fetch the package on their first run (a cold cache). */
+static int fetches_packages(const struct program_facts *facts)
+{
+    static const char *const fetchers[] = { "npm exec", "npm", "pnpm", "yarn", "bun x", "uv tool run", "uv",
+                                            "pipx", "poetry" };
+    for (size_t i = 0; facts->launcher && i < sizeof fetchers / sizeof fetchers[0]; i++)
+        if (strcmp(facts->launcher, fetchers[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* "slow: the answer took 11.2 s" (the slowest answer to a request that
+ * some run gave up on), or "no answer within N s". */
+static void timing_verdict(const struct run *runs, int nruns, const char *command,
+                           const struct program_facts *facts, struct verdict *v)
+{
+    const struct run *u = &runs[0];
+    const struct request *given_up = NULL;
+    double took = -1;
+    v->status = 5;
+    v->fixed_by = NULL;  /* runs that did not all answer in time cannot be compared */
+    for (int i = 0; i < nruns && !given_up; i++)
+        if (!runs[i].skipped)
+            given_up = timed_out_request(&runs[i]);
+    for (int i = 0; i < nruns && given_up; i++)
+        for (int k = 0; !runs[i].skipped && k < runs[i].nreq; k++) {
+            const struct request *q = &runs[i].req[k];
+            int answered = q->late || q->outcome == OUT_RESULT || q->outcome == OUT_ERROR;
+            if (strcmp(q->id, given_up->id) == 0 && answered && q->answered - q->sent > took)
+                took = q->answered - q->sent;
+        }
+    if (took >= 0)
+        snprintf(v->summary, sizeof v->summary, "slow: the answer took %.1f s (--timeout %g)", took, u->opt->timeout);
+    else
+        snprintf(v->summary, sizeof v->summary, "no answer within %g s", u->opt->timeout);
+    if (junk_bytes(u)) {
+        char junk[200];
+        size_t k = strlen(v->summary);
+        describe_junk(u, junk, sizeof junk);
+        snprintf(v->summary + k, sizeof v->summary - k, "; it also wrote %s, to be judged once it answers in time",
+                 junk);
+    }
+    if (took >= 0)
+        snprintf(v->advice, sizeof v->advice, "raise --timeout and check again");
+    else if (fetches_packages(facts))
+        snprintf(v->advice, sizeof v->advice, "raise --timeout, or run it again once %s has cached the package",
+                 command);
+    else
+        snprintf(v->advice, sizeof v->advice,
+                 "raise --timeout, or look at its stderr: a server that never answers is a bug no stdiogate "
+                 "mode fixes");
 }
 
 /* "N bytes of non-protocol output (A before the first message, B at exit)" */
@@ -109,7 +196,10 @@ void judge(const struct run *runs, int nruns, int found, const char *not_found,
         }
     }
     harm_notes(runs, nruns, v);
-    if (v->fixed_by == u) {
+    if (timing_decides(runs, nruns, v)) {
+        const char *base = strrchr(u->opt->command[0], '/');
+        timing_verdict(runs, nruns, base ? base + 1 : u->opt->command[0], facts, v);
+    } else if (v->fixed_by == u) {
         v->status = 0;
         snprintf(v->summary, sizeof v->summary, "clean: nothing but protocol on stdout, every request answered");
         snprintf(v->advice, sizeof v->advice, "no change needed");
@@ -137,15 +227,9 @@ void judge(const struct run *runs, int nruns, int found, const char *not_found,
                 all_errors = 0;
         if (all_errors) {
             v->status = 3;
-            snprintf(v->summary, sizeof v->summary, "protocol errors in every run (%s)",
-                     u->answer_timeout ? "a request got no answer within the timeout"
-                                       : "missing answers, wrong ids or malformed answers");
-            if (u->answer_timeout)
-                snprintf(v->advice, sizeof v->advice,
-                         "a bug in the server, or it needs more than %gs (try a longer --timeout); "
-                         "no stdiogate mode fixes it", u->opt->timeout);
-            else
-                snprintf(v->advice, sizeof v->advice, "a bug in the server; no stdiogate mode fixes it");
+            snprintf(v->summary, sizeof v->summary,
+                     "protocol errors in every run (missing answers, wrong ids or malformed answers)");
+            snprintf(v->advice, sizeof v->advice, "a bug in the server; no stdiogate mode fixes it");
         } else {
             v->status = 2;
             snprintf(v->summary, sizeof v->summary, "%s; %s, and no other installed mode keeps them off the wire",
@@ -214,14 +298,42 @@ static void put_json_argv(char **argv, int skip_first)
     putchar(']');
 }
 
-/* The configuration that fixes it: argv of the client's server entry. */
-static char **fix_argv(const struct options *o, const struct verdict *v, char **scratch, size_t cap)
+/* A path as a client needs it: absolute, since clients start servers from
+ * a directory of their own and graphical ones without the shell's PATH. */
+static char *absolute(const char *path)
+{
+    char cwd[PATH_MAX];
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return xasprintf("%s", path);
+    while (strncmp(path, "./", 2) == 0)
+        path += 2;
+    return xasprintf("%s/%s", cwd, path);
+}
+
+/* An argument naming a file by a relative path (a script the command
+ * runs, such as node's server.js): absolute in the entry.  Options and
+ * names that are no file here (npx's package) stay, and so does python's
+ * -m module (fix_argv). */
+static const char *entry_argument(const char *arg)
+{
+    struct stat st;
+    if (arg[0] == '-' || arg[0] == '/' || !arg[0] || stat(arg, &st) != 0 || !S_ISREG(st.st_mode))
+        return arg;
+    return absolute(arg);
+}
+
+/* The configuration that fixes it: argv of the client's server entry, with
+ * stdiogate by its real path and COMMAND as the client must name it (the
+ * file PATH finds, relative script paths made absolute). */
+static char **fix_argv(const struct options *o, const char *program, const struct verdict *v, char **scratch,
+                       size_t cap)
 {
     size_t k = 0;
     if (!v->fixed_by)
         return NULL;
     if (strcmp(v->fixed_by->mode, "unwrapped") != 0) {
-        scratch[k++] = "stdiogate";
+        char real[PATH_MAX];
+        scratch[k++] = realpath(o->wrapper, real) ? absolute(real) : absolute(o->wrapper);
         if (strcmp(v->fixed_by->mode, "strict") == 0) {
             scratch[k++] = "--strict";
             scratch[k++] = "--protocol";
@@ -230,8 +342,9 @@ static char **fix_argv(const struct options *o, const struct verdict *v, char **
         if (o->command[0][0] == '-')
             scratch[k++] = "--";
     }
-    for (int i = 0; o->command[i] && k + 1 < cap; i++)
-        scratch[k++] = o->command[i];
+    scratch[k++] = absolute(program);
+    for (int i = 1; o->command[i] && k + 1 < cap; i++)
+        scratch[k++] = strcmp(o->command[i - 1], "-m") == 0 ? o->command[i] : (char *)entry_argument(o->command[i]);
     scratch[k] = NULL;
     return scratch;
 }
@@ -283,7 +396,11 @@ static void text_run(const struct run *r, int index)
         switch (q->outcome) {
         case OUT_RESULT: printf("answered"); break;
         case OUT_ERROR: printf("error answer%s%s%s", *q->error ? " (" : "", q->error, *q->error ? ")" : ""); break;
-        case OUT_NONE: printf("NO ANSWER (%s)", q->seen_id); break;
+        case OUT_NONE:
+            printf("NO ANSWER (%s)", q->seen_id);
+            if (q->late)
+                printf(", a late answer after %.1f ms", ms(q->answered - q->sent));
+            break;
         case OUT_WRONG_ID: printf("WRONG ID %s", q->seen_id); break;
         case OUT_MALFORMED: printf("MALFORMED ANSWER (not %s)", r->opt->protocol == PROTO_DAP ? "DAP" : "JSON-RPC 2.0"); break;
         default: printf("not sent"); break;
@@ -305,8 +422,12 @@ static void text_run(const struct run *r, int index)
     printf("stderr %llu bytes; %s\n", r->err_bytes, exit_text);
     if (r->dropped)
         printf("  stdiogate dropped %llu bytes of startup output it could not write to stderr\n", r->dropped);
-    if (r->leftovers)
-        printf("  left %d process%s running: killed\n", r->leftovers, r->leftovers == 1 ? "" : "es");
+    if (r->leftovers) {
+        printf("  left %d process%s running, killed:", r->leftovers, r->leftovers == 1 ? "" : "es");
+        for (int i = 0; i < r->leftovers && i < LEFT_MAX; i++)
+            printf("%s pid %ld (%s)", i ? "," : "", r->left[i].pid, r->left[i].name);
+        printf("%s\n", r->leftovers > LEFT_MAX ? ", ..." : "");
+    }
     if (died_before_answering(r) && r->err_head_len) {
         escape_bytes(r->err_head, r->err_head_len < 120 ? r->err_head_len : 120, buf, sizeof buf);
         printf("  stderr begins: \"%s\"%s\n", buf, r->err_bytes > 120 ? "..." : "");
@@ -317,7 +438,7 @@ void text_report(const struct options *o, const char *program, const struct prog
                  const struct run *runs, int nruns, const struct verdict *v)
 {
     char *scratch[64];
-    char **fix = fix_argv(o, v, scratch, 64);
+    char **fix = fix_argv(o, program, v, scratch, 64);
     printf("stdiogate --check (%s, timeout %gs, linger %gs): ", protocol_titles[o->protocol], o->timeout, o->linger);
     put_argv_text(o->command);
     putchar('\n');
@@ -400,6 +521,8 @@ static void json_run(const struct run *r)
         put_json_string(q->outcome == OUT_NONE ? q->seen_id : NULL);
         printf(", \"error\": ");
         put_json_string(q->outcome == OUT_ERROR ? q->error : NULL);
+        printf(", \"late_ms\": ");
+        json_number_or_null(q->late ? q->answered - q->sent : -1);
         printf("}");
     }
     printf("],\n     \"stray_answers\": %llu, \"first_answer_ms\": ", r->stray);
@@ -424,6 +547,13 @@ static void json_run(const struct run *r)
            r->killed_by_check ? "true" : "false", r->answer_timeout ? "true" : "false",
            r->exit_timeout ? "true" : "false", r->exited_early ? "true" : "false", r->leftovers);
     put_json_string(exit_text);
+    printf(", \"leftovers\": [");
+    for (int i = 0; i < r->leftovers && i < LEFT_MAX; i++) {
+        printf("%s{\"pid\": %ld, \"name\": ", i ? ", " : "", r->left[i].pid);
+        put_json_string(r->left[i].name);
+        printf("}");
+    }
+    printf("]");
     printf("}}");
 }
 
@@ -431,7 +561,7 @@ void json_report(const struct options *o, const char *program, const struct prog
                  const struct run *runs, int nruns, const struct verdict *v, int strict_available)
 {
     char *scratch[64];
-    char **fix = fix_argv(o, v, scratch, 64);
+    char **fix = fix_argv(o, program, v, scratch, 64);
     struct rusage ru;
     printf("{\"stdiogate_check\": 1, \"version\": \"%s\",\n", STDIOGATE_VERSION);
     printf(" \"command\": ");

@@ -299,59 +299,83 @@ static void reap(struct run *r)
     }
 }
 
-/* Processes of this run still alive: in its process group, or orphans
- * handed to us (PR_SET_CHILD_SUBREAPER).  Kills them; returns how many,
- * and in *others how many of them are not the server's main process. */
-/* Is pid one of stdiogate's own processes (stdiogate-filter, in strict or
- * drain mode, or the library's stdiogate-wait)?  Their names say so. */
-static int is_ours(long pid)
+/* A process of this run's, from its /proc/PID/stat line: in the run's
+ * process group, or an orphan handed to us (PR_SET_CHILD_SUBREAPER); not
+ * one that has exited (a zombie, <defunct>, is no process left running).
+ * Its name is read from the same line: a process gone meanwhile is not
+ * mistaken for a nameless one. */
+static int of_this_run(const struct run *r, long pid, char *name, size_t cap)
 {
-    char path[64], comm[32] = "";
+    char path[64], line[512];
     FILE *f;
-    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+    char *open_paren, *close_paren, state;
+    long ppid, pgrp;
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
     if (!(f = fopen(path, "r")))
         return 0;
-    int r = fgets(comm, sizeof comm, f) && strncmp(comm, "stdiogate-", 10) == 0;
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        return 0;
+    }
     fclose(f);
-    return r;
+    if (!(open_paren = strchr(line, '(')) || !(close_paren = strrchr(line, ')')) ||
+        sscanf(close_paren + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3 || state == 'Z' || state == 'X')
+        return 0;
+    snprintf(name, cap, "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
+    return pgrp == (long)r->pid || ppid == (long)getpid();
 }
 
-static int kill_remaining(const struct run *r, int *others)
+/* stdiogate's own processes (stdiogate-filter, in strict or drain mode,
+ * and the library's stdiogate-wait) are not the server's leftovers: their
+ * names say so. */
+static int is_ours(const char *name)
+{
+    return strncmp(name, "stdiogate-", 10) == 0;
+}
+
+/* The run's processes still alive, the server's main process and ours
+ * aside: how many, the first LEFT_MAX named in r->left when record is
+ * set.  Kills every process of the run if kill_them is set. */
+static int scan_run(struct run *r, int kill_them, int record, int *all)
 {
     DIR *d = opendir("/proc");
     struct dirent *de;
-    int count = 0;
-    *others = 0;
+    int others = 0;
+    *all = 0;
     if (!d)
         return 0;
     while ((de = readdir(d))) {
-        char path[64], line[512];
-        FILE *f;
-        char *close_paren, state;
-        long pid = strtol(de->d_name, NULL, 10), ppid, pgrp;
-        if (pid <= 0 || pid == (long)getpid())
+        char name[64];
+        long pid = strtol(de->d_name, NULL, 10);
+        if (pid <= 0 || pid == (long)getpid() || !of_this_run(r, pid, name, sizeof name))
             continue;
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        if (!(f = fopen(path, "r")))
-            continue;
-        if (!fgets(line, sizeof line, f)) {
-            fclose(f);
-            continue;
-        }
-        fclose(f);
-        if (!(close_paren = strrchr(line, ')')) ||
-            sscanf(close_paren + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3 || state == 'Z')
-            continue;
-        if (pgrp == (long)r->pid || ppid == (long)getpid()) {
+        if (kill_them)
             kill((pid_t)pid, SIGKILL);
-            count++;
-            /* stdiogate's own helpers (the filter, the helper and the
-             * process waiting for it) are not the server's leftovers */
-            *others += pid != (long)r->pid && !is_ours(pid);
+        ++*all;
+        if (pid == (long)r->pid || is_ours(name))
+            continue;
+        if (record && others < LEFT_MAX) {
+            r->left[others].pid = pid;
+            snprintf(r->left[others].name, sizeof r->left[others].name, "%s", name);
         }
+        others++;
     }
     closedir(d);
-    return count;
+    return others;
+}
+
+/* The server has exited; processes of its own may still be on their way
+ * out (a launcher's child that exits after it).  They get the linger to
+ * go before they count as left behind. */
+static void await_stragglers(struct run *r)
+{
+    double end = now() + r->opt->linger;
+    struct timespec pause = { 0, 10000000L };
+    int all;
+    while (scan_run(r, 0, 0, &all) > 0 && now() < end) {
+        nanosleep(&pause, NULL);
+        reap(r);
+    }
 }
 
 /* The end of a run: nothing of it may survive the check. */
@@ -363,14 +387,16 @@ static void finish_process(struct run *r)
         kill(-r->pid, SIGKILL);
         kill(r->pid, SIGKILL);
         r->killed_by_check = 1;
+    } else {
+        await_stragglers(r);
     }
     for (int round = 0; round < 200; round++) {
-        int others, n = kill_remaining(r, &others);
+        int all, others = scan_run(r, 1, round == 0, &all);
         struct timespec pause = { 0, 10000000L };
         if (round == 0)
             r->leftovers = others;  /* the main process was reported on its own */
         reap(r);
-        if (n == 0 && r->exited)
+        if (all == 0 && r->exited)
             break;
         nanosleep(&pause, NULL);
     }
@@ -434,8 +460,22 @@ static int advance(struct run *r)
             } else {
                 snprintf(q->seen_id, sizeof q->seen_id, "timeout");
                 r->answer_timeout = 1;
+                /* A slow server is told from a silent one by its late
+                 * answer: stdin stays open for another --timeout (and
+                 * the answer is taken as late until the run ends). */
+                r->late = r->waiting;
+                r->waiting = -1;
+                r->state = S_LATE;
+                r->deadline = t + r->opt->timeout;
+                return 1;
             }
             r->waiting = -1;
+            begin_closing(r);
+            return 1;
+        }
+        return 0;
+    case S_LATE:
+        if (r->req[r->late].late || r->out.eof || t >= r->deadline) {
             begin_closing(r);
             return 1;
         }

@@ -23,21 +23,25 @@ static unsigned main_finding(unsigned findings)
     return 0;
 }
 
-/* quiet: under --strict the filter guards what the library cannot, so
- * the warning (which recommends --strict) is left out. */
+/* The warning for r, unless quiet (under --strict the filter guards what
+ * the library cannot, and the warning recommends --strict); the status of
+ * --inspect. */
+static int warn(const struct sg_inspection *r, int quiet)
+{
+    char line[3 * SG_PATH_SIZE];
+    unsigned finding = main_finding(r->findings);
+    if (!finding)
+        return 0;
+    sg_warning(r, finding, line, sizeof line);
+    if (!quiet)
+        fprintf(stderr, "stdiogate: warning: %s\n", line);
+    return sg_drop_library(r) ? 2 : 1;
+}
+
 int inspect(const char *path, int quiet)
 {
     static struct sg_inspection r;
-    char line[3 * SG_PATH_SIZE];
-    if (sg_inspect(path, &r) != 0)
-        return 0;
-    unsigned finding = main_finding(r.findings);
-    if (!finding)
-        return 0;
-    sg_warning(&r, finding, line, sizeof line);
-    if (!quiet)
-        fprintf(stderr, "stdiogate: warning: %s\n", line);
-    return sg_drop_library(&r) ? 2 : 1;
+    return sg_inspect(path, &r) == 0 ? warn(&r, quiet) : 0;
 }
 
 /* What a finding makes of the program, in a few words. */
@@ -60,23 +64,21 @@ static const char *finding_name(unsigned finding)
  * strict mode, chosen here, unless STDIOGATE_AUTO_STRICT=0 (--gate-only)
  * asks for the gate alone, or the filter is not installed.  Returns 1 when
  * the filter is to run COMMAND, into filter. */
-static int choose_strict(const char *pid, const char *library, const char *path, int level,
-                         char *filter, size_t size)
+static int choose_strict(const char *pid, const char *library, const struct sg_inspection *r,
+                         int level, char *filter, size_t size)
 {
-    static struct sg_inspection r;
     const char *a = getenv("STDIOGATE_AUTO_STRICT");
     unsigned finding;
-    if ((a && strcmp(a, "0") == 0) || sg_inspect(path, &r) != 0 ||
-        !(finding = main_finding(r.findings)))
+    if ((a && strcmp(a, "0") == 0) || !(finding = main_finding(r->findings)))
         return 0;
     snprintf(filter, size, "%.*s/stdiogate-filter", (int)(strrchr(library, '/') - library), library);
     if (access(filter, X_OK) != 0)
         return 0;
-    if (level >= 2 && r.script[0])
-        fprintf(stderr, "stdiogate[%s]: %s runs %s, %s: strict mode\n", pid, r.script, r.program,
+    if (level >= 2 && r->script[0])
+        fprintf(stderr, "stdiogate[%s]: %s runs %s, %s: strict mode\n", pid, r->script, r->program,
                 finding_name(finding));
     else if (level >= 2)
-        fprintf(stderr, "stdiogate[%s]: %s is %s: strict mode\n", pid, r.program,
+        fprintf(stderr, "stdiogate[%s]: %s is %s: strict mode\n", pid, r->program,
                 finding_name(finding));
     return 1;
 }
@@ -248,15 +250,52 @@ static void put_filter(const char *filter)
     puts("' --protocol auto -- \"$@\"");
 }
 
+/* Once per command (the library speaks per process, and a launcher's tree
+ * has several): a terminal on stderr gets no startup output, which the
+ * library sends to /dev/null there (Node would take a terminal stdout for
+ * its answers). */
+static void tty_note(int strict, int status, int level)
+{
+    const char *discard = getenv("STDIOGATE_DISCARD");
+    const char *log = getenv("STDIOGATE_LOG");
+    if (strict || status != 0 || level == 0 || !isatty(2) || (log && *log) ||
+        (discard && *discard && strcmp(discard, "0") != 0))
+        return;
+    fprintf(stderr, "stdiogate: stderr is a terminal: the server's startup output goes to /dev/null "
+                    "(redirect stderr to a file, 2>server.log, to keep it)\n");
+}
+
+/* A #! script whose interpreter cannot be run: the shell would say only
+ * "./x: not found".  Prints the wrapper's exit, as the shell's status
+ * (127 missing, 126 not executable); 0 if the interpreter is fine. */
+static int bad_interpreter(const char *path, const struct sg_inspection *r)
+{
+    struct stat st;
+    int missing;
+    if (!r->script[0])
+        return 0;
+    missing = stat(r->program, &st) != 0;
+    if (!missing && S_ISREG(st.st_mode) && access(r->program, X_OK) == 0)
+        return 0;
+    fprintf(stderr, "stdiogate: %s: bad interpreter %s: %s\n", path, r->program,
+            missing ? "not found" : "not executable");
+    printf("exit %d\n", missing ? 127 : 126);
+    return missing ? 127 : 126;
+}
+
 int wrapper(const char *pid, const char *verbosity, const char *library, const char *path,
             int strict)
 {
+    static struct sg_inspection r;
+    int known = sg_inspect(path, &r) == 0;
+    if (known && bad_interpreter(path, &r))
+        return 1;
     size_t len = 0;
     char *block = initial_environment(pid, &len), wire[64] = "", filter[SG_PATH_SIZE];
     struct stat st;
     int level = debug_level(getenv("STDIOGATE_DEBUG"), atoi(verbosity));
-    int chosen = !strict && choose_strict(pid, library, path, level, filter, sizeof filter);
-    int status = inspect(path, strict || chosen);
+    int chosen = known && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter);
+    int status = known ? warn(&r, strict || chosen) : 0;
     if (block)
         restore_environment(block, len);
     if (level >= 0)
@@ -275,7 +314,10 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : "");
     put_export("LD_PRELOAD", 10, value);
     free(value);
-    if (!(block ? block_get(block, len, "PYTHONUNBUFFERED", 16) : getenv("PYTHONUNBUFFERED")))
+    /* Python reads an empty PYTHONUNBUFFERED as unset: setting it changes
+     * only stdout's buffering, which is what the variable is for. */
+    const char *unbuffered = block ? block_get(block, len, "PYTHONUNBUFFERED", 16) : getenv("PYTHONUNBUFFERED");
+    if (!unbuffered || !*unbuffered)
         puts("export PYTHONUNBUFFERED=1");
     unbuffer_runtimes(library);
     /* The wrapper's stdout is the wire; if it was closed, the pipe of the
@@ -292,8 +334,11 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
         puts("unset STDIOGATE_WIRE");
     }
     if (level >= 2)
-        fprintf(stderr, "stdiogate[%s]: preloading %s, wire %s, running %s\n", pid, library,
-                wire[0] ? wire : "closed", path);
+        fprintf(stderr, "stdiogate[%s]: preloading %s, running %s%s\n", pid, library, path,
+                wire[0] ? "" : " (its stdout is closed)");
+    if (level >= 3 && wire[0])
+        fprintf(stderr, "stdiogate[%s]: the wire is device:inode %s\n", pid, wire);
+    tty_note(strict || chosen, status, level);
     free(block);
     if (chosen)
         put_filter(filter);

@@ -344,9 +344,7 @@ static void plan_exec(struct exec_plan *x, char *const *env, const char *what, i
     x->foreign = ours && (kind & RUNS_FOREIGN);
     x->filter = deep && (kind & RUNS_UNGUARDED);
     x->edit_env = (x->hand || has_stale || x->foreign) && x->n < MAX_ENV;
-    if (x->filter)
-        say(2, "exec: ", x->prog.path, " is ", x->prog.why, ": starting it under the strict filter");
-    else if (x->foreign)
+    if (x->foreign && !x->filter)
         say(x->hand ? 1 : 2, "exec: ", what, " has a loader that cannot load " LIB_NAME
             ": it runs without it", x->hand ? ", unguarded" : "");
     if (!x->edit_env)
@@ -499,6 +497,11 @@ static int filter_now(const struct exec_plan *x)
     return x->filter && x->hand && runnable(x->prog.path);
 }
 
+static void say_filtered(const struct exec_plan *x)
+{
+    say(2, "exec: ", x->prog.path, " is ", x->prog.why, ": starting it under the strict filter");
+}
+
 /* Exec the program under the filter.  Returns only if that failed: the
  * caller then execs the program itself, as it asked. */
 static void exec_filtered(struct exec_plan *x, char *const argv[], char *const env[])
@@ -509,6 +512,7 @@ static void exec_filtered(struct exec_plan *x, char *const argv[], char *const e
     char **f = filter_now(x) ? filter_argv(x, argv, small, &mapped) : NULL;
     if (!f)
         return;
+    say_filtered(x);
     REAL(execve)(g_helper_path, f, env);
     say(1, "exec: cannot start the strict filter ", g_helper_path, ": ", x->prog.path,
         " runs unguarded");
@@ -719,6 +723,7 @@ static int spawn_filtered(struct exec_plan *x, pid_t *pid, const posix_spawn_fil
                                                          : NULL;
     if (!f)
         return -1;
+    say_filtered(x);
     int r = REAL(posix_spawn)(pid, g_helper_path, fa, attr, f, env);
     if (r != 0)
         say(1, "exec: cannot start the strict filter ", g_helper_path, ": ", x->prog.path,

@@ -41,6 +41,12 @@ static struct sg_drain_counters *g_drain;
 pid_t g_helper_pid;                  /* the helper itself (for diagnostics) */
 char g_helper_path[4096];           /* beside this library; "" if unknown */
 static char g_helper_as[24];        /* this process's pid, for the helper's argv */
+/* The helper's environment, made before the clone: the level, and where
+ * what it takes goes (STDIOGATE_LOG; STDIOGATE_DISCARD=1: not stderr). */
+static char g_helper_level[] = "STDIOGATE_DEBUG=1";
+static char g_helper_log[16 + 4096];
+static char g_helper_discard[] = "STDIOGATE_DISCARD=1";
+static char *g_helper_env[4];
 
 /* Where the helper is: the directory this library was loaded from. */
 void find_helper(void)
@@ -95,10 +101,6 @@ __attribute__((noreturn)) static void helper_child(int from, int counters, int s
 {
     static char drain_opt[] = "--drain";
     char *argv[] = { g_helper_path, drain_opt, g_helper_as, NULL };
-    char *envp[] = { NULL, NULL };
-    static char level[] = "STDIOGATE_DEBUG=1";
-    level[sizeof level - 2] = (char)('0' + g_level);
-    envp[0] = level;
     int e = 0;
     if (syscall(SYS_dup3, from, 0, 0) < 0 ||
         (counters >= 0 && syscall(SYS_dup3, counters, SG_COUNTERS_FD, 0) < 0) ||
@@ -109,7 +111,7 @@ __attribute__((noreturn)) static void helper_child(int from, int counters, int s
         if (counters < 0)
             (void)syscall(SYS_close, SG_COUNTERS_FD);
         sg_close_from(SG_COUNTERS_FD + 2);
-        (void)syscall(SYS_execve, g_helper_path, argv, envp);
+        (void)syscall(SYS_execve, g_helper_path, argv, g_helper_env);
         e = errno;
     }
     (void)syscall(SYS_write, SG_COUNTERS_FD + 1, &e, sizeof e);
@@ -146,8 +148,31 @@ __attribute__((noreturn)) static void helper_middle(int from, int counters, int 
     __builtin_unreachable();
 }
 
-/* Starts the helper; returns the pipe's write end, or -1 (errno set). */
-int start_drain(void)
+/* The helper's environment: to_stderr 0 sends nothing to stderr (the log
+ * alone gets it); log is STDIOGATE_LOG or NULL. */
+static void helper_environment(int to_stderr, const char *log)
+{
+    int n = 0;
+    g_helper_level[sizeof g_helper_level - 2] = (char)('0' + g_level);
+    g_helper_env[n++] = g_helper_level;
+    size_t len = log ? strlen(log) : 0;
+    if (len && len < sizeof g_helper_log - 16) {
+        memcpy(g_helper_log, "STDIOGATE_LOG=", 14);
+        memcpy(g_helper_log + 14, log, len);
+        g_helper_log[14 + len] = '\0';
+        g_helper_env[n++] = g_helper_log;
+    } else if (len) {
+        say(1, "the log's path is too long: not logging");
+    }
+    if (!to_stderr)
+        g_helper_env[n++] = g_helper_discard;
+    g_helper_env[n] = NULL;
+}
+
+/* Starts the helper, which passes what it takes to stderr (unless
+ * to_stderr is 0) and to the log (STDIOGATE_LOG, if set); returns the
+ * pipe's write end, or -1 (errno set). */
+int start_drain(int to_stderr, const char *log)
 {
     int p[2], st[2], e = 0, counters = -1;
     int from, into, st_rd, st_wr;
@@ -186,6 +211,7 @@ int start_drain(void)
     char num[24];
     const char *me = fmt_num(num + sizeof num, (unsigned long long)getpid());
     memcpy(g_helper_as, me, strlen(me) + 1);
+    helper_environment(to_stderr, log);
     /* No handler of the program's may run in the child before the exec. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &caller);
@@ -261,6 +287,19 @@ void wait_drained(void)
     char numbuf[24];
     say(3, "the helper has not passed on the startup output within ", NUM(DRAIN_WAIT_MS),
         " ms: going on");
+}
+
+/* What the helper took from the diversion, exactly (it counts every byte
+ * and newline, C stdio's own flushes included); 0 without a helper of this
+ * process's. */
+int drained_count(unsigned long long *bytes, unsigned long long *lines)
+{
+    struct sg_drain_counters *d = g_drain;
+    if (!d)
+        return 0;
+    *bytes = LOAD(d->taken);
+    *lines = LOAD(d->lines) + (LOAD(d->partial) ? 1 : 0);
+    return 1;
 }
 
 /* Does stderr need the drain (anything but a character device)? */

@@ -337,9 +337,10 @@ extern char g_helper_path[4096];
 extern int g_auto_strict;         /* lib/exec.c: start programs we cannot enter under the filter */
 void find_helper(void);
 int reap_helper(pid_t *which, int ms);
-int start_drain(void);
+int start_drain(int to_stderr, const char *log);
 void wait_drained(void);
 int stderr_needs_drain(void);
+int drained_count(unsigned long long *bytes, unsigned long long *lines);
 void helper_at_exit(void);
 void helper_fini(void);
 

@@ -21,7 +21,7 @@ setup() {
 # starts with blanks then "-", its leading "-a, --bee=ARG" part (forms of
 # repeated -v such as -vv are spelled in prose, not listed).
 options() {
-    sed -n 's/^[[:space:]]\{1,\}\(-[^[:space:]]*\(, -[^[:space:]]*\)*\).*/\1/p' |
+    sed -n 's/^[[:space:]]\{1,\}\(-[^[:space:],]*\(, -[^[:space:],]*\)*\).*/\1/p' |
         tr ',' '\n' | sed 's/^ *//; s/[= ].*//' | grep -E '^--?[a-zA-Z]' | sort -u
 }
 
@@ -106,6 +106,29 @@ complete_words() {
     touch some-file
     [ "$(complete_words "$REPO/stdiogate" -v cat some-)" = some-file ]
     [ "$(complete_words "$REPO/stdiogate" cat --disc)" = "" ]
+}
+
+@test "bash completion: --protocol's values, and the check's options after --check (#25)" {
+    [ "$(complete_words "$REPO/stdiogate" --protocol "" | tr '\n' ' ')" = "auto framed jsonl " ]
+    [ "$(complete_words "$REPO/stdiogate" --strict --protocol j)" = jsonl ]
+    [ "$(complete_words "$REPO/stdiogate" --check --protocol "" | tr '\n' ' ')" = "dap lsp mcp " ]
+    # after --check: the check's options (from stdiogate --check --help), not the wrapper's
+    "$REPO/stdiogate" --check --help | options >check-help.txt
+    complete_words "$REPO/stdiogate" --check "" >offered.txt
+    diff check-help.txt offered.txt
+    [ "$(complete_words "$REPO/stdiogate" --check --ti)" = --timeout ]
+    [ "$(complete_words "$REPO/stdiogate" --check --disc)" = "" ]
+    # an option's value is not COMMAND; then a command; then its arguments
+    complete_words "$REPO/stdiogate" --check --timeout 30 ech | grep -qx echo
+    [ "$(complete_words "$REPO/stdiogate" --check --timeout "")" = "" ]
+    # --log takes a file
+    touch log-file
+    [ "$(complete_words "$REPO/stdiogate" --log log-)" = log-file ]
+    complete_words "$REPO/stdiogate" --log log-file ech | grep -qx echo
+    # the short forms from "-h, --help"
+    complete_words "$REPO/stdiogate" - | grep -qx -- -h
+    complete_words "$REPO/stdiogate" - | grep -qx -- --help
+    complete_words "$REPO/stdiogate" - | grep -qx -- -V
 }
 
 @test "bash completion: shellcheck-clean bash" {

@@ -27,23 +27,99 @@ all_gone() {
     done <"$1"
 }
 
-@test "check: a server that never answers: timeout verdict, status 3, its process group and its daemon killed" {
-    CHECK_PIDS=$BATS_TEST_TMPDIR/pids check --timeout 2 --linger 0 -- "$SRV" silent noexit daemon
-    expect status 3 "$status"
+@test "check: a server that never answers: timed out, status 5, its process group and its daemon killed" {
+    CHECK_PIDS=$BATS_TEST_TMPDIR/pids check --timeout 1 --linger 0 -- "$SRV" silent noexit daemon
+    expect status 5 "$status"
     expect outcome no_answer "$(q .runs[0].requests[0].outcome)"
     expect reason timeout "$(q .runs[0].requests[0].reason)"
+    expect late null "$(q .runs[0].requests[0].late_ms)"
     expect answer_timeout true "$(q .runs[0].exit.answer_timeout)"
     expect exit_timeout true "$(q .runs[0].exit.exit_timeout)"
     expect killed "true true true" "$(q '[.runs[].exit.killed_by_check | tostring] | join(" ")')"
     # the daemon (its own session, not in the group) counts as left behind
     expect leftovers 1 "$(q .runs[0].exit.leftover_processes)"
-    [[ "$(q .verdict.summary)" == *"no answer within the timeout"* ]]
+    expect summary "no answer within 1 s" "$(q .verdict.summary)"
+    expect fixed_by null "$(q .verdict.fixed_by)"
+    expect config null "$(q .verdict.config)"
+    [[ "$(q .verdict.advice)" == "raise --timeout, or look at its stderr"* ]]
     # three runs, each a server and a daemon: six pids, all gone
     expect pids 6 "$(wc -l <"$BATS_TEST_TMPDIR/pids")"
     all_gone "$BATS_TEST_TMPDIR/pids"
-    check_text --timeout 2 --linger 0 -- "$SRV" silent noexit
-    [[ "$output" == *"initialize 1: NO ANSWER (timeout)"* ]]
-    [[ "$output" == *"did not exit within 2s after its stdin was closed: killed"* ]]
+    check_text --timeout 1 --linger 0 -- "$SRV" silent noexit
+    expect status 5 "$status"
+    [[ "$output" == *"initialize 1: NO ANSWER (timeout)"$'\n'* ]]
+    [[ "$output" == *"did not exit within 1s after its stdin was closed: killed"* ]]
+    [[ "$output" == *"verdict (exit status 5): no answer within 1 s."* ]]
+    [[ "$output" != *"stray"* && "$output" != *"never made"* ]]
+}
+
+@test "check: a launcher that fetches packages (npx) and never answers: the advice names the cache" {
+    mkdir bin
+    printf '#!/bin/sh\nexec "$@"\n' >bin/npx
+    chmod +x bin/npx
+    PATH=$PWD/bin:$PATH check_text --timeout 1 --linger 0 -- npx "$SRV" silent
+    expect status 5 "$status"
+    [[ "$output" == *"verdict (exit status 5): no answer within 1 s."$'\n'"raise --timeout, or run it again once npx has cached the package."* ]]
+}
+
+@test "check: an answer after --timeout in every run: timing (status 5, 'slow: the answer took'), not junk, not stray" {
+    check --timeout 1 --linger 0 -- "$SRV" slow=2000
+    expect status 5 "$status"
+    expect outcomes "no_answer no_answer no_answer" "$(q '[.runs[].requests[0].outcome] | join(" ")')"
+    # the late answer is the answer to the request made, not a stray one
+    expect stray "0 0 0" "$(q '[.runs[].stray_answers | tostring] | join(" ")')"
+    expect late "true true true" "$(q '[.runs[].requests[0].late_ms >= 2000 | tostring] | join(" ")')"
+    [[ "$(q .verdict.summary)" =~ ^"slow: the answer took "[0-9]+\.[0-9]" s (--timeout 1)"$ ]]
+    expect advice "raise --timeout and check again" "$(q .verdict.advice)"
+    expect config null "$(q .verdict.config)"
+    check_text --timeout 1 --linger 0 -- "$SRV" slow=2000
+    [[ "$output" == *"initialize 1: NO ANSWER (timeout), a late answer after "* ]]
+    [[ "$output" != *"never made"* && "$output" != *"non-protocol"* ]]
+}
+
+@test "check: runs that disagree only in timing (two slow, the third in time): timing, status 5, no --strict advice" {
+    CHECK_RUNS=$BATS_TEST_TMPDIR/runs check --timeout 1 --linger 0 -- "$SRV" slow=2000 slowruns=12
+    expect status 5 "$status"
+    expect clean "false false true" "$(q '[.runs[].clean | tostring] | join(" ")')"
+    expect fixed_by null "$(q .verdict.fixed_by)"
+    [[ "$(q .verdict.summary)" == "slow: the answer took "* ]]
+    [[ "$(q .verdict.summary)$(q .verdict.advice)" != *"strict"* ]]
+    # junk in the slow runs is named, but not judged
+    rm "$BATS_TEST_TMPDIR/runs"
+    CHECK_RUNS=$BATS_TEST_TMPDIR/runs check --timeout 1 --linger 0 -- "$SRV" banner slow=2000 slowruns=12
+    expect status 5 "$status"
+    [[ "$(q .verdict.summary)" == *"; it also wrote 20 bytes of non-protocol output (20 before the first message), to be judged once it answers in time" ]]
+    # only the strongest run slow: the verdict stands, with a note that it is timing
+    rm "$BATS_TEST_TMPDIR/runs"
+    CHECK_RUNS=$BATS_TEST_TMPDIR/runs check --timeout 1 --linger 0 -- "$SRV" slow=2000 slowruns=3
+    expect status 0 "$status"
+    expect notes "the --strict run got no answer within 1s: timing, not junk (raise --timeout)" "$(q '.verdict.notes | join("|")')"
+}
+
+@test "check: leftovers: a clean server (default mode, strict mode) leaves nothing, stdiogate's own helpers are not counted (#25)" {
+    # stderr: the default mode's drain helper runs; the strict run has its filter
+    check --linger 0 -- "$SRV" stderr
+    expect status 0 "$status"
+    expect leftovers "0 0 0" "$(q '[.runs[].exit.leftover_processes | tostring] | join(" ")')"
+    expect named "[]" "$(q -c '[.runs[].exit.leftovers[]]')"
+    check_text --linger 0 -- "$SRV" stderr
+    [[ "$output" != *"left "* ]]
+}
+
+@test "check: leftovers: a real child left behind is named (pid and command); a slow exit within the linger is not one (#25)" {
+    CHECK_PIDS=$BATS_TEST_TMPDIR/pids check --linger 0 -- "$SRV" sleeper
+    expect status 0 "$status"
+    expect leftovers "1 1 1" "$(q '[.runs[].exit.leftover_processes | tostring] | join(" ")')"
+    expect names "sleep sleep sleep" "$(q '[.runs[].exit.leftovers[].name] | join(" ")')"
+    # the pid named is the sleeper's (the second pid each run recorded), and it is gone
+    expect pids "$(sed -n 2p pids) $(sed -n 4p pids) $(sed -n 6p pids)" "$(q '[.runs[].exit.leftovers[].pid | tostring] | join(" ")')"
+    all_gone "$BATS_TEST_TMPDIR/pids"
+    check_text --linger 0 -- "$SRV" sleeper
+    [[ "$output" =~ "left 1 process running, killed: pid "[0-9]+" (sleep)" ]]
+    # a child that exits 200 ms after the server: its own slow exit, within the linger
+    check --linger 2 -- "$SRV" slowchild
+    expect status 0 "$status"
+    expect slow_exit "0 0 0" "$(q '[.runs[].exit.leftover_processes | tostring] | join(" ")')"
 }
 
 @test "check: 100 MiB on stdout: every byte counted, memory bounded, the stretch list truncated with a count" {

@@ -69,14 +69,14 @@ setup() {
     expect gated_junk 0 "$(q .runs[1].stdout.junk_bytes)"
     expect gated_stderr 'check_srv: starting\n' "$(q .runs[1].stderr.first_bytes)"
     expect gated_answers "result result result result" "$(q '[.runs[1].requests[].outcome] | join(" ")')"
-    expect config_command stdiogate "$(q .verdict.config.command)"
+    expect config_command "$(realpath "$GATE")" "$(q .verdict.config.command)"
     expect config_args "[\"$SRV\",\"banner\"]" "$(q -c .verdict.config.args)"
 
     check_text --linger 0 -- "$SRV" banner
     expect text_status 1 "$status"
     [[ "$output" == *'before the first message, offset 0, 20 bytes: "check_srv: starting\n"'* ]]
     [[ "$output" == *"verdict (exit status 1)"*"the default gate keeps them off the wire"* ]]
-    [[ "$output" == *"\"command\": \"stdiogate\", \"args\": [\"$SRV\", \"banner\"]"* ]]
+    [[ "$output" == *"\"command\": \"$(realpath "$GATE")\", \"args\": [\"$SRV\", \"banner\"]"* ]]
 }
 
 @test "check: through a launcher (sh -c): named as one, the gate follows the server, status 1" {
@@ -85,10 +85,32 @@ setup() {
     expect launcher "a shell" "$(q .program.launcher)"
     expect first_bytes 'launcher says hi\ncheck_srv: starting\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
     expect gated_clean true "$(q .runs[1].clean)"
-    expect config "[\"sh\",\"-c\",\"echo launcher says hi; exec $SRV banner\"]" "$(q -c .verdict.config.args)"
+    expect config "[\"$(type -P sh)\",\"-c\",\"echo launcher says hi; exec $SRV banner\"]" "$(q -c .verdict.config.args)"
     check_text --linger 0 -- sh -c "echo launcher says hi; exec $SRV banner"
     [[ "$output" == *"a launcher (a shell): the server runs under it"* ]]
     [[ "$output" == *"run 1, unwrapped: sh -c 'echo launcher says hi; exec $SRV banner'"* ]]
+}
+
+@test "check: the printed entry names stdiogate by its real path and COMMAND as a client must (absolute) (#25)" {
+    mkdir bin sub
+    cp "$SRV" bin/srv
+    ln -s "$GATE" sub/gate
+    printf 'x\n' >data.txt
+    # COMMAND found through PATH, a relative file argument, a package name, a -m module, an option
+    cd sub
+    PATH=$BATS_TEST_TMPDIR/bin:$PATH GATE=./gate check --linger 0 -- srv banner -- ../data.txt @scope/pkg -m data.txt --flag
+    expect status 1 "$status"
+    expect command "$(realpath "$GATE")" "$(q .verdict.config.command)"
+    [[ "$(q .verdict.config.command)" == /* ]]
+    expect args "[\"$BATS_TEST_TMPDIR/bin/srv\",\"banner\",\"--\",\"$BATS_TEST_TMPDIR/sub/../data.txt\",\"@scope/pkg\",\"-m\",\"data.txt\",\"--flag\"]" \
+        "$(q -c .verdict.config.args)"
+    # a clean server: no stdiogate, but COMMAND absolute too; ./ dropped
+    cd ..
+    check --linger 0 -- ./bin/srv
+    expect status 0 "$status"
+    expect command "$BATS_TEST_TMPDIR/bin/srv" "$(q .verdict.config.command)"
+    check_text --linger 0 -- ./bin/srv banner
+    [[ "$output" == *$'\n'"  \"command\": \"$(realpath "$GATE")\", \"args\": [\"$BATS_TEST_TMPDIR/bin/srv\", \"banner\"]" ]]
 }
 
 @test "check: junk glued to the first answer: the answer still counts, status 1" {

@@ -136,6 +136,19 @@ on_pty() {
     assert_status 0
     assert_stdout_has printf-junk write-junk system-junk
     grep -qF core-srv-ready "$BATS_TEST_TMPDIR/pty"   # stderr is the terminal
+    # the default level says so, once, in the wrapper's words
+    unset STDIOGATE_DEBUG
+    on_pty --gate --line "$INIT" -- "$SRV" read printf write system stderr-mark
+    assert_status 0
+    tr -d '\r' <"$BATS_TEST_TMPDIR/pty" >"$BATS_TEST_TMPDIR/pty.lf"
+    note="stdiogate: stderr is a terminal: the server's startup output goes to /dev/null (redirect stderr to a file, 2>server.log, to keep it)"
+    [ "$(grep -cxF "$note" "$BATS_TEST_TMPDIR/pty.lf")" = 1 ] || { cat -v "$BATS_TEST_TMPDIR/pty"; false; }
+    [ "$(grep -c stdiogate "$BATS_TEST_TMPDIR/pty.lf")" = 1 ]
+    # not with --discard (asked for), not at level 0
+    STDIOGATE_DISCARD=1 on_pty --gate --line "$INIT" -- "$SRV" read write stderr-mark
+    ! grep -qF "stderr is a terminal" "$BATS_TEST_TMPDIR/pty"
+    STDIOGATE_DEBUG=0 on_pty --gate --line "$INIT" -- "$SRV" read write stderr-mark
+    ! grep -qF "stderr is a terminal" "$BATS_TEST_TMPDIR/pty"
     STDIOGATE_DEBUG=2 on_pty --gate --line "$INIT" -- "$SRV" read printf write system stderr-mark
     assert_status 0
     grep -qF core-srv-ready "$BATS_TEST_TMPDIR/pty"

@@ -30,20 +30,69 @@ assert_prefix_pid() {
     [ "$(grep -n 'gate opened' "$ERR" | cut -d: -f1)" -gt "$(grep -n write-junk "$ERR" | cut -d: -f1)" ]
 }
 
-# write-junk is 11 bytes, 1 line, by write(2): counted; printf-junk sits in
-# C stdio's buffer and is flushed by glibc itself: on stderr, not counted.
-@test "diagnostics: level 2 sums up in one line what the diversion took, counting what went through write" {
+# write-junk is 11 bytes, 1 line, by write(2); printf-junk (12 bytes) sits in
+# C stdio's buffer and is flushed by glibc itself.  Through the helper (stderr
+# a file or a pipe) the count is exact: the helper took every byte.  To
+# /dev/null only what went through write is counted: "at least".
+@test "diagnostics: level 2 sums up in one line what the diversion took: the helper's exact count" {
     JUNK=(write-junk printf-junk)
     STDIOGATE_DEBUG=2 diverted --line "$INIT" -- "$SRV" read write write printf stderr-mark
     assert_frames "$(answer 0 initialize)"
     [ "$(grep -c '^write-junk$' "$ERR")" -eq 2 ] || { show_run; false; }
-    assert_stderr_has "diverted to stderr: at least 22 bytes in 2 lines"
+    assert_stderr_has "]: diverted to stderr: 34 bytes in 3 lines"
+    assert_stderr_lacks "at least"
     [ "$(grep -c 'diverted to' "$ERR")" -eq 1 ] || { show_run; false; }
     # it follows the gate's opening
     [ "$(grep -n 'diverted to' "$ERR" | cut -d: -f1)" -gt "$(grep -n 'gate opened' "$ERR" | cut -d: -f1)" ]
     STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write printf stderr-mark
     assert_frames "$(answer 0 initialize)"
     assert_stderr_has "diverted to /dev/null: at least 11 bytes in 1 line"
+    grep -q "diverted to /dev/null: at least 11 bytes in 1 line\$" "$ERR"
+    # one line: singular
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read printf stderr-mark
+    grep -q "]: diverted to stderr: 12 bytes in 1 line\$" "$ERR" || { show_run; false; }
+    # nothing through write, to /dev/null: said so, not "at least 0 bytes in 0 lines"
+    STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read printf stderr-mark
+    assert_stderr_lacks "at least 0"
+    assert_stderr_has "diverted to /dev/null: nothing that went through write (C stdio's own flushes are not counted)"
+}
+
+@test "diagnostics: level 2 speaks of no descriptor or device:inode; level 3 does" {
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    if grep -E 'descriptor [0-9]|[0-9]+:[0-9]+' "$ERR" | grep stdiogate; then show_run; false; fi
+    grep -q "^stdiogate\[[0-9]*\]: preloading .*, running $SRV\$" "$ERR" || { show_run; false; }
+    STDIOGATE_DEBUG=3 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_stderr_has "the wire is kept at descriptor " "]: the wire is device:inode "
+}
+
+# --log FILE / STDIOGATE_LOG=FILE: the helper appends what it takes to FILE,
+# each line prefixed with the server's name and pid, as well as stderr;
+# with --discard, FILE alone gets it.  Complete when the server has exited.
+@test "log: STDIOGATE_LOG appends the startup output, each line prefixed NAME[PID]:, as well as stderr; --discard: the log only (#25)" {
+    JUNK=(write-junk printf-junk)
+    printf 'an earlier line\n' >"$BATS_TEST_TMPDIR/log"
+    STDIOGATE_LOG=$BATS_TEST_TMPDIR/log diverted --line "$INIT" -- "$SRV" read write write printf stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    pid=$(sed -n 's/^core-srv-ready pid=\([0-9]*\)$/\1/p' "$ERR")
+    printf 'an earlier line\ncore_srv[%s]: write-junk\ncore_srv[%s]: write-junk\ncore_srv[%s]: printf-junk\n' \
+        "$pid" "$pid" "$pid" >"$BATS_TEST_TMPDIR/want"
+    cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/log" || { cat -A "$BATS_TEST_TMPDIR/log"; false; }
+    # --discard: off stderr, in the log
+    rm "$BATS_TEST_TMPDIR/log"
+    STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 STDIOGATE_LOG=$BATS_TEST_TMPDIR/log \
+        gated --line "$INIT" -- "$SRV" read write printf stderr-mark
+    assert_frames "$(answer 0 initialize)"
+    assert_stderr_lacks write-junk printf-junk
+    assert_stderr_has "diverting stdout to the log" "diverted to the log: 23 bytes in 2 lines"
+    pid=$(sed -n 's/^core-srv-ready pid=\([0-9]*\)$/\1/p' "$ERR")
+    printf 'core_srv[%s]: write-junk\ncore_srv[%s]: printf-junk\n' "$pid" "$pid" >"$BATS_TEST_TMPDIR/want"
+    cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/log" || { cat -A "$BATS_TEST_TMPDIR/log"; false; }
+    # without the variable, no log and the old behaviour
+    rm "$BATS_TEST_TMPDIR/log"
+    STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write stderr-mark
+    assert_stderr_has "diverting stdout to /dev/null"
+    [ ! -e "$BATS_TEST_TMPDIR/log" ]
 }
 
 @test "diagnostics: level 2 with --discard semantics says /dev/null" {

@@ -73,7 +73,7 @@ SH
     ( STDIOGATE_DEBUG=2 STDIOGATE_DISCARD=1 "$REPO/stdiogate-filter" -- sh -c 'read x; echo junk1' 2>&1 >&3 3>&- \
         </dev/null | cat >err ) 3>&1 | cat >out
     cat err >&2
-    grep -q "6 bytes of junk in 1 lines diverted to /dev/null" err
+    grep -q "6 bytes of junk in 1 line diverted to /dev/null" err
     if grep -q junk1 err out; then false; fi
 }
 

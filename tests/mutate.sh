@@ -47,7 +47,7 @@ set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The library is shim.c and the files under lib/.
-SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')protocol/detect.h filter.c check/main.c check/wrapper.c check/report.c inspect.c stdiogate"
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')protocol/detect.h filter.c check/main.c check/wrapper.c check/report.c inspect.c inspect.h stdiogate"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation) or take minutes (real servers from npm).
 # A source file's FIRST list may name one of them (detect.h: the detector's
@@ -57,11 +57,12 @@ SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint
 # that file runs them before the rest of the default set.
 first_files() {
     case $1 in
+        lib/exec.c) echo "families_exec.bats strict_auto.bats setups_wrapper.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
         check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
-        inspect.c) echo "mutants_inspect.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
+        inspect.c|inspect.h) echo "mutants_inspect.bats strict_auto.bats families_exec.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
         stdiogate) echo "wrapper.bats strict_wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
     esac
 }
@@ -137,7 +138,18 @@ shim.c | say-blocks | the library's diagnostics wait for room on a full stderr p
 lib/helper.c | helper-never-reaped | the library never reaps the helper's parent (a zombie where pid 1 does not reap) |     if (pid <= 0 || in_vfork_child())\n        return 1; |     if (1)\n        return 1;
 lib/helper.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (the helper outlives the server, unreaped) |         end_diversion(); |         if (0)\n            end_diversion();
 lib/exec.c | strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && n == marker_wire_len(g_marker) && |     return is_marker(e) \|\| (g_marker[0] && n == marker_wire_len(g_marker)) \|\|
-lib/exec.c | musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     return path[0] && runs_foreign_loader(path); |     return 0 && runs_foreign_loader(path);
+lib/exec.c | musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     x->foreign = ours && (kind & RUNS_FOREIGN); |     x->foreign = 0 && (kind & RUNS_FOREIGN);
+lib/exec.c | auto-strict-never | a program the library cannot enter gets the wire unguarded at exec |     x->filter = deep && (kind & RUNS_UNGUARDED); |     x->filter = 0 && (kind & RUNS_UNGUARDED);
+lib/exec.c | auto-strict-ignores-opt-out | STDIOGATE_AUTO_STRICT=0 does not stop the filter at exec |     int deep = x->hand && LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0]; |     int deep = x->hand && g_helper_path[0] && argv && argv[0];
+lib/exec.c | auto-strict-when-not-handing | a program that does not get the wire (the gate is open, or fd 1 is not the diversion) is filtered too |     int deep = x->hand && LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0]; |     int deep = LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0];
+lib/exec.c | auto-strict-static-missed | a static program is not recognised at exec |         *why = "a static program"; |         *why = NULL;
+lib/exec.c | auto-strict-go-missed | a dynamically linked Go program (cgo) is not recognised at exec |     else if (sg_elf_go_note(fd, &e)) |     else if (0 && sg_elf_go_note(fd, &e))
+lib/exec.c | auto-strict-bun-missed | a Bun program is not recognised at exec |     else if ((sg_elf_section_names(fd, &e) & bun) == bun) |     else if ((sg_elf_section_names(fd, &e) & bun) == bun + 1)
+lib/exec.c | auto-strict-musl-missed | a musl program gets the wire unguarded at exec |             return RUNS_FOREIGN;\n        return RUNS_FOREIGN \| RUNS_UNGUARDED; |             return RUNS_FOREIGN;\n        return RUNS_FOREIGN;
+lib/exec.c | auto-strict-script-level | a #! script is judged by its own file, not its interpreter |         at = interp; |         (void)interp;
+lib/exec.c | spawn-actions-ignored | a posix_spawn whose file actions point fd 1 elsewhere is filtered anyway |         if (a[i].tag == g_spawn_dup2_tag ? a[i].action.dup2_action.newfd == 1 |         if (a[i].tag == g_spawn_dup2_tag ? a[i].action.dup2_action.newfd == -7
+lib/exec.c | filter-argv-shifted | the filtered program gets the filter's "--" as its argv[0] |     memcpy(f + 4, argv, (argc + 1) * sizeof *argv); |     memcpy(f + 3, argv, (argc + 1) * sizeof *argv);
+lib/exec.c | filter-no-fallback | a filter that cannot be exec'd makes the exec fail |     REAL(execve)(g_helper_path, f, env); |     if (REAL(execve)(g_helper_path, f, env) < 0) _exit(127);
 shim.c | debug-not-fixed | an invalid STDIOGATE_DEBUG is warned about in every process of the tree |     putenv(fixed); |     (void)fixed;
 # ---- the library: the fail-safe's hold (lib/failsafe.c; the mutations of the
 # older fail-safe that these replace no longer applied), open_gate_with and
@@ -212,7 +224,7 @@ filter.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |           
 filter.c equivalent | filter-junk-overtakes | new junk is written before the junk still queued for stderr |     if (g_backlog.len == 0) {   /* else the new junk queues behind the old */ |     if (1) {   /* else the new junk queues behind the old */
 filter.c | filter-client-gone-ignored | the filter goes on after the client closed the wire (EPIPE retried) |             if (errno == EINTR)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */ |             if (errno == EINTR || errno == EPIPE)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */
 # ---- check/*.c: stdiogate-check (--inspect, --wrapper, --environment, --check)
-check/wrapper.c | check-no-drop | a program whose loader cannot load the library still gets it (status 1, not 2) |     return sg_drop_library(&r) ? 2 : 1; |     return 1;
+check/wrapper.c | check-no-drop | a program whose loader cannot load the library still gets it (status 1, not 2) |     return sg_drop_library(r) ? 2 : 1; |     return 1;
 check/wrapper.c | check-strict-warns | under --strict the step-aside warnings are still printed |     if (!quiet)\n        fprintf(stderr, "stdiogate: warning: %s\\n", line); |     if (!quiet || 1)\n        fprintf(stderr, "stdiogate: warning: %s\\n", line);
 check/wrapper.c | check-warning-order | a static Go program is called a Go program, not a static one |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_STATIC, SG_GO, SG_BUN }; |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_GO, SG_STATIC, SG_BUN };
 check/wrapper.c | check-debug-uncapped | -vvvv gives STDIOGATE_DEBUG=5 |         int wanted = verbosity + 1 > 4 ? 4 : verbosity + 1; |         int wanted = verbosity > 4 ? 4 : verbosity + 1;
@@ -231,8 +243,12 @@ check/report.c | check-errors-clean | a run with wrong ids or missing answers co
 check/report.c | check-exit-junk-unsaid | junk at exit is left out of the description |     for (int phase = PHASE_BEFORE; phase <= PHASE_EXIT && k < cap; phase++) { |     for (int phase = PHASE_BEFORE; phase < PHASE_EXIT && k < cap; phase++) {
 check/report.c | check-malformed-ok | a malformed answer is not a protocol error |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID ||\n            r->req[i].outcome == OUT_MALFORMED) |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID)
 # ---- inspect.c: what the wrapper can tell about a program before it runs it
-inspect.c | inspect-go-note-type | the Go build ID note (type 4) is not recognised |         if (type == 4 && (namesz == 3 || namesz == 4) && memcmp(p + 12, "Go", 3) == 0) |         if (type == 3 && (namesz == 3 || namesz == 4) && memcmp(p + 12, "Go", 3) == 0)
-inspect.c | inspect-bun-one-section | a .bun section alone (without .bun_builtins) makes a Bun program |     if (bun == 3)   /* both, as the library's own check wants */ |     if (bun)   /* both, as the library's own check wants */
+check/wrapper.c | wrapper-never-chooses | a COMMAND the library cannot enter runs unguarded: the wrapper never picks the filter |     int chosen = known && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter); |     int chosen = 0 && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter);
+check/wrapper.c | wrapper-ignores-opt-out | --gate-only still gets the filter for COMMAND |     if ((a && strcmp(a, "0") == 0) \|\| !(finding = main_finding(r->findings))) |     if (!(finding = main_finding(r->findings)))
+filter.c | filter-path-ignored | --path is ignored: argv[0] is searched in PATH instead of the file the library resolved |     if (path)\n        execv(path, argv); |     if (0)\n        execv(path, argv);
+inspect.h | inspect-go-note-type | the Go build ID note (type 4) is not recognised |             if (sg_elf_word(p + 8, 4, e->big) == 4 && (namesz == 3 || namesz == 4) && |             if (sg_elf_word(p + 8, 4, e->big) == 3 && (namesz == 3 || namesz == 4) &&
+inspect.c | inspect-bun-one-section | a .bun section alone (without .bun_builtins) makes a Bun program |     if ((names & (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS)) == (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS)) |     if (names & (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS))
+inspect.h | section-name-prefix | a section name that only begins with ".bun" counts as .bun |                 if (wlen < sizeof word && wlen == strlen(names[k]) && memcmp(word, names[k], wlen) == 0) |                 if (wlen < sizeof word && wlen >= strlen(names[k]) && memcmp(word, names[k], strlen(names[k])) == 0)
 inspect.c | inspect-setuid-mine | a setuid program owned by the caller is warned about (ld.so keeps LD_PRELOAD for it) |     if ((st.st_mode & S_ISUID) && st.st_uid != getuid()) |     if (st.st_mode & S_ISUID)
 inspect.c | inspect-setgid-noexec | a setgid bit without group execute (mandatory locking, not setgid) is warned about |     if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid()) |     if ((st.st_mode & S_ISGID) && st.st_gid != getgid())
 inspect.c | inspect-podman-unseen | podman is not known as a container CLI |     return strcmp(base, "docker") == 0 || strcmp(base, "podman") == 0 || |     return strcmp(base, "docker") == 0 ||
@@ -241,7 +257,7 @@ inspect.c | inspect-env-assignment | #!/usr/bin/env VAR=x NAME inspects VAR=x, n
 inspect.c | inspect-env-option-value | #!/usr/bin/env -u VAR NAME inspects VAR, not NAME |         if (strcmp(word, "-u") == 0 || strcmp(word, "-C") == 0 || strcmp(word, "-P") == 0) { |         if (strcmp(word, "-C") == 0 || strcmp(word, "-P") == 0) {
 inspect.c | inspect-script-unseen | a #! script is judged as itself, not by its interpreter |     if (n >= 2 && line[0] == '#' && line[1] == '!') { |     if (0) {
 inspect.c | inspect-env-unseen | #!/usr/bin/env NAME is judged by env, not NAME |     if (strcmp(base ? base + 1 : interp, "env") != 0) { |     if (1 || strcmp(base ? base + 1 : interp, "env") != 0) {
-inspect.c | inspect-notes-first | only the first program header is looked at for a Go note |     for (unsigned i = 0; i < e->phnum && !found; i++) {\n        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || len > 65536) |     for (unsigned i = 0; i < 1 && !found; i++) {\n        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || len > 65536)
+inspect.h | inspect-notes-first | only the first program header is looked at for a Go note |     for (unsigned i = 0; i < e->phnum && i < 4096; i++) {\n        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || off > (1ULL << 40)) |     for (unsigned i = 0; i < 1 && i < 4096; i++) {\n        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || off > (1ULL << 40))
 # ---- stdiogate: the wrapper
 stdiogate | wrapper-version-stderr | --version goes to stderr |         --version) echo "stdiogate $version"; exit 0 ;; |         --version) echo "stdiogate $version" >&2; exit 0 ;;
 stdiogate | wrapper-126-for-127 | a command not found exits 126 |     127) die 127 "$1: command not found" ;; |     127) die 126 "$1: command not found" ;;

@@ -189,6 +189,29 @@ auto_case() {
     assert_stderr_lacks "strict"
 }
 
+@test "auto strict: a posix_spawn whose file actions point fd 1 at a pipe (Python capturing a musl program) is not filtered" {
+    local captured
+    session --mcp -- "$PYTHON" "$FIX/auto_pylaunch.py" capture "$BIN/setups_srv_musl" 128 "$BIN/tree_server"
+    assert_status 0
+    captured=$(grep '^auto_pylaunch: captured' "$ERR")
+    [[ "$captured" == *"setups-junk 00000001"*'{"jsonrpc":"2.0","id":0,"result":{"echo":"initialize"}}'* ]] || { show_run; false; }
+    STDIOGATE_DEBUG=2 session --mcp -- "$ROOT/stdiogate" "$PYTHON" "$FIX/auto_pylaunch.py" capture "$BIN/setups_srv_musl" 128 "$BIN/tree_server"
+    assert_status 0
+    assert_stderr_has "$captured"
+    assert_stderr_lacks "starting it under the strict filter"
+}
+
+@test "auto strict: an argv[0] that is not the program's file (bash exec -a) stays the program's" {
+    # The filter execs the file the library resolved, with the argv it was
+    # given: argv[0] is no name to search for.
+    session --mcp -- bash -c 'exec -a renamed-server "$0"' "$BIN/tree_server_static"
+    assert_status 0
+    STDIOGATE_DEBUG=2 session --mcp -- "$ROOT/stdiogate" bash -c 'exec -a renamed-server "$0"' "$BIN/tree_server_static"
+    assert_status 0
+    assert_stdout_lacks JUNK
+    assert_stderr_has JUNK-server-write "tree_server_static is a static program: starting it under the strict filter"
+}
+
 @test "auto strict: a filtered static launcher that execs a static server: one filter for the tree" {
     # tree_exec_static (static: sh starts it under the filter) execs the
     # static server with a raw exec: no library, no second filter.

@@ -119,7 +119,7 @@ fault() {
     # (the junk has no newline: the filter's exit line follows it on its line)
     junk=$(sed -E 's/stdiogate\[[0-9]+\]: .*//' "$ERR" | tr -cd j | wc -c)
     [ "$junk" -eq 300000 ] || { echo "junk on stderr: $junk bytes" >&2; show_run; return 1; }
-    grep -q "strict: end of the server's output; 300000 bytes of junk in 1 lines diverted to stderr, 0 of them dropped" "$ERR" ||
+    grep -q "strict: end of the server's output; 300000 bytes of junk in 1 line diverted to stderr, 0 of them dropped" "$ERR" ||
         { show_run; return 1; }
     assert_no_filter "$TAG"
 }

@@ -110,7 +110,7 @@ sys.exit(0 if junk in err else 1)' "$ERR" || { echo "binary junk not on stderr" 
 @test "strict: 8 MiB answers pass byte for byte, junk around them goes to stderr (pipes and sockets)" {
   for how in --no-sockets --sockets; do
     JUNK=('"event": "handling request"' "py-request-junk ping")
-    gated ${how/--no-sockets/} --line "$INIT" --line "$PING" -- "$PYTHON" "$SRV" big=8388608 log print
+    gated ${how/--no-sockets/} --timeout 120 --line "$INIT" --line "$PING" -- "$PYTHON" "$SRV" big=8388608 log print
     assert_status 0
     assert_junk_on_stderr
     want=$BATS_TEST_TMPDIR/want-big
@@ -206,7 +206,7 @@ sys.stdout.write("junk after\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "result
 
 @test "strict: 3 MiB LSP frames (bodies spliced) pass byte for byte, junk between them goes to stderr (pipes and sockets)" {
   for how in --no-sockets --sockets; do
-    gated ${how/--no-sockets/} --framing lsp --lsp "$LSP_INIT" --lsp "$SHUTDOWN" -- "$PYTHON" "$SRV" framed big=3145728
+    gated ${how/--no-sockets/} --timeout 120 --framing lsp --lsp "$LSP_INIT" --lsp "$SHUTDOWN" -- "$PYTHON" "$SRV" framed big=3145728
     assert_status 0
     [ "$(grep -c lsp-junk-between "$ERR")" -eq 2 ]
     want=$BATS_TEST_TMPDIR/want-lsp

@@ -176,8 +176,32 @@ run_synced() {
     run_synced env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" --strict -- sh -c "$srv"
     [[ "$stderr" == *"strict: end of the server's output; 11 bytes of junk in 2 lines diverted to stderr, 0 of them dropped"* ]]
     run_synced env STDIOGATE_DEBUG=2 "$ROOT/stdiogate" --strict --discard -- sh -c 'read x; echo junk1'
-    [[ "$stderr" == *"6 bytes of junk in 1 lines diverted to /dev/null"* ]]
+    [[ "$stderr" == *"6 bytes of junk in 1 line diverted to /dev/null"* ]]
     [[ "$stderr" != *"junk1"* ]]
+}
+
+@test "strict --log FILE: the junk appended, each line prefixed NAME[PID]:, as well as stderr; --discard: the log only (#25)" {
+    cd "$BATS_TEST_TMPDIR"
+    printf 'an earlier line\n' >log
+    srv='echo $$ >pid; read x; echo junk1; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"; printf junk2'
+    run_synced "$ROOT/stdiogate" --strict --log log -- sh -c "$srv"
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"jsonrpc":"2.0","id":1,"result":{}}' ]
+    [ "$stderr" = "$(printf 'junk1\njunk2')" ]
+    # the last line, without its newline on stderr, ends its line in the log
+    printf 'an earlier line\nsh[%s]: junk1\nsh[%s]: junk2\n' "$(cat pid)" "$(cat pid)" >want
+    cmp want log || { cat -A log; false; }
+    # --discard and STDIOGATE_LOG, relative: named from the wrapper's directory
+    mkdir sub
+    rm log
+    cd sub
+    STDIOGATE_LOG=../log run_synced "$ROOT/stdiogate" --strict --discard -- sh -c "cd /; ${srv/>pid/>$BATS_TEST_TMPDIR/pid}"
+    cd ..
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"jsonrpc":"2.0","id":1,"result":{}}' ]
+    [ -z "$stderr" ]
+    printf 'sh[%s]: junk1\nsh[%s]: junk2\n' "$(cat pid)" "$(cat pid)" >want
+    cmp want log || { cat -A log; false; }
 }
 
 @test "strict install: the filter goes beside the library, the installed wrapper finds it, uninstall removes it" {

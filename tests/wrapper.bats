@@ -121,6 +121,34 @@ env_of() {
     [ "$stderr" = "stdiogate: tool: permission denied (not executable)" ]
 }
 
+@test "an empty COMMAND: 'empty command', status 127 (as stdbuf)" {
+    run -127 --separate-stderr "$STUB/stdiogate" ""
+    [ -z "$output" ]
+    [ "$stderr" = "stdiogate: empty command" ]
+    run -127 --separate-stderr "$STUB/stdiogate" -v -- "" arg
+    [ "$stderr" = "stdiogate: empty command" ]
+}
+
+@test "a #! script whose interpreter is missing or not executable: named, status 127 or 126 (as the shell)" {
+    printf '#!/usr/bin/nosuch-interpreter\necho hi\n' >x
+    printf '#!%s/notexec -a\necho hi\n' "$BATS_TEST_TMPDIR" >y
+    printf '#!/bin/sh\n' >notexec
+    chmod +x x y
+    run -127 --separate-stderr "$STUB/stdiogate" ./x
+    [ -z "$output" ]
+    [ "$stderr" = "stdiogate: ./x: bad interpreter /usr/bin/nosuch-interpreter: not found" ]
+    run -126 --separate-stderr "$STUB/stdiogate" -v ./y
+    [ "$stderr" = "stdiogate: ./y: bad interpreter $BATS_TEST_TMPDIR/notexec: not executable" ]
+    # the shell's own statuses, for the record
+    run -127 sh -c ./x
+    run -126 sh -c ./y
+    # a good interpreter is not in the way
+    printf '#!/bin/sh\necho ran >&2\n' >z
+    chmod +x z
+    run --separate-stderr "$STUB/stdiogate" ./z
+    [ "$status" -eq 0 ] && [ "$stderr" = ran ]
+}
+
 @test "PATH search skips a non-executable file, as execvp does" {
     mkdir a b
     printf '#!/bin/sh\necho a >&2\n' >a/tool
@@ -137,7 +165,7 @@ env_of() {
     run --separate-stderr alone/stdiogate --help
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
-    [[ "${lines[0]}" == "Usage: stdiogate [-v]... [--discard] [--strict [--protocol auto|jsonl|framed] | --gate-only] [--] COMMAND [ARG]..." ]]
+    [[ "${lines[0]}" == "Usage: stdiogate [-v]... [--discard] [--log FILE] [--strict [--protocol auto|jsonl|framed] | --gate-only] [--] COMMAND [ARG]..." ]]
     [[ "$output" == *"--discard"* ]]
     [[ "$output" == *"--check ..."* ]]
     run --separate-stderr alone/stdiogate --version
@@ -145,6 +173,14 @@ env_of() {
     [ -z "$stderr" ]
     version=$(sed -n 's/^## \([0-9][^ ]*\) - .*/\1/p' "$REPO/CHANGELOG.md" | head -1)
     [ "$output" = "stdiogate $version" ]
+    # -h and -V: the short forms, byte for byte the same
+    alone/stdiogate --help >long.txt
+    alone/stdiogate -h >short.txt
+    cmp long.txt short.txt
+    [ "$(alone/stdiogate -V 2>&1)" = "stdiogate $version" ]
+    run --separate-stderr "$REPO/stdiogate" --check -h
+    [ "$status" -eq 0 ] && [ -z "$stderr" ]
+    [[ "${lines[0]}" == "Usage: stdiogate --check "* ]]
 }
 
 @test "-- ends the options; options after COMMAND are COMMAND's" {
@@ -182,8 +218,10 @@ env_of() {
     [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
     PYTHONUNBUFFERED=0 "$STUB/stdiogate" env >env.txt
     [ "$(env_of PYTHONUNBUFFERED env.txt)" = 0 ]
+    # empty is unset to Python: set, or its startup prints stay buffered
     PYTHONUNBUFFERED= "$STUB/stdiogate" env >env.txt
-    grep -qx 'PYTHONUNBUFFERED=' env.txt
+    [ "$(grep -c '^PYTHONUNBUFFERED=' env.txt)" = 1 ]
+    [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
 }
 
 @test "STDIOGATE_WIRE is the identity of the wrapper's own stdout (file, pipe)" {
@@ -227,7 +265,25 @@ env_of() {
     run --separate-stderr "$STUB/stdiogate" -vvv true
     [ "$status" -eq 0 ]
     [ -z "$output" ]
-    [[ "$stderr" == "stdiogate["*"]: preloading $STUB/libstdiogate.so, wire "* ]]
+    [[ "$stderr" == "stdiogate["*"]: preloading $STUB/libstdiogate.so, running $(type -P true)"$'\n'"stdiogate["*"]: the wire is device:inode "*:* ]]
+}
+
+@test "--log FILE and STDIOGATE_LOG=FILE: exported, absolute from the wrapper's directory (#25)" {
+    unset STDIOGATE_LOG
+    "$STUB/stdiogate" env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = "<unset>" ]
+    "$STUB/stdiogate" --log server.log env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = "$PWD/server.log" ]
+    "$STUB/stdiogate" --log=/var/tmp/x.log env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = /var/tmp/x.log ]
+    STDIOGATE_LOG=rel/y.log "$STUB/stdiogate" env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = "$PWD/rel/y.log" ]
+    # the option wins over the variable
+    STDIOGATE_LOG=/a "$STUB/stdiogate" --log /b env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = /b ]
+    run -125 --separate-stderr "$STUB/stdiogate" --log
+    [ "$stderr" = "stdiogate: --log takes a FILE" ]
+    [ -z "$output" ]
 }
 
 @test "--discard sets STDIOGATE_DISCARD=1" {
