@@ -46,11 +46,18 @@ teardown() {
     [ -z "${REGISTRY_PID:-}" ] || kill "$REGISTRY_PID" 2>/dev/null || true
 }
 
+# to_eof COMMAND...: its stdout in out and its stderr in err, each read to its
+# end: under --strict the filter, a child of the server, may write after the
+# server has exited, so waiting for the process is not enough.
+to_eof() {
+    { "$@" 2>&1 >&3 3>&- | cat >err; } 3>&1 | cat >out
+}
+
 # serve STDIOGATE [OPTION]...: the example server under it, given one
 # initialize: the answer alone, byte for byte, on stdout, the startup chatter
 # on stderr.
 serve() {
-    printf '%s\n' "$INIT" | timeout 30 "$@" "$SERVER" >out 2>err
+    printf '%s\n' "$INIT" | to_eof timeout 30 "$@" "$SERVER"
     printf '%s\n' "$ANSWER" >expected
     cmp expected out || { echo "stdout:"; cat out; echo "stderr:"; cat err; return 1; }
     grep -q '^Starting noisy-server 1.0 in stdio mode' err
@@ -135,8 +142,8 @@ registry() {
              --no-python-downloads)
     "$UV_BIN/uv" tool install -q "${uvflags[@]}" "$WHEEL"
     PATH="$PWD/bin:$PATH" exercise stdiogate
-    printf '%s\n' "$INIT" | timeout 60 "$UV_BIN/uvx" -q "${uvflags[@]}" --from "$WHEEL" \
-        stdiogate "$SERVER" >out 2>err
+    printf '%s\n' "$INIT" | to_eof timeout 60 "$UV_BIN/uvx" -q "${uvflags[@]}" --from "$WHEEL" \
+        stdiogate "$SERVER"
     cmp expected out
     grep -q '^Starting noisy-server 1.0 in stdio mode' err
     [ "$("$UV_BIN/uvx" -q "${uvflags[@]}" --from "$WHEEL" stdiogate --version)" = "stdiogate $VERSION" ]
@@ -151,8 +158,8 @@ registry() {
 }
 
 @test "npm: npx of the tarballs (offline) runs stdiogate" {
-    printf '%s\n' "$INIT" | timeout 60 npx -y --offline --package "$NPM_MAIN" --package "$NPM_X64" -- \
-        stdiogate "$SERVER" >out 2>err
+    printf '%s\n' "$INIT" | to_eof timeout 60 npx -y --offline --package "$NPM_MAIN" --package "$NPM_X64" -- \
+        stdiogate "$SERVER"
     printf '%s\n' "$ANSWER" | cmp - out
     grep -q '^Starting noisy-server 1.0 in stdio mode' err
     [ "$(npx -y --offline --package "$NPM_MAIN" --package "$NPM_X64" -- stdiogate --version)" = "stdiogate $VERSION" ]
@@ -168,7 +175,7 @@ registry() {
 
 @test "npm: from a registry, npx -y stdiogate SERVER runs it clean" {
     registry
-    printf '%s\n' "$INIT" | timeout 60 npx -y stdiogate "$SERVER" >out 2>err
+    printf '%s\n' "$INIT" | to_eof timeout 60 npx -y stdiogate "$SERVER"
     printf '%s\n' "$ANSWER" | cmp - out
     grep -q '^Starting noisy-server 1.0 in stdio mode' err
     run -1 timeout 60 npx -y stdiogate --check --linger 0 -- "$SERVER"

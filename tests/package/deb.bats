@@ -23,10 +23,17 @@ setup() {
     cd "$BATS_TEST_TMPDIR"
 }
 
+# to_eof COMMAND...: its stdout in out and its stderr in err, each read to its
+# end: under --strict the filter, a child of the server, may write after the
+# server has exited, so waiting for the process is not enough.
+to_eof() {
+    { "$@" 2>&1 >&3 3>&- | cat >err; } 3>&1 | cat >out
+}
+
 # serve WRAPPER...: the example server under WRAPPER, given one initialize: the
 # answer alone on stdout, the startup chatter on stderr.
 serve() {
-    printf '%s\n' "$INIT" | timeout 20 "$@" "$SERVER" >out 2>err
+    printf '%s\n' "$INIT" | to_eof timeout 20 "$@" "$SERVER"
     [ "$(cat out)" = "$ANSWER" ] || { echo "stdout:"; cat out; echo "stderr:"; cat err; return 1; }
     grep -q '^Starting noisy-server 1.0 in stdio mode' err
 }
