@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # stdiogate's npm command: execs the stdiogate wrapper of the platform package
 # (@stdiogate/linux-x64 or -arm64) that npm installed as an optional
-# dependency of this one, nested under it (npm install -g) or beside it
-# (npx, a project's node_modules).  It execs: nothing of it stays in front
-# of the server.  It forks only to resolve npm's bin symlink and for uname.
+# dependency of this one, where Node would find it: nested under it (npm
+# install -g), beside it (npx, a project's node_modules) or higher up.  It
+# execs: nothing of it stays in front of the server.  It forks only to
+# resolve npm's bin symlink and for uname.
 case $0 in
     /*) self=$0 ;;
     *) self=$PWD/${0#./} ;;
@@ -19,8 +20,16 @@ case $(uname -m) in
     *) echo "stdiogate: no npm package for this machine ($(uname -m)): build it from source" >&2
        exit 125 ;;
 esac
-for platform in "$package/node_modules/@stdiogate/linux-$cpu" "${package%/*}/@stdiogate/linux-$cpu"; do
+# Where Node would find it: node_modules under this package, then under each
+# directory above that holds this one in a node_modules.
+dir=$package
+while :; do
+    platform=$dir/node_modules/@stdiogate/linux-$cpu
     [ -x "$platform/bin/stdiogate" ] && exec "$platform/bin/stdiogate" "$@"
+    case $dir in
+        */node_modules/*) dir=${dir%/node_modules/*} ;;
+        *) break ;;
+    esac
 done
 echo "stdiogate: the package @stdiogate/linux-$cpu is not installed beside $package" >&2
 echo "stdiogate: (it is an optional dependency: was npm run with --omit=optional or --no-optional?)" >&2

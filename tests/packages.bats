@@ -182,6 +182,21 @@ registry() {
     [[ "$output" == *"run 2, default gate:"*"stdout: protocol only, 3 messages"* ]]
 }
 
+@test "npm: the launcher finds the platform package nested, beside, or in a node_modules higher up, through a bin symlink" {
+    # MAIN-PACKAGE:PLATFORM-PACKAGE, each laid out from its tarball
+    for layout in n/node_modules/stdiogate:n/node_modules/stdiogate/node_modules/@stdiogate/linux-x64 \
+                  b/node_modules/stdiogate:b/node_modules/@stdiogate/linux-x64 \
+                  u/node_modules/a/node_modules/stdiogate:u/node_modules/@stdiogate/linux-x64; do
+        main=${layout%%:*} platform=${layout#*:}
+        mkdir -p "$main" "$platform" "${main%%/*}/bin"
+        tar -xzf "$NPM_MAIN" -C "$main" --strip-components=1
+        tar -xzf "$NPM_X64" -C "$platform" --strip-components=1
+        ln -s "$PWD/$main/bin/stdiogate" "${main%%/*}/bin/stdiogate"
+        serve "${main%%/*}/bin/stdiogate" -v
+        grep -q "preloading $PWD/$platform/lib/stdiogate/libstdiogate.so" err
+    done
+}
+
 @test "npm: without its platform package, stdiogate says what is missing and exits 125" {
     mkdir -p u && tar -xzf "$NPM_MAIN" -C u
     run -125 --separate-stderr u/package/bin/stdiogate --version
