@@ -123,6 +123,10 @@ def readme_blocks(text, recipes):
         yield text.count("\n", 0, m.start()) + 1, marker and marker.group(1), body
 
 
+# Where the README's output shows the clone (the check prints absolute paths).
+README_CLONE = "/home/me/stdiogate"
+
+
 def run_block(line, body, clone):
     """Runs each "$ " command of body in clone; returns the differences."""
     errors, chunks = [], re.split(r"^\$ ", body, flags=re.M)
@@ -130,6 +134,7 @@ def run_block(line, body, clone):
         command, _, want = chunk.partition("\n")
         got = subprocess.run(["sh", "-c", command], cwd=clone, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+        got.stdout = got.stdout.replace(os.path.abspath(clone).encode(), README_CLONE.encode())
         if mask(got.stdout.decode("utf-8", "replace")) != mask(want):
             diff = difflib.unified_diff(mask(want).splitlines(), mask(got.stdout.decode(
                 "utf-8", "replace")).splitlines(), "README", "stdout", lineterm="")
