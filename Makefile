@@ -24,6 +24,8 @@ CHECK    = stdiogate-check
 CHECK_SRC = check/main.c check/wrapper.c check/program.c check/session.c check/output.c \
 	check/report.c check/json.c inspect.c
 FILTER   = stdiogate-filter
+# --check --config, --fix, --client: a Python script stdiogate-check execs.
+DOCTOR   = doctor/stdiogate-doctor
 # Static: the LD_PRELOAD the wrapper sets must not load the library into it.
 FILTER_FLAGS = -D_GNU_SOURCE -static
 EXAMPLES = examples/bin/noisy-server examples/bin/demo-client
@@ -58,7 +60,7 @@ $(DEP_DIR):
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
 check-clang: $(LIB_SRC) lib/internal.h protocol/detect.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h filter.c
-	@command -v clang >/dev/null || { apt-get install -y clang || { apt-get update && apt-get install -y clang; }; }
+	@tests/need.sh check-clang clang:clang
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
 	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter.c -pthread
@@ -105,19 +107,22 @@ install: install-check all
 	install -m 644 $(LIB) "$(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)"
 	install -m 755 $(CHECK) "$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)"
 	install -m 755 $(FILTER) "$(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)"
+	install -m 755 $(DOCTOR) "$(DESTDIR)$(LIBDIR)/stdiogate/stdiogate-doctor"
 	for f in $(RUNTIME); do install -m 644 "$$f" "$(DESTDIR)$(LIBDIR)/stdiogate/$$f" || exit 1; done
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/stdiogate" "$(DESTDIR)$(LIBDIR)/stdiogate/$(LIB)" \
-		"$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)" "$(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)"
+		"$(DESTDIR)$(LIBDIR)/stdiogate/$(CHECK)" "$(DESTDIR)$(LIBDIR)/stdiogate/$(FILTER)" \
+		"$(DESTDIR)$(LIBDIR)/stdiogate/stdiogate-doctor"
 	for f in $(RUNTIME); do rm -f "$(DESTDIR)$(LIBDIR)/stdiogate/$$f"; done
 	for d in runtime/perl/Stdiogate runtime/perl runtime/ruby runtime ''; do \
 		rmdir "$(DESTDIR)$(LIBDIR)/stdiogate/$$d" 2>/dev/null || true; done
 
-# Tools the tests run, as COMMAND:DEBIAN-PACKAGE; each missing one is installed
-# with apt-get (the package lists are fetched only if the first attempt fails).
-# Fragments append theirs: TEST_TOOLS += node:nodejs
-TEST_TOOLS = bats:bats shellcheck:shellcheck python3:python3 parallel:parallel
+# Tools the tests run, as COMMAND:DEBIAN-PACKAGE; the missing ones are installed
+# with apt-get by tests/need.sh (as root; otherwise it names them and the
+# command that installs them).  Fragments append theirs: TEST_TOOLS += node:nodejs
+TEST_TOOLS = bats:bats shellcheck:shellcheck python3:python3 parallel:parallel \
+	update-ca-certificates:ca-certificates
 
 # TEST_JOBS=N runs N test files side by side (the tests of a file in order;
 # bats does it through GNU parallel); `make check` runs CHECK_JOBS, one per CPU
@@ -130,17 +135,13 @@ TEST_JOBS ?= 2
 bats_jobs = $(if $(filter-out 0 1,$(1)),--jobs $(1) --no-parallelize-within-files)
 
 test-tools:
-	@for tool in $(TEST_TOOLS); do \
-		command -v "$${tool%%:*}" >/dev/null && continue; \
-		apt-get install -y "$${tool#*:}" || \
-			{ apt-get update && apt-get install -y "$${tool#*:}"; } || exit 1; \
-	done
+	@tests/need.sh '$(or $(MAKECMDGOALS),test-tools)' $(TEST_TOOLS)
 
 include tests/fixtures.mk
 include packaging.mk
 # Fragments add their own targets and append to TEST_DEPS.
 TEST_DEPS = test-tools all fixtures examples
--include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk protocol/*.mk))
+-include $(filter-out tests/fixtures.mk,$(wildcard tests/*.mk bench/*.mk protocol/*.mk pkg/*.mk))
 
 # What each C target includes (see DEP_DIR above).
 -include $(wildcard $(DEP_DIR)/*.d)

@@ -32,11 +32,11 @@ uninstall: uninstall-docs
 uninstall-docs:
 	rm -f "$(DESTDIR)$(MANDIR)/stdiogate.1" "$(DESTDIR)$(BASHCOMPDIR)/stdiogate"
 
-# The tracked files, owned by root, dated by the last commit, in name order:
-# the same tree gives the same tarball.
+# The tracked files, owned by root, dated by the last commit, in name order,
+# gzip storing no time: the same tree gives the same tarball.
 dist:
 	git ls-files -z | tar --null -T - --sort=name --owner=0 --group=0 --numeric-owner \
-		--mtime=@$$(git log -1 --format=%ct) --transform 's|^|$(DIST)/|' -czf $(DIST).tar.gz
+		--mtime=@$$(git log -1 --format=%ct) --transform 's|^|$(DIST)/|' -cf - | gzip -n -9 >$(DIST).tar.gz
 	@echo "$(DIST).tar.gz"
 
 # Built from the release tarball in build/deb, so that the source tree stays clean.
@@ -55,10 +55,15 @@ deb: dist examples | test-tools
 
 # The wrapper, the gate's read paths and junk kinds, diagnostics, exec and spawn,
 # end of input: 129 tests, no npm, no fuzzer; 19 s on 2 cores, one file per CPU
-# (CHECK_JOBS=1: one by one).
+# (CHECK_JOBS=1: one by one).  It installs only what these files and the
+# fixtures use (CHECK_TOOLS: shellcheck for wrapper.bats, node for one test of
+# tree_eof.bats, g++ for the C++ fixture), not the whole of TEST_TOOLS.
 CHECK_TESTS ?= wrapper core_junk core_read_paths core_diagnostics tree_exec_spawn tree_eof
 CHECK_JOBS ?= $(CPUS)
-check: test-tools all fixtures examples
+CHECK_TOOLS = bats:bats python3:python3 parallel:parallel shellcheck:shellcheck node:nodejs g++:g++
+check-tools:
+	@tests/need.sh check $(CHECK_TOOLS)
+check: check-tools all fixtures examples
 	bats $(call bats_jobs,$(CHECK_JOBS)) $(CHECK_TESTS:%=tests/%.bats)
 
 clean: clean-more
@@ -69,4 +74,4 @@ clean-more:
 		debian/*.debhelper.log debian/*.substvars
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
-.PHONY: install-docs uninstall-docs dist deb check clean-more
+.PHONY: install-docs uninstall-docs dist deb check-tools check clean-more

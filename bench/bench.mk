@@ -31,9 +31,17 @@ bench: bench-bins $(if $(filter $(CURDIR)/$(LIB),$(BENCH_LIB)),$(LIB))
 	BENCH_CPU=$(BENCH_CPU) BENCH_ALT_LIB=$(BENCH_ALT_LIB) $(BENCH_PYTHON) bench/run.py --lib '$(BENCH_LIB)' $(if $(filter 1,$(BENCH_QUICK)),--quick)
 	$(MAKE) -s bench-start
 
-# The wrapper's start cost against stdbuf's (bench/start.py; bench/out/start.md).
-bench-start: all
-	BENCH_CPU=$(BENCH_CPU) $(BENCH_PYTHON) bench/start.py $(if $(filter 1,$(BENCH_QUICK)),--quick)
+# The wrapper's start cost against stdbuf's (bench/start.py; bench/out/start.md), and the
+# npm package's launcher in front of it: the npm tarballs of make packages installed offline
+# into bench/out/npm.
+BENCH_NPM = bench/out/npm
+bench-start: all packages
+	rm -rf $(BENCH_NPM)
+	npm install -g --offline --prefix $(BENCH_NPM) --registry=http://127.0.0.1:9/ --no-audit \
+		--no-fund $(PKG_OUT)/stdiogate-$(VERSION).tgz \
+		$(PKG_OUT)/stdiogate-linux-$(call npm_cpu,$(HOST_MACHINE))-$(VERSION).tgz >/dev/null
+	BENCH_CPU=$(BENCH_CPU) $(BENCH_PYTHON) bench/start.py $(if $(filter 1,$(BENCH_QUICK)),--quick) \
+		--npm $(BENCH_NPM)/bin/stdiogate
 
 bench-clean:
 	rm -rf $(BENCH_BIN) bench/out

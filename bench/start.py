@@ -9,12 +9,17 @@ stderr pipes (as a client gives them) that are read to the end:
     stdbuf -o0 /bin/true           coreutils' wrapper, the reference
     ./stdiogate /bin/true          the default mode (inspector, eval, preload)
     ./stdiogate --strict /bin/true strict mode (the filter started as well)
+    npm's stdiogate /bin/true      with --npm BIN: the npm package's launcher
+                                   (pkg/npm-launcher.sh), which execs the
+                                   wrapper of its platform package
 
 Wall time from just before the spawn to the child's exit, pinned to one CPU
 (BENCH_CPU, default the last one; "none" leaves it floating).  The verdict
 is the median of the per-round ratios stdiogate / stdbuf, with a
 distribution-free 95% confidence interval.  Report: stdout and
-bench/out/start.md.
+bench/out/start.md.  (The wheel's stdiogate is the wrapper itself: nothing
+to add.  The npm row's ratio to the ./stdiogate row is what the launcher
+adds.)
 """
 import os
 import subprocess
@@ -42,6 +47,7 @@ def run_once(argv, env):
 
 def main():
     quick = "--quick" in sys.argv[1:]
+    npm = sys.argv[sys.argv.index("--npm") + 1] if "--npm" in sys.argv[1:] else None
     rounds = 30 if quick else 400
     cpu = os.environ.get("BENCH_CPU", "auto")
     if cpu != "none":
@@ -54,6 +60,8 @@ def main():
                 ("stdbuf -o0 /bin/true", ["stdbuf", "-o0", true]),
                 ("./stdiogate /bin/true", [WRAPPER, true]),
                 ("./stdiogate --strict /bin/true", [WRAPPER, "--strict", true])]
+    if npm:
+        variants.append(("npm's stdiogate /bin/true", [npm, true]))
     times = {name: [] for name, _ in variants}
     for _, argv in variants:          # warm the page cache
         for _ in range(5):

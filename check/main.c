@@ -122,6 +122,9 @@ static void check_help(void)
           "  --linger S     after the session, wait S seconds for output on timers (default 1)\n"
           "  --call TOOL    MCP: also call TOOL, with the arguments --args JSON (default {})\n"
           "  --json         print one JSON document (docs/check-json.md) instead of text\n\n"
+          "Every server your clients are configured with (stdiogate --check --config --help):\n"
+          "  --config [FILE]  check each one (--fix: wrap those that need it), --list them,\n"
+          "  --client NAME    print the entry to paste for client NAME\n\n"
           "Exit status: 0 clean unwrapped; 1 junk before the first message only, fixed\n"
           "by the default gate; 2 junk while serving or at exit; 3 protocol errors no\n"
           "mode fixes; 4 the server could not be started or died before answering;\n"
@@ -246,6 +249,51 @@ static char **make_argv(const char *first, const char *const *extra, char **comm
     return argv;
 }
 
+/* ------------------------------------------------------------------ */
+/* The doctor: --config, --list, --fix and --client are handled by
+ * stdiogate-doctor (doctor/stdiogate-doctor, a Python script installed
+ * beside this program), which runs this check once per server it finds. */
+
+static int doctor_option(const char *a)
+{
+    static const char *const names[] = { "--config", "--list", "--fix", "--client", "--dry-run", "--yes",
+                                         "--jobs", NULL };
+    for (const char *const *n = names; *n; n++)
+        if (is_option(a, *n))
+            return 1;
+    return 0;
+}
+
+/* An option of the check's given as "--name value": the value is skipped
+ * (a COMMAND's own --fix is not the doctor's). */
+static int takes_value(const char *a)
+{
+    static const char *const names[] = { "--protocol", "--timeout", "--linger", "--call", "--args",
+                                         "--wrapper-path", NULL };
+    for (const char *const *n = names; *n; n++)
+        if (strcmp(a, *n) == 0)
+            return 1;
+    return 0;
+}
+
+static void run_doctor(int argc, char **argv)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 32];
+    char **args = xrealloc(NULL, sizeof *args * (size_t)(argc + 2));
+    own_directory(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/stdiogate-doctor", dir);
+    if (access(path, F_OK) != 0)
+        snprintf(path, sizeof path, "%s/doctor/stdiogate-doctor", dir);
+    args[0] = path;
+    for (int i = 0; i < argc; i++)
+        args[i + 1] = argv[i];
+    args[argc + 1] = NULL;
+    execv(path, args);
+    if (errno == ENOENT && access(path, F_OK) == 0)
+        die(EXIT_USAGE, "%s needs python3, which is not installed", path);
+    die(EXIT_USAGE, "cannot run %s: %s", path, strerror(errno));
+}
+
 static int check_main(int argc, char **argv)
 {
     struct options o;
@@ -258,6 +306,12 @@ static int check_main(int argc, char **argv)
     const char *plain_extra[] = { "--", NULL };
     const char *strict_extra[] = { "--strict", "--protocol", NULL, "--", NULL };
 
+    for (int i = 0; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
+        if (doctor_option(argv[i]))
+            run_doctor(argc, argv);
+        if (takes_value(argv[i]))
+            i++;
+    }
     parse_check_options(argc, argv, &o);
     /* a closed standard descriptor would be taken by a server's pipe */
     for (int fd = 0; fd < 3; fd++)

@@ -237,6 +237,19 @@ static void unbuffer_runtimes(const char *library)
     add_option("RUBYOPT", dir, "ruby/stdiogate_unbuffered.rb", option);
 }
 
+/* The positional parameters the wrapper's eval leaves for its `shift;
+ * exec "$@"`: the filter in front of COMMAND. */
+static void put_filter(const char *filter)
+{
+    fputs("shift; set -- : '", stdout);
+    for (const char *c = filter; *c; c++)
+        if (*c == '\'')
+            fputs("'\\''", stdout);
+        else
+            putchar(*c);
+    puts("' --protocol auto -- \"$@\"");
+}
+
 /* Once per command (the library speaks per process, and a launcher's tree
  * has several): a terminal on stderr gets no startup output, which the
  * library sends to /dev/null there (Node would take a terminal stdout for
@@ -268,19 +281,6 @@ static int bad_interpreter(const char *path, const struct sg_inspection *r)
             missing ? "not found" : "not executable");
     printf("exit %d\n", missing ? 127 : 126);
     return missing ? 127 : 126;
-}
-
-/* The positional parameters the wrapper's eval leaves for its `shift;
- * exec "$@"`: the filter in front of COMMAND. */
-static void put_filter(const char *filter)
-{
-    fputs("shift; set -- : '", stdout);
-    for (const char *c = filter; *c; c++)
-        if (*c == '\'')
-            fputs("'\\''", stdout);
-        else
-            putchar(*c);
-    puts("' --protocol auto -- \"$@\"");
 }
 
 int wrapper(const char *pid, const char *verbosity, const char *library, const char *path,

@@ -115,3 +115,14 @@ serve() {
     [ -z "$(find u -type f)" ]
     [ ! -e u/lib/stdiogate ]
 }
+
+@test "the installed stdiogate --check --config runs the installed doctor; --fix writes the installed wrapper's path" {
+    [ -x "$P/lib/stdiogate/stdiogate-doctor" ]
+    cmp "$REPO/doctor/stdiogate-doctor" "$P/lib/stdiogate/stdiogate-doctor"
+    mkdir -p home/.cursor
+    printf '{\n  "mcpServers": {\n    "noisy": {"command": "%s"}\n  }\n}\n' "$SERVER" >home/.cursor/mcp.json
+    run env HOME="$PWD/home" PATH="$P/bin:$PATH" stdiogate --check --config --fix --linger 0
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"cursor noisy: startup junk -> clean: fixed"* ]]
+    grep -qF "\"command\": \"$P/bin/stdiogate\", \"args\": [\"$SERVER\"]" home/.cursor/mcp.json
+}

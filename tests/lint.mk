@@ -68,16 +68,16 @@ TIDY_CHECKS := $(TIDY_CHECKS),-clang-analyzer-security.insecureAPI.DeprecatedOrU
 TIDY_CHECKS := $(TIDY_CHECKS),-bugprone-macro-parentheses
 TIDY_CHECKS := $(TIDY_CHECKS),-performance-no-int-to-ptr
 
-# Shell files: the wrapper and .ci/run at full strength (style included); the
+# Shell files: the wrapper, .ci/run and pkg/*.sh at full strength (style included); the
 # test helpers at warning level (style nits such as "useless cat" are not
 # defects in test code) and without SC2034 ("appears unused"): they are
 # sourced by the bats files, and the variables they set are the interface
 # those files use.
 # Fixture scripts named *.sh are run with sh (some have no shebang): checked
 # as POSIX sh.
-LINT_SH_MAIN    = stdiogate .ci/run
+LINT_SH_MAIN    = stdiogate .ci/run pkg/npm-launcher.sh pkg/release_root.sh
 LINT_SH_HELPERS = $(wildcard tests/*.bash tests/fixtures/*.bash tests/*.sh)
-LINT_SH_POSIX   = $(wildcard tests/fixtures/*.sh)
+LINT_SH_POSIX   = $(wildcard tests/fixtures/*.sh tests/fixtures/doctor/*.sh)
 
 lint: lint-cppcheck lint-tidy lint-shell lint-build
 
@@ -87,10 +87,7 @@ lint: lint-cppcheck lint-tidy lint-shell lint-build
 TEST_DEPS += lint-deps
 
 lint-deps:
-	@for t in cppcheck:cppcheck clang-tidy:clang-tidy clang:clang shellcheck:shellcheck; do \
-		command -v $${t%%:*} >/dev/null && continue; \
-		apt-get install -y $${t#*:} || { apt-get update && apt-get install -y $${t#*:}; } || exit 1; \
-	done
+	@tests/need.sh lint cppcheck:cppcheck clang-tidy:clang-tidy clang:clang shellcheck:shellcheck
 
 lint-cppcheck: | lint-deps
 	cppcheck $(CPPCHECK_FLAGS) $(LIB_SRC)

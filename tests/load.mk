@@ -7,8 +7,7 @@
 LOAD_RUNS ?= 2
 
 test-loaded:
-	@command -v stress-ng >/dev/null || apt-get install -y stress-ng || \
-		{ apt-get update && apt-get install -y stress-ng; }
+	@tests/need.sh test-loaded stress-ng:stress-ng
 	@stress-ng --cpu $$(nproc) --timeout 4h --quiet & load=$$!; \
 	trap 'kill $$load 2>/dev/null' EXIT; \
 	for run in $$(seq $(LOAD_RUNS)); do \

@@ -407,6 +407,14 @@ if [ -d "$ROOT/build/deps" ]; then
 else
     make -s -B -C "$TREE" all fixtures >/dev/null 2>&1 || { echo "mutate: the copy does not build" >&2; exit 2; }
 fi
+# Programs the tests run that no mutation touches and `make all fixtures`
+# does not build (the SDK servers, the static Go fixture): without them a
+# test file that needs one fails in every mutant and kills it for nothing.
+for d in sdk/bin strict; do
+    if [ -d "$ROOT/build/$d" ]; then
+        mkdir -p "$TREE/build/$(dirname "$d")" && cp -a "$ROOT/build/$d" "$TREE/build/$d"
+    fi
+done
 for s in $SOURCES; do mkdir -p "$WORK/orig/$(dirname "$s")" && cp -p "$ROOT/$s" "$WORK/orig/$s"; done
 
 # apply SPEC: write the mutant to $TREE/FILE; status 3 if stale

@@ -144,3 +144,19 @@ PY
 @test "recipe: Helix, languages.toml (pylsp)" {
   lsp_recipe helix.toml
 }
+
+@test "README: every command block is marked, and the ones it runs work as written in a clean clone" {
+  # A clone of this tree's HEAD, as a user gets it, given what the markers' SETUP
+  # commands make: `make` (the library and programs, copied from this tree's
+  # build) and `make npm-deps` (tests/node_modules, linked to this tree's).
+  [ -n "$(git -C "$ROOT" ls-files)" ] || skip "not a git checkout"
+  git clone -q "$ROOT" clone
+  cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" clone/
+  ln -s "$TESTS/node_modules" clone/tests/node_modules
+  "$PY" "$TESTS/recipes.py" --readme clone/README.md clone 'make' 'make npm-deps'
+  # Without tests/node_modules the block fails, as it did on a fresh clone.
+  rm clone/tests/node_modules
+  run "$PY" "$TESTS/recipes.py" --readme clone/README.md clone 'make' 'make npm-deps'
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"Cannot find module"* ]]
+}

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """recipes.py - read a client recipe under examples/clients/ the way its client would.
 
-usage: recipes.py [--gate PATH] FILE
+usage: recipes.py [--gate PATH] [--stdiogate PATH] FILE
+       recipes.py --readme README CLONE [SETUP]...
 
 Parses FILE (JSON, TOML, a `claude mcp add` line, or the `cmd = {...}` line of
 a Neovim Lua file), checks the shape its client expects (one server, the
@@ -10,12 +11,22 @@ command the absolute path of stdiogate, VS Code's "type": "stdio", Helix's
 language entry naming the server), and prints the command line it gives, one
 argument per line; with --gate, stdiogate's path is replaced by PATH.  Lines
 "env NAME=VALUE" follow for the server's configured environment.  Exit 1 with
-a message on stderr if the recipe is malformed.
+a message on stderr if the recipe is malformed.  --stdiogate PATH: the
+absolute path the recipe must name instead of /usr/local/bin/stdiogate (for
+the entries `stdiogate --check --client` prints: tests/doctor.bats).
+
+With --readme: checks the command blocks of README against CLONE, a clean
+clone in which the SETUP commands have been run (see readme_blocks); exit 1
+with each difference on stderr.
 """
 
+import difflib
+import glob
 import json
+import os
 import re
 import shlex
+import subprocess
 import sys
 import tomllib
 
@@ -76,10 +87,100 @@ def parse(path, text):
     fail("none of mcpServers, servers, context_servers")
 
 
+# The README's command blocks (--readme).  A fenced block holds commands when
+# it is ```sh or its first line starts with "$ ".  Each one, but for the client
+# recipes (the files of examples/clients, shown verbatim), has a marker on the
+# line before its fence that says how it is tested:
+#   <!-- test: run after SETUP[, SETUP]... -->  its "$ " lines are run with sh in
+#       a clean clone where the SETUP commands have been run; the lines after
+#       each are its stdout, byte for byte but for the times and byte counts
+#       that vary from run to run (MASKS)
+#   <!-- test: make test-fresh -->  its make commands are make test-fresh's
+#       (FRESH_COMMANDS in tests/fresh.mk), which runs them on a fresh Debian 12
+#   <!-- test: not run: REASON -->  e.g. it installs into /usr/local
+MASKS = [
+    (re.compile(r"\b\d+(\.\d+)? (ms|bytes)\b"), r"N \2"),
+    (re.compile(r"\(\d+ before "), "(N before "),
+]
+FENCE = re.compile(r"^```([a-z]*)\n(.*?)^```$", re.S | re.M)
+MARKER = re.compile(r"<!-- test: (.*) -->")
+
+
+def mask(text):
+    for pattern, repl in MASKS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def readme_blocks(text, recipes):
+    """(line, marker or None, body) of each command block of the README."""
+    for m in FENCE.finditer(text):
+        lang, body = m.group(1), m.group(2)
+        if not (lang == "sh" or body.startswith("$ ")) or body in recipes:
+            continue
+        before = text[: m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        marker = MARKER.fullmatch(before)
+        yield text.count("\n", 0, m.start()) + 1, marker and marker.group(1), body
+
+
+def run_block(line, body, clone):
+    """Runs each "$ " command of body in clone; returns the differences."""
+    errors, chunks = [], re.split(r"^\$ ", body, flags=re.M)
+    for chunk in chunks[1:]:
+        command, _, want = chunk.partition("\n")
+        got = subprocess.run(["sh", "-c", command], cwd=clone, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+        if mask(got.stdout.decode("utf-8", "replace")) != mask(want):
+            diff = difflib.unified_diff(mask(want).splitlines(), mask(got.stdout.decode(
+                "utf-8", "replace")).splitlines(), "README", "stdout", lineterm="")
+            errors.append(f"README.md:{line}: $ {command}: stdout differs (status "
+                          f"{got.returncode}):\n" + "\n".join(diff) + "\nstderr:\n"
+                          + got.stderr.decode("utf-8", "replace")[-2000:])
+    return errors
+
+
+def check_readme(readme, clone, provided):
+    """Every command block of readme is marked, and the marked ones hold."""
+
+    recipes = {open(f, encoding="utf-8").read()
+               for f in glob.glob(os.path.join(clone, "examples/clients/*"))}
+    with open(os.path.join(clone, "tests/fresh.mk"), encoding="utf-8") as f:
+        fresh = re.search(r"^FRESH_COMMANDS \?= (.*)$", f.read(), re.M).group(1)
+    errors, ran = [], 0
+    for line, marker, body in readme_blocks(open(readme, encoding="utf-8").read(), recipes):
+        if marker is None:
+            errors.append(f"README.md:{line}: a command block without a <!-- test: ... --> marker")
+        elif marker.startswith("run after "):
+            setups = [s.strip() for s in marker[len("run after "):].split(",")]
+            unknown = [s for s in setups if s not in provided]
+            if unknown:
+                errors.append(f"README.md:{line}: the test does not provide {unknown}")
+                continue
+            errors += run_block(line, body, clone)
+            ran += 1
+        elif marker == "make test-fresh":
+            shown = re.findall(r"^(make \w+)", body, re.M)
+            if shown != shlex.split(fresh):
+                errors.append(f"README.md:{line}: shows {shown}, make test-fresh runs {fresh}")
+        elif not marker.startswith("not run: "):
+            errors.append(f"README.md:{line}: unknown marker {marker!r}")
+    if not ran:
+        errors.append("README.md: no block is run")
+    for e in errors:
+        print(e, file=sys.stderr)
+    sys.exit(1 if errors else 0)
+
+
 args = sys.argv[1:]
+if args[:1] == ["--readme"] and len(args) >= 3:
+    check_readme(args[1], args[2], args[3:])
 gate = None
-if args[:1] == ["--gate"] and len(args) == 3:
-    gate, args = args[1], args[2:]
+while args[:1] in (["--gate"], ["--stdiogate"]) and len(args) >= 3:
+    if args[0] == "--gate":
+        gate = args[1]
+    else:
+        STDIOGATE = args[1]
+    args = args[2:]
 if len(args) != 1:
     sys.exit(__doc__)
 path = args[0]

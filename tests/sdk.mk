@@ -14,9 +14,15 @@
 #               the jars copied by the dependency plugin, the server compiled with javac
 #   test-sdk    the above, then bats tests/real_sdk.bats
 #
-# Tool chains: go, cargo, javac (17+) and mvn come with the machine (the project's machines and CI
-# have them); Debian's go and cargo are too old for these SDKs (go 1.25, rust 1.88), so they are
-# not in TEST_TOOLS. python3 is there already.
+# Tool chains (sdk-toolchains; each is the machine's own when it is new enough, else installed by
+# these rules, which say what they install):
+#   go      1.25 or later for the go-sdk: the machine's go (PATH, /usr/local/go), else the pinned
+#           toolchain below: the Go module golang.org/toolchain (what GOTOOLCHAIN fetches), taken
+#           from the Go module proxy by whatever go the machine has (Debian 12's golang-go 1.19 on a
+#           fresh one), checked against its SHA-256 and unpacked once under build/toolchains
+#   rustc   1.88 or later for rmcp: Debian 12's rustc-web/cargo-web (1.96, in bookworm-security)
+#   javac   17 or later and mvn: openjdk-17-jdk-headless, maven
+#   venv    python3 -m venv: python3-venv
 
 SDK_OUT    := $(abspath build/sdk)
 SDK_SRC    := tests/sdk
@@ -34,6 +40,40 @@ SDK_PY_REQ  := $(SDK_SRC)/python/requirements.txt $(SDK_SRC)/python/requirements
 
 sdk-deps: sdk-python sdk-go sdk-rust sdk-java
 
+GO_MIN      = 1.25
+GO_PIN      = 1.27.3
+GO_ARCH    := $(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(shell uname -m)))
+GO_MODULE   = golang.org/toolchain@v0.0.1-go$(GO_PIN).linux-$(GO_ARCH)
+# sha256sum of the module's zip (the go command checks its h1: hash against the checksum database too)
+GO_SHA256_amd64 = af4c06478303fdd1bfb335fab86c7ccb9b12e529044a946a16a1c4bcc779f8d7
+GO_SHA256_arm64 = 0ec0774cad42ecf4df82691146ee0b10c303ea594f163acb1737baedd5cc2835
+TOOLCHAINS := $(abspath build/toolchains)
+GO_HOME     = $(TOOLCHAINS)/go$(GO_PIN).linux-$(GO_ARCH)
+# The go that builds the SDK and strict-mode servers: the machine's if it is GO_MIN or later, else
+# the pinned one (looked up once, when a recipe first uses it).
+GO = $(eval GO := $(shell for go in "$$(command -v go)" /usr/local/go/bin/go; do \
+	v=$$(GOTOOLCHAIN=local "$$go" env GOVERSION 2>/dev/null) || continue; \
+	[ "$$(printf '%s\n' go$(GO_MIN) "$$v" | sort -V | head -n 1)" = go$(GO_MIN) ] && { echo "$$go"; exit; }; \
+	done; echo $(GO_HOME)/bin/go))$(GO)
+
+sdk-toolchains: go-toolchain
+	@tests/need.sh sdk 'rustc>=1.88:rustc-web' 'cargo>=1.88:cargo-web' \
+		'javac>=17:openjdk-17-jdk-headless' mvn:maven '$(SDK_PYTHON) -m ensurepip --version:python3-venv'
+
+go-toolchain: $(GO)
+$(GO_HOME)/bin/go:
+	@tests/need.sh sdk go:golang-go python3:python3 update-ca-certificates:ca-certificates
+	@echo "make: Go $(GO_MIN) or later not found: fetching the Go module $(GO_MODULE) (about 80 MB)"
+	rm -rf $(GO_HOME) $(GO_HOME).tmp $(TOOLCHAINS)/gomod && mkdir -p $(GO_HOME).tmp
+	cd $(TOOLCHAINS) && GOTOOLCHAIN=local GOFLAGS=-modcacherw GOMODCACHE=$(TOOLCHAINS)/gomod \
+		go mod download $(GO_MODULE)
+	echo '$(GO_SHA256_$(GO_ARCH))  $(TOOLCHAINS)/gomod/cache/download/golang.org/toolchain/@v/$(GO_MODULE:golang.org/toolchain@%=%).zip' | \
+		sha256sum -c --quiet
+	python3 -m zipfile -e $(TOOLCHAINS)/gomod/cache/download/golang.org/toolchain/@v/$(GO_MODULE:golang.org/toolchain@%=%).zip $(GO_HOME).tmp
+	chmod +x $(GO_HOME).tmp/$(GO_MODULE)/bin/* $(GO_HOME).tmp/$(GO_MODULE)/pkg/tool/*/*
+	mv $(GO_HOME).tmp/$(GO_MODULE) $(GO_HOME) && rm -rf $(GO_HOME).tmp $(TOOLCHAINS)/gomod
+	GOTOOLCHAIN=local $@ version
+
 sdk-python: $(SDK_PY)/.stamp
 sdk-go: $(SDK_OUT)/bin/noisy-go-static $(SDK_OUT)/bin/noisy-go-cgo
 sdk-rust: $(SDK_OUT)/bin/noisy-rmcp
@@ -43,7 +83,7 @@ sdk-java: $(SDK_OUT)/java/.stamp
 # install those. The venv serves `python -m`; the project copy is what uv locks and syncs, so
 # that nothing is written into tests/. Its lock covers this machine's platform and interpreter
 # only (the wheelhouse holds no other wheels).
-$(SDK_PY)/.stamp: $(SDK_PY_REQ) $(SDK_PY_SRC) tests/sdk.mk
+$(SDK_PY)/.stamp: $(SDK_PY_REQ) $(SDK_PY_SRC) tests/sdk.mk | sdk-toolchains
 	rm -rf $(SDK_PY) && mkdir -p $(SDK_PY)
 	$(SDK_PYTHON) -m venv $(SDK_PY)/venv
 	$(SDK_PY)/venv/bin/pip download -q --require-hashes --only-binary=:all: -d $(SDK_PY)/wheels \
@@ -61,17 +101,17 @@ $(SDK_PY)/.stamp: $(SDK_PY_REQ) $(SDK_PY_SRC) tests/sdk.mk
 		</dev/null >/dev/null
 	touch $@
 
-$(SDK_OUT)/bin/noisy-go-static: $(SDK_SRC)/go/main.go $(SDK_SRC)/go/go.mod $(SDK_SRC)/go/go.sum
-	$(SDK_GOENV) CGO_ENABLED=0 go build -C $(SDK_SRC)/go -o $@ .
+$(SDK_OUT)/bin/noisy-go-static: $(SDK_SRC)/go/main.go $(SDK_SRC)/go/go.mod $(SDK_SRC)/go/go.sum | go-toolchain
+	$(SDK_GOENV) CGO_ENABLED=0 $(GO) build -C $(SDK_SRC)/go -o $@ .
 
-$(SDK_OUT)/bin/noisy-go-cgo: $(SDK_SRC)/go/main.go $(SDK_SRC)/go/go.mod $(SDK_SRC)/go/go.sum
-	$(SDK_GOENV) CGO_ENABLED=1 go build -C $(SDK_SRC)/go -o $@ .
+$(SDK_OUT)/bin/noisy-go-cgo: $(SDK_SRC)/go/main.go $(SDK_SRC)/go/go.mod $(SDK_SRC)/go/go.sum | go-toolchain
+	$(SDK_GOENV) CGO_ENABLED=1 $(GO) build -C $(SDK_SRC)/go -o $@ .
 
-$(SDK_OUT)/bin/noisy-rmcp: $(SDK_SRC)/rust/src/main.rs $(SDK_SRC)/rust/Cargo.toml $(SDK_SRC)/rust/Cargo.lock
+$(SDK_OUT)/bin/noisy-rmcp: $(SDK_SRC)/rust/src/main.rs $(SDK_SRC)/rust/Cargo.toml $(SDK_SRC)/rust/Cargo.lock | sdk-toolchains
 	$(SDK_CARGO) build --release --locked -j2 --manifest-path $(SDK_SRC)/rust/Cargo.toml
 	mkdir -p $(@D) && cp $(SDK_OUT)/rust-target/release/noisy-rmcp $@
 
-$(SDK_OUT)/java/.stamp: $(SDK_SRC)/java/pom.xml $(wildcard $(SDK_SRC)/java/src/main/java/noisy/*.java)
+$(SDK_OUT)/java/.stamp: $(SDK_SRC)/java/pom.xml $(wildcard $(SDK_SRC)/java/src/main/java/noisy/*.java) | sdk-toolchains
 	rm -rf $(SDK_OUT)/java && mkdir -p $(SDK_OUT)/java/classes
 	$(SDK_MVN) -f $(SDK_SRC)/java/pom.xml dependency:copy-dependencies \
 		-DoutputDirectory=$(SDK_OUT)/java/lib
@@ -84,4 +124,4 @@ test-sdk: test-tools all npm-deps sdk-deps
 
 TEST_DEPS += sdk-deps
 
-.PHONY: sdk-deps sdk-python sdk-go sdk-rust sdk-java test-sdk
+.PHONY: sdk-toolchains go-toolchain sdk-deps sdk-python sdk-go sdk-rust sdk-java test-sdk

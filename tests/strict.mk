@@ -1,24 +1,20 @@
 # SPDX-License-Identifier: MIT
 # tests/strict.mk - what the strict-mode tests (tests/strict_*.bats) need: the
 # filter, perl, and a static Go server (CGO_ENABLED=0) built under build/
-# with its build cache there too.  Go: /usr/local/go/bin/go or go in PATH,
-# else Debian's golang-go.
+# with its build cache there too, by the go the SDK servers use (GO,
+# tests/sdk.mk: the machine's if it is new enough, else the pinned toolchain).
 TEST_TOOLS += perl:perl
 STRICT_GO_BIN = build/strict/strict_go
 STRICT_GO_SRC = tests/fixtures/strict_go/main.go tests/fixtures/strict_go/go.mod
 
 strict-go: $(STRICT_GO_BIN)
 
-$(STRICT_GO_BIN): $(STRICT_GO_SRC)
+$(STRICT_GO_BIN): $(STRICT_GO_SRC) | go-toolchain
 	@mkdir -p build/strict build/go-cache
-	@go=$$(command -v /usr/local/go/bin/go || command -v go) || { \
-		apt-get install -y golang-go || { apt-get update && apt-get install -y golang-go; }; \
-	}; go=$$(command -v /usr/local/go/bin/go || command -v go) || exit 1; \
 	cd tests/fixtures/strict_go && \
-	echo "CGO_ENABLED=0 $$go build -o $@" && \
 	CGO_ENABLED=0 GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-buildvcs=false \
 		GOCACHE=$(CURDIR)/build/go-cache GOPATH=$(CURDIR)/build/gopath \
-		$$go build -trimpath -o $(CURDIR)/$@ .
+		$(GO) build -trimpath -o $(CURDIR)/$@ .
 
 TEST_DEPS += $(FILTER) strict-go
 

@@ -45,12 +45,12 @@ is_pyenv_shim() {
 }
 
 @test "tree: the machine's python3 (a real pyenv shim) running a Python server" {
-    is_pyenv_shim || { echo "python3 on PATH ($(command -v python3)) is not a pyenv shim"; false; }
+    is_pyenv_shim || skip_unless_ci "python3 on PATH ($(command -v python3)) is not a pyenv shim: install pyenv to run it"
     tree_check tree JUNK-pyserver-print -- python3 tests/fixtures/tree_server.py
 }
 
 @test "tree: a Python server started by its #!/usr/bin/env python3 line (env, pyenv shim, pyenv exec, python)" {
-    is_pyenv_shim || { echo "python3 on PATH ($(command -v python3)) is not a pyenv shim"; false; }
+    is_pyenv_shim || skip_unless_ci "python3 on PATH ($(command -v python3)) is not a pyenv shim: install pyenv to run it"
     TREE_JUNK=shebang tree_check tree JUNK-shebang-print -- tests/fixtures/tree_server.py
 }
 

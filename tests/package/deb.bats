@@ -23,10 +23,17 @@ setup() {
     cd "$BATS_TEST_TMPDIR"
 }
 
+# to_eof COMMAND...: its stdout in out and its stderr in err, each read to its
+# end: under --strict the filter, a child of the server, may write after the
+# server has exited, so waiting for the process is not enough.
+to_eof() {
+    { "$@" 2>&1 >&3 3>&- | cat >err; } 3>&1 | cat >out
+}
+
 # serve WRAPPER...: the example server under WRAPPER, given one initialize: the
 # answer alone on stdout, the startup chatter on stderr.
 serve() {
-    printf '%s\n' "$INIT" | timeout 20 "$@" "$SERVER" >out 2>err
+    printf '%s\n' "$INIT" | to_eof timeout 20 "$@" "$SERVER"
     [ "$(cat out)" = "$ANSWER" ] || { echo "stdout:"; cat out; echo "stderr:"; cat err; return 1; }
     grep -q '^Starting noisy-server 1.0 in stdio mode' err
 }
@@ -43,12 +50,17 @@ serve() {
     [ "$(root/usr/bin/stdiogate --version)" = "stdiogate $VERSION" ]
 }
 
-@test "deb: the packaged wrapper and library, from a dpkg -x root, run a noisy server clean" {
+@test "deb: the packaged wrapper and library, from a dpkg -x root, run a noisy server clean (also --strict, --check)" {
     dpkg -x "$DEB" root
     # The wrapper looks in ../lib/stdiogate beside its own location before the
     # configured /usr/lib/MULTIARCH/stdiogate: point that at the packaged library.
     ln -s "$MA/stdiogate" root/usr/lib/stdiogate
     serve "$PWD/root/usr/bin/stdiogate"
+    serve "$PWD/root/usr/bin/stdiogate" --strict
+    grep -q '^Loaded 1 tool: echo' err
+    run -1 timeout 60 "$PWD/root/usr/bin/stdiogate" --check --linger 0 -- "$SERVER"
+    [[ "$output" == *"run 2, default gate:"*"stdout: protocol only, 3 messages"* ]]
+    [[ "$output" == *"run 3, --strict:"*"stdout: protocol only, 3 messages"* ]]
     serve "$PWD/root/usr/bin/stdiogate" -v
     # (the wrapper names the library by the directory it found it in)
     grep -Eq "preloading $PWD/root/usr/lib/($MA/)?stdiogate/libstdiogate.so" err

@@ -1,0 +1,454 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# stdiogate --check --config / --list / --fix (doctor/stdiogate-doctor) on a
+# fixture HOME (tests/fixtures/doctor/home) with every client's files: clean
+# servers, startup junk, junk while serving, one that cannot start, one that
+# never answers (timed out with --timeout 1), remote ones, and project files
+# from a "cloned repository" whose servers would leave a marker file if run.
+# The servers are tests/bin/check_srv, found through PATH as a client would.
+
+bats_require_minimum_version 1.5.0
+
+load check_helpers
+
+FIXTURE=$ROOT/tests/fixtures/doctor
+
+setup() {
+    [ -x "$SRV" ] && [ -x "$ROOT/stdiogate-check" ] && [ -x "$ROOT/stdiogate-filter" ] || {
+        echo "run 'make all fixtures' first" >&2
+        return 1
+    }
+    H=$BATS_TEST_TMPDIR/home
+    cp -a "$FIXTURE/home" "$H"
+    grep -rl @HOME@ "$H" | xargs sed -i "s|@HOME@|$H|g"
+    export HOME=$H PATH=$ROOT/tests/bin:$PATH CHECK_PIDS=$BATS_TEST_TMPDIR/pids
+    unset XDG_CONFIG_HOME CODEX_HOME
+    cd "$H/work/app" || return 1
+}
+
+# doctor ARG...: stdiogate --check ARG... (bounded); stdout in $output and
+# out.txt, stderr in err.txt, the exit status in $status.
+doctor() {
+    status=0
+    timeout "$CHECK_BOUND" "$GATE" --check "$@" >"$BATS_TEST_TMPDIR/out.txt" \
+        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+}
+
+show() {
+    echo "--- status $status"
+    cat "$BATS_TEST_TMPDIR/out.txt"
+    echo "--- stderr"
+    cat "$BATS_TEST_TMPDIR/err.txt"
+}
+
+# row CLIENT SERVER REST: the table has a row CLIENT SERVER ... REST (columns
+# separated by runs of spaces).
+row() {
+    local want="$1 +$2 +$3"
+    grep -Eq "^$want *\$" <<<"$output" || { echo "no row matching: $want"; show; return 1; }
+}
+
+markers() {
+    (cd "$H" && ls ran-* 2>/dev/null | tr '\n' ' ')
+}
+
+# Every configuration file of the fixture, with its checksum.
+sums() {
+    (cd "$H" && find . -type f ! -name 'ran-*' ! -name flaky.count -print0 | sort -z | xargs -0 sha256sum)
+}
+
+@test "doctor: --list finds every client's servers, user and project, and runs none" {
+    doctor --list
+    expect status 0 "$status"
+    row claude-code memory "user +yes +check_srv"
+    row claude-code chatty "user +yes +check_srv banner"
+    row claude-code docs "user +no +not stdio \(http: https://example.com/mcp\)"
+    row claude-code local-logger "local +yes +check_srv serving"
+    # ${VAR:-default} expanded, as Claude Code does
+    row claude-code team-clean "project +yes +check_srv"
+    row claude-code from-the-repo "project +asks +sh -c 'touch \"\\\$HOME/ran-claude-project\"; exec check_srv'"
+    row claude-desktop filesystem "user +yes +check_srv banner -- /home/user/Documents"
+    row cursor logger "user +yes +check_srv serving"
+    row cursor cursor-project "project +asks +.*"
+    # a string with comment markers and escaped quotes in JSON with comments
+    grep -F -- "check_srv banner -- 'http://x//y /* \"z\" */'" <<<"$output" |
+        grep -Eq '^vscode +banner-in-settings +user +yes +check_srv' || { show; return 1; }
+    row vscode glued "user +yes +check_srv glued"
+    row vscode github "user +no +not stdio .*"
+    row vscode vscode-project "project +asks +.*"
+    row windsurf hosted "user +no +not stdio \(url: https://example.com/mcp\)"
+    row zed old-form "user +yes +check_srv banner"
+    row zed new-form "user +yes +check_srv serving"
+    row zed postgres-context-server "user +no +no command.*"
+    row codex chatty "user +yes +check_srv banner"
+    row codex slow "user +yes +check_srv silent"
+    row codex remote "user +no +not stdio .*"
+    row gemini chatty "user +yes +check_srv banner"
+    row gemini gemini-project "project +asks +.*"
+    expect servers 29 "$(grep -c ' \(yes\|no\|asks\)  ' <<<"$output")"
+    # nothing ran: no check_srv pid, no marker
+    [ ! -e "$CHECK_PIDS" ]
+    expect markers "" "$(markers)"
+    # --dry-run without --fix is --list
+    doctor --dry-run
+    expect dry_run_status 0 "$status"
+    [ ! -e "$CHECK_PIDS" ]
+}
+
+@test "doctor: --config checks each stdio server: verdict, junk, fix; timed out is the worst status (5); unapproved project servers do not run" {
+    doctor --config --timeout 1 --linger 0
+    expect status 5 "$status"
+    row claude-code memory "clean +none"
+    row claude-code chatty "startup junk +default gate +check_srv: starting"
+    row claude-code local-logger "junk while serving +--strict +log: handled tools/list"
+    row claude-code team-clean "clean +none"
+    row claude-code from-the-repo "not run +not approved"
+    row claude-desktop missing "cannot start +- +no-such-mcp-server: command not found"
+    row vscode glued "startup junk +default gate +Starting"
+    row windsurf clean "clean +none"
+    row zed old-form "startup junk +default gate +check_srv: starting"
+    row zed new-form "junk while serving +--strict +log: handled tools/list"
+    row codex slow "timed out +- +no answer within 1 s: raise --timeout if it is slow"
+    row codex remote "not run +not stdio \(url: https://example.com/mcp\)"
+    row gemini chatty "startup junk +default gate +check_srv: starting"
+    # the servers ran (a positive control for the markers), the project
+    # ones nobody approved did not, and their commands are shown
+    [ -s "$CHECK_PIDS" ]
+    expect markers "" "$(markers)"
+    grep -qF "  cursor cursor-project (~/work/app/.cursor/mcp.json): cd $H/work/app && sh -c 'touch \"\$HOME/ran-cursor-project\"; exec check_srv'" <<<"$output" || { show; return 1; }
+    grep -q '^11 server(s) need stdiogate' <<<"$output"
+    # no secret from an env anywhere
+    ! grep -q secret "$BATS_TEST_TMPDIR/out.txt" "$BATS_TEST_TMPDIR/err.txt"
+}
+
+@test "doctor: --json gives one document; the verdicts, the checks' own documents, env names but not values" {
+    doctor --config --json --timeout 1 --linger 0
+    expect status 5 "$status"
+    j() { jq -r "$@" "$BATS_TEST_TMPDIR/out.txt"; }
+    expect schema 1 "$(j .stdiogate_doctor)"
+    expect doc_status 5 "$(j .status)"
+    expect files 13 "$(j '.files | length')"
+    sel='.servers[] | select(.client == "codex" and .name == "chatty")'
+    expect verdict "startup junk" "$(j "$sel | .before.verdict")"
+    expect fix "default gate" "$(j "$sel | .before.fix")"
+    expect check_status 1 "$(j "$sel | .before.check.verdict.status")"
+    expect env_names '["CODEX_TOKEN"]' "$(j -c "$sel | .env_names")"
+    expect slow "timed out 5" "$(j '.servers[] | select(.name == "slow") | "\(.before.verdict) \(.before.status)"')"
+    expect unapproved "false false null" "$(j '.servers[] | select(.name == "vscode-project") | "\(.approved) \(.ran) \(.before)"')"
+    expect not_stdio "http" "$(j '.servers[] | select(.name == "github") | .transport')"
+    ! grep -q secret "$BATS_TEST_TMPDIR/out.txt"
+}
+
+@test "doctor: --yes runs the project servers nobody approved; a FILE named explicitly runs without --yes" {
+    doctor --config .cursor/mcp.json --timeout 5 --linger 0
+    expect status 0 "$status"
+    row cursor cursor-project "clean +none"
+    expect markers "ran-cursor-project " "$(markers)"
+    rm "$H/ran-cursor-project"
+    doctor --config --yes --timeout 1 --linger 0
+    expect status 5 "$status"
+    expect markers "ran-claude-project ran-cursor-project ran-gemini-project ran-vscode-project " "$(markers)"
+    row claude-code from-the-repo "clean +none"
+}
+
+@test "doctor: Claude Code's approvals: enableAllProjectMcpServers in ~/.claude/settings.json, disabledMcpjsonServers wins" {
+    echo '{"enableAllProjectMcpServers": true}' >"$H/.claude/settings.json"
+    doctor --list
+    row claude-code from-the-repo "project +yes +.*"
+    row cursor cursor-project "project +asks +.*"
+    sed -i 's|"disabledMcpjsonServers": \[\]|"disabledMcpjsonServers": ["from-the-repo"]|' "$H/.claude.json"
+    doctor --list
+    row claude-code from-the-repo "project +asks +.*"
+    row claude-code team-clean "project +yes +.*"
+}
+
+@test "doctor: --fix --dry-run prints the diff and writes nothing, secrets masked" {
+    before=$(sums)
+    doctor --config --fix --dry-run --timeout 1 --linger 0
+    expect status 5 "$status"
+    expect files "$before" "$(sums)"
+    grep -qxF -- "--- ~/.codex/config.toml" <<<"$output"
+    grep -qxF -- "+command = \"$GATE\" # resolved through PATH" <<<"$output"
+    grep -qxF -- "+      \"args\": [\"--strict\", \"check_srv\", \"serving\"]," <<<"$output"
+    grep -qxF -- '       "env": {"ZED_TOKEN": "***"}' <<<"$output" || { show; return 1; }
+    ! grep -q secret "$BATS_TEST_TMPDIR/out.txt" "$BATS_TEST_TMPDIR/err.txt"
+}
+
+# fixed_diff FILE: the diff between FILE's backup and FILE, without its header.
+fixed_diff() {
+    diff -u "$H/$1.stdiogate-backup" "$H/$1" | tail -n +3
+}
+
+@test "doctor: --fix wraps exactly the servers that need it, byte-identical elsewhere, parsed by the clients' parsers; a second --fix changes nothing" {
+    cp -a "$H" "$BATS_TEST_TMPDIR/orig"
+    doctor --config --fix --timeout 1 --linger 0
+    expect status 5 "$status"
+    grep -qx 'zed new-form: junk while serving -> clean: fixed' <<<"$output" || { show; return 1; }
+    grep -qx 'codex chatty: startup junk -> clean: fixed' <<<"$output"
+    grep -qx 'wrote ~/.codex/config.toml (the old one is ~/.codex/config.toml.stdiogate-backup)' <<<"$output"
+    # every backup is the file as it was
+    for f in .claude.json .config/Claude/claude_desktop_config.json .cursor/mcp.json \
+             .config/Code/User/settings.json .config/Code/User/mcp.json .codeium/windsurf/mcp_config.json \
+             .config/zed/settings.json .codex/config.toml .gemini/settings.json; do
+        cmp "$BATS_TEST_TMPDIR/orig/$f" "$H/$f.stdiogate-backup"
+    done
+    # files with nothing to fix are untouched, with no backup
+    cmp "$BATS_TEST_TMPDIR/orig/work/app/.mcp.json" "$H/work/app/.mcp.json"
+    [ ! -e "$H/work/app/.mcp.json.stdiogate-backup" ]
+    # JSON with comments: only the two lines of the entry change
+    expect vscode "@@ -6,8 +6,8 @@
+     \"servers\": {
+       \"banner-in-settings\": {
+         \"type\": \"stdio\",
+-        \"command\": \"check_srv\",
+-        \"args\": [\"banner\", \"--\", \"http://x//y /* \\\"z\\\" */\"], // trailing comma below
++        \"command\": \"$GATE\",
++        \"args\": [\"check_srv\", \"banner\", \"--\", \"http://x//y /* \\\"z\\\" */\"], // trailing comma below
+       },
+     },
+   }," "$(fixed_diff .config/Code/User/settings.json)"
+    expect zed_lines "-        \"path\": \"check_srv\",
+-        \"args\": [\"banner\"],
+-      \"command\": \"check_srv\",
+-      \"args\": [\"serving\"],
++        \"path\": \"$GATE\",
++        \"args\": [\"check_srv\", \"banner\"],
++      \"command\": \"$GATE\",
++      \"args\": [\"--strict\", \"check_srv\", \"serving\"]," "$(fixed_diff .config/zed/settings.json | grep '^-'; fixed_diff .config/zed/settings.json | grep '^+')"
+    expect codex "@@ -3,8 +3,9 @@
+ 
+ [mcp_servers.chatty]
+ # a server that prints a banner
+-command = \"check_srv\" # resolved through PATH
++command = \"$GATE\" # resolved through PATH
+ args = [
++  \"check_srv\",
+   \"banner\",
+ ]
+ " "$(fixed_diff .codex/config.toml)"
+    # the clients' parsers (the files without comments): each equals the old one with exactly these entries changed
+    python3 - "$BATS_TEST_TMPDIR/orig" "$H" "$GATE" <<'PY'
+import json, sys, tomllib
+old, new, gate = sys.argv[1:]
+def load(root, f):
+    text = open(f"{root}/{f}").read()
+    return tomllib.loads(text) if f.endswith(".toml") else json.loads(text)
+def wrap(doc, keys, strict=False, key="command"):
+    e = doc
+    for k in keys:
+        e = e[k]
+    e["args"] = (["--strict"] if strict else []) + [e[key]] + e.get("args", [])
+    e[key] = gate
+cases = {
+    ".claude.json": [(["mcpServers", "chatty"], False),
+                     (["projects", f"{new}/work/app", "mcpServers", "local-logger"], True)],
+    ".config/Claude/claude_desktop_config.json": [(["mcpServers", "filesystem"], False)],
+    ".cursor/mcp.json": [(["mcpServers", "logger"], True)],
+    ".codeium/windsurf/mcp_config.json": [(["mcpServers", "noisy"], False)],
+    ".codex/config.toml": [(["mcp_servers", "chatty"], False)],
+    ".gemini/settings.json": [(["mcpServers", "chatty"], False)],
+}
+for f, edits in cases.items():
+    want = load(old, f)
+    for keys, strict in edits:
+        wrap(want, keys, strict)
+    got = load(new, f)
+    assert got == want, f"{f}:\n{got}\n!=\n{want}"
+PY
+    # the fixed entries run clean through the wrapper, and a second --fix is a no-op
+    after=$(sums)
+    doctor --config --fix --timeout 1 --linger 0
+    expect status_again 5 "$status"
+    expect unchanged "$after" "$(sums)"
+    grep -qx 'nothing to fix' <<<"$output" || { show; return 1; }
+    row zed new-form "clean +already wrapped"
+    row codex chatty "clean +already wrapped"
+}
+
+@test "doctor: --fix edits a symlink's target (the link stays), keeps the mode and owner; the backup has the same" {
+    mkdir "$H/dotfiles"
+    mv "$H/.codeium/windsurf/mcp_config.json" "$H/dotfiles/windsurf.json"
+    chmod 600 "$H/dotfiles/windsurf.json"
+    # the owner too, where the tests can give the file another one (as root)
+    owner=$(id -u):$(id -g)
+    if [ "$(id -u)" = 0 ]; then
+        chown 65534:65534 "$H/dotfiles/windsurf.json"
+        owner=65534:65534
+    fi
+    ln -s ../../dotfiles/windsurf.json "$H/.codeium/windsurf/mcp_config.json"
+    doctor --config "$H/.codeium/windsurf/mcp_config.json" --fix --linger 0
+    expect status 0 "$status"
+    [ -L "$H/.codeium/windsurf/mcp_config.json" ]
+    expect link ../../dotfiles/windsurf.json "$(readlink "$H/.codeium/windsurf/mcp_config.json")"
+    expect mode 600 "$(stat -c %a "$H/dotfiles/windsurf.json")"
+    expect backup_mode 600 "$(stat -c %a "$H/dotfiles/windsurf.json.stdiogate-backup")"
+    expect owner "$owner" "$(stat -c %u:%g "$H/dotfiles/windsurf.json")"
+    expect backup_owner "$owner" "$(stat -c %u:%g "$H/dotfiles/windsurf.json.stdiogate-backup")"
+    grep -qF "\"command\": \"$GATE\"" "$H/dotfiles/windsurf.json"
+    expect leftovers "windsurf.json windsurf.json.stdiogate-backup" "$(ls "$H/dotfiles" | tr '\n' ' ' | sed 's/ $//')"
+}
+
+@test "doctor: --fix writes nothing when the check through the new entry fails, and says why" {
+    printf '{\n  "mcpServers": {\n    "flaky": {"command": "%s"}\n  }\n}\n' "$FIXTURE/flaky.sh" >"$H/flaky.json"
+    cp "$H/flaky.json" "$H/flaky.orig"
+    doctor --config "$H/flaky.json" --fix --linger 0
+    cmp "$H/flaky.orig" "$H/flaky.json"
+    [ ! -e "$H/flaky.json.stdiogate-backup" ]
+    grep -q '^file flaky: startup junk -> cannot start: not fixed: through the new entry: cannot start' <<<"$output" || { show; return 1; }
+    expect status 1 "$status"
+}
+
+@test "doctor: --fix refuses a file that changed since it was read" {
+    printf '{"mcpServers": {"edits-its-config": {"command": "sh", "args": ["-c", "echo >>\\"$HOME/changing.json\\"; exec check_srv banner"]}}}\n' >"$H/changing.json"
+    doctor --config "$H/changing.json" --fix --linger 0
+    grep -q '^file edits-its-config: startup junk -> clean: not fixed: ~/changing.json changed since it was read; run again' <<<"$output" || { show; return 1; }
+    [ ! -e "$H/changing.json.stdiogate-backup" ]
+    grep -q '^{"mcpServers"' "$H/changing.json"
+    ! grep -q stdiogate "$H/changing.json"
+}
+
+@test "doctor: a configuration that cannot be parsed: exit 6, the file named; bad options: 125" {
+    echo '{"mcpServers": {' >"$H/.cursor/mcp.json"
+    doctor --list
+    expect status 6 "$status"
+    grep -q '^stdiogate: ~/.cursor/mcp.json: cannot parse: ' "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
+    row windsurf clean "user +yes +check_srv"
+    doctor --config --jobs 0
+    expect jobs 125 "$status"
+    doctor --config --timeout 0
+    expect timeout 125 "$status"
+    grep -q "^stdiogate: invalid --timeout '0'" "$BATS_TEST_TMPDIR/err.txt"
+    doctor --config "$H/no-such.json"
+    expect missing 125 "$status"
+    grep -q 'no-such.json: no such file' "$BATS_TEST_TMPDIR/err.txt"
+    doctor --client cursor --config
+    expect client_config 125 "$status"
+    # nothing configured: said so, status 0
+    mkdir "$BATS_TEST_TMPDIR/empty" && cd "$BATS_TEST_TMPDIR/empty"
+    HOME=$BATS_TEST_TMPDIR/empty doctor --config
+    expect empty 0 "$status"
+    expect empty_report "no MCP server configured
+
+no client configuration found" "$output"
+    # a COMMAND's own --fix is not the doctor's
+    doctor --json --linger 0 "$SRV" -- --fix
+    expect command_fix 0 "$status"
+}
+
+# client_entry CLIENT FILE ARG...: the entry `--check --client CLIENT --json
+# ARG...` prints for CLIENT, in FILE.
+client_entry() {
+    local client=$1 file=$2
+    shift 2
+    doctor --client "$client" --json --linger 0 "$@"
+    jq -r --arg c "$client" '.client_entries[$c]' "$BATS_TEST_TMPDIR/out.txt" >"$file"
+}
+
+@test "doctor: --client prints each client's entry, absolute paths, parsed as the client parses it (tests/recipes.py)" {
+    mkdir -p "$H/srv" && cp "$FIXTURE/flaky.sh" "$H/srv/server.sh"
+    cd "$H/srv"
+    # one check, every MCP client's entry (--client NAME gives the same one alone: below)
+    doctor --client all --json --linger 0 check_srv banner -- ./server.sh
+    expect status 1 "$status"
+    for c in claude-code claude-desktop cursor vscode windsurf zed codex gemini; do
+        case $c in claude-code) ext=sh ;; codex) ext=toml ;; *) ext=json ;; esac
+        jq -r --arg c "$c" '.client_entries[$c]' "$BATS_TEST_TMPDIR/out.txt" >"$BATS_TEST_TMPDIR/$c.$ext"
+        # check_srv through PATH, a relative script argument: both made absolute
+        expect "$c argv" "$GATE
+$SRV
+banner
+--
+$H/srv/server.sh" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/$c.$ext")"
+    done
+    grep -qx '      "type": "stdio",' "$BATS_TEST_TMPDIR/vscode.json"
+    client_entry cursor "$BATS_TEST_TMPDIR/cursor-alone.json" check_srv banner -- ./server.sh
+    cmp "$BATS_TEST_TMPDIR/cursor.json" "$BATS_TEST_TMPDIR/cursor-alone.json"
+    expect only_cursor '["cursor"]' "$(jq -c '.client_entries | keys' "$BATS_TEST_TMPDIR/out.txt")"
+    # junk while serving: --strict; LSP entries for Neovim and Helix
+    client_entry helix "$BATS_TEST_TMPDIR/helix.toml" --protocol lsp check_srv --lsp serving
+    expect helix_status 2 "$status"
+    expect helix "$GATE --strict $SRV --lsp serving" \
+        "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/helix.toml" | tr '\n' ' ' | sed 's/ $//')"
+    client_entry neovim "$BATS_TEST_TMPDIR/neovim.lua" --protocol lsp check_srv --lsp banner
+    expect neovim "$GATE $SRV --lsp banner" \
+        "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/neovim.lua" | tr '\n' ' ' | sed 's/ $//')"
+    # clean: the command as it is, absolute; all: every MCP client, and no LSP one
+    doctor --client all --linger 0 check_srv
+    expect clean_status 0 "$status"
+    grep -qxF "claude mcp add check_srv -- $SRV" <<<"$output" || { show; return 1; }
+    expect headers "claude-code claude-desktop cursor vscode windsurf zed codex gemini" \
+        "$(sed -n 's/^# \([a-z-]*\): .*/\1/p' <<<"$output" | tr '\n' ' ' | sed 's/ $//')"
+    # nothing fixes it: no entry; a client of the other protocol: refused
+    doctor --client cursor --linger 0 no-such-mcp-server
+    expect missing_status 4 "$status"
+    grep -q '^no entry: ' <<<"$output"
+    ! grep -q mcpServers <<<"$output"
+    doctor --client neovim check_srv
+    expect neovim_mcp 125 "$status"
+    grep -q 'neovim runs LSP servers, not MCP ones: add --protocol lsp' "$BATS_TEST_TMPDIR/err.txt"
+}
+
+@test "doctor: on a terminal, it asks before running each unapproved project server (y runs it, anything else skips it)" {
+    # script(1) gives the doctor a terminal; the answers: y for the first asked, n, no answer
+    printf 'y\nn\n\n' | timeout "$CHECK_BOUND" script -qec \
+        "'$GATE' --check --config --timeout 1 --linger 0" /dev/null >"$BATS_TEST_TMPDIR/out.txt" || true
+    output=$(tr -d '\r' <"$BATS_TEST_TMPDIR/out.txt")
+    grep -qF "stdiogate: run from-the-repo from ~/work/app/.mcp.json (sh -c 'touch \"\$HOME/ran-claude-project\"; exec check_srv')? [y/N]" <<<"$output" || { show; return 1; }
+    expect markers "ran-claude-project " "$(markers)"
+    row claude-code from-the-repo "clean +none"
+    row cursor cursor-project "not run +not approved"
+    row vscode vscode-project "not run +not approved"
+    row gemini gemini-project "not run +not approved"
+}
+
+@test "doctor: a launcher that times out (npx downloading on its first run) is timed out, with the advice, not junk" {
+    mkdir -p "$H/bin"
+    printf '#!/bin/sh\nexec check_srv silent\n' >"$H/bin/npx"
+    chmod +x "$H/bin/npx"
+    printf '{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}\n' >"$H/npx.json"
+    PATH=$H/bin:$PATH doctor --config "$H/npx.json" --timeout 1 --linger 0
+    expect status 5 "$status"
+    row file memory "timed out +- +no answer within 1 s: raise --timeout, or run it again once npx has the package"
+}
+
+@test "doctor: --fix in TOML: an inline table is left for the user (said so), the table beside it is fixed" {
+    printf '# two ways to write a server\n[mcp_servers]\ninline = { command = "check_srv", args = ["banner"] }\n\n[mcp_servers.table]\ncommand = "check_srv"\nargs = ["banner"]\n' >"$H/config.toml"
+    doctor --config "$H/config.toml" --fix --linger 0
+    expect status 1 "$status"
+    grep -qx 'codex inline: startup junk -> clean: not fixed: the entry is not a \[mcp_servers.NAME\] table of its own; edit it by hand' <<<"$output" || { show; return 1; }
+    grep -qx 'codex table: startup junk -> clean: fixed' <<<"$output"
+    expect toml "# two ways to write a server
+[mcp_servers]
+inline = { command = \"check_srv\", args = [\"banner\"] }
+
+[mcp_servers.table]
+command = \"$GATE\"
+args = [\"check_srv\", \"banner\"]" "$(cat "$H/config.toml")"
+}
+
+@test "doctor: --fix keeps CRLF line ends (TOML and JSON), an args line added where there was none" {
+    printf '#!/bin/sh\nexec check_srv banner\n' >"$H/banner-server"
+    chmod +x "$H/banner-server"
+    printf '[mcp_servers.crlf]\r\ncommand = "%s" # a comment\r\nenv = {}\r\n' "$H/banner-server" >"$H/config.toml"
+    printf '{\r\n  "mcpServers": {\r\n    "crlf": {\r\n      "command": "%s"\r\n    }\r\n  }\r\n}\r\n' "$H/banner-server" >"$H/crlf.json"
+    doctor --config "$H/config.toml" --fix --linger 0
+    expect toml_status 0 "$status"
+    doctor --config "$H/crlf.json" --fix --linger 0
+    expect json_status 0 "$status"
+    expect toml "$(printf '[mcp_servers.crlf]\r\ncommand = "%s" # a comment\r\nargs = ["%s"]\r\nenv = {}\r\n' "$GATE" "$H/banner-server")" \
+        "$(cat "$H/config.toml")"
+    expect json "$(printf '{\r\n  "mcpServers": {\r\n    "crlf": {\r\n      "command": "%s",\r\n      "args": ["%s"]\r\n    }\r\n  }\r\n}\r\n' "$GATE" "$H/banner-server")" \
+        "$(cat "$H/crlf.json")"
+}
+
+@test "doctor: bash completion offers the clients after --client and files after --config" {
+    words() {
+        bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+                 _stdiogate; printf "%s\n" "${COMPREPLY[@]}" | sort -u' _ "$ROOT/completion/stdiogate" "$@"
+    }
+    expect clients "claude-code claude-desktop" "$(words "$GATE" --check --client cl | tr '\n' ' ' | sed 's/ $//')"
+    expect all all "$(words "$GATE" --check --json --client a)"
+    touch my-config.json
+    expect config my-config.json "$(words "$GATE" --check --config my-)"
+}
