@@ -57,9 +57,9 @@ all_gone() {
     mkdir bin
     printf '#!/bin/sh\nexec "$@"\n' >bin/npx
     chmod +x bin/npx
-    PATH=$PWD/bin:$PATH check_text --timeout 1 --linger 0 -- npx "$SRV" silent
+    PATH=$PWD/bin:$PATH check_text --timeout 0.5 --linger 0 -- npx "$SRV" silent
     expect status 5 "$status"
-    [[ "$output" == *"verdict (exit status 5): no answer within 1 s."$'\n'"raise --timeout, or run it again once npx has cached the package."* ]]
+    [[ "$output" == *"verdict (exit status 5): no answer within 0.5 s."$'\n'"raise --timeout, or run it again once npx has cached the package."* ]]
 }
 
 @test "check: an answer after --timeout in every run: timing (status 5, 'slow: the answer took'), not junk, not stray" {

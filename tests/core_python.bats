@@ -14,6 +14,13 @@ PYSRV=$FIX/core_py_server.py
     assert_stderr_has "py-env PYTHONUNBUFFERED=1"
 }
 
+@test "python: a caller's empty PYTHONUNBUFFERED= (unset to Python) is set to 1: print at import still diverted (#25)" {
+    export PYTHONUNBUFFERED=
+    JUNK=(py-import-junk py-module-junk)
+    init_ping_diverted -- "$PYTHON" "$PYSRV" readline
+    assert_stderr_has "py-env PYTHONUNBUFFERED=1"
+}
+
 @test "python: print at import over sockets (as Node-based clients start servers)" {
     unset PYTHONUNBUFFERED
     JUNK=(py-import-junk py-module-junk)
