@@ -187,6 +187,8 @@ auto_case() {
     assert_status 0
     assert_stderr_has "setups-junk 00000000 ......"
     assert_stderr_lacks "strict"
+    # it still runs without our LD_PRELOAD entry, and level 2 says so
+    assert_stderr_has "setups_srv_musl has a loader that cannot load libstdiogate.so: it runs without it"
 }
 
 @test "auto strict: a posix_spawn whose file actions point fd 1 at a pipe (Python capturing a musl program) is not filtered" {
