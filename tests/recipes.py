@@ -94,14 +94,17 @@ def parse(path, text):
 #   <!-- test: run after SETUP[, SETUP]... -->  its "$ " lines are run with sh in
 #       a clean clone where the SETUP commands have been run; the lines after
 #       each are its stdout, byte for byte but for the times and byte counts
-#       that vary from run to run (MASKS)
+#       that vary from run to run (MASKS); `stdiogate --check` is given a
+#       generous --timeout (SLOW), so that a loaded machine passes too
 #   <!-- test: make test-fresh -->  its make commands are make test-fresh's
 #       (FRESH_COMMANDS in tests/fresh.mk), which runs them on a fresh Debian 12
 #   <!-- test: not run: REASON -->  e.g. it installs into /usr/local
 MASKS = [
     (re.compile(r"\b\d+(\.\d+)? (ms|bytes)\b"), r"N \2"),
     (re.compile(r"\(\d+ before "), "(N before "),
+    (re.compile(r"^(stdiogate --check \(\w+, timeout )\d+s", re.M), r"\1Ns"),
 ]
+SLOW = "--check --timeout 120 "
 FENCE = re.compile(r"^```([a-z]*)\n(.*?)^```$", re.S | re.M)
 MARKER = re.compile(r"<!-- test: (.*) -->")
 
@@ -132,8 +135,9 @@ def run_block(line, body, clone):
     errors, chunks = [], re.split(r"^\$ ", body, flags=re.M)
     for chunk in chunks[1:]:
         command, _, want = chunk.partition("\n")
-        got = subprocess.run(["sh", "-c", command], cwd=clone, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+        got = subprocess.run(["sh", "-c", command.replace("--check ", SLOW, 1)], cwd=clone,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, timeout=1200)
         got.stdout = got.stdout.replace(os.path.abspath(clone).encode(), README_CLONE.encode())
         if mask(got.stdout.decode("utf-8", "replace")) != mask(want):
             diff = difflib.unified_diff(mask(want).splitlines(), mask(got.stdout.decode(
