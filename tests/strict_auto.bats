@@ -224,3 +224,17 @@ auto_case() {
     [ "$(grep -c 'strict: filtering' "$ERR")" = 1 ] || { show_run; false; }
     assert_no_filter tree_exec_static
 }
+
+@test "auto strict: a filter that cannot be started makes no exec fail: the program runs unguarded, with a warning" {
+    # An installation without stdiogate-filter: the wrapper keeps the gate
+    # for COMMAND, and at the exec the library's filter exec fails.
+    local dir="$BATS_TEST_TMPDIR/nofilter"
+    mkdir "$dir"
+    cp "$ROOT/stdiogate" "$ROOT/stdiogate-check" "$ROOT/libstdiogate.so" "$dir/"
+    session --mcp -- "$dir/stdiogate" sh -c 'exec "$0"' "$BIN/tree_server_static"
+    assert_status 0
+    assert_stdout_has JUNK-server-write
+    assert_stderr_has "exec: cannot start the strict filter $dir/stdiogate-filter: $BIN/tree_server_static runs unguarded"
+    expect_frames tree
+    assert_frames_among_stdout
+}
