@@ -760,7 +760,7 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
 static void server_name(pid_t pid)
 {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/comm", (long)pid);
+    (void)snprintf(path, sizeof path, "/proc/%ld/comm", (long)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
@@ -967,7 +967,7 @@ int main(int argc, char **argv)
         usage_error("no COMMAND given");
     /* the log names the server: COMMAND, in this process after the exec */
     const char *base = strrchr(argv[i], '/');
-    snprintf(g_server, sizeof g_server, "%s", base ? base + 1 : argv[i]);
+    (void)snprintf(g_server, sizeof g_server, "%s", base ? base + 1 : argv[i]);
     g_server_pid = (long)getpid();
     (void)start_filter(protocol, discard);
     run(path, argv + i);
