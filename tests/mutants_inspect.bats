@@ -25,6 +25,11 @@ setup_file() {
         '__attribute__((used, section(".bun_builtins"))) static const char c[8] = "builtin";' \
         'int main(void) { return 0; }' >"$BIN/bun2.c"
     cc -o "$BIN/bun_both" "$BIN/bun2.c"
+    # names that only begin like Bun's (a whole name must match)
+    printf '%s\n' '__attribute__((used, section(".bunny"))) static char b[8] = "notbun";' \
+        '__attribute__((used, section(".bun_builtins_x"))) static const char c[8] = "builtin";' \
+        'int main(void) { return 0; }' >"$BIN/bun3.c"
+    cc -o "$BIN/bun_prefix" "$BIN/bun3.c"
 }
 
 setup() {
@@ -43,6 +48,13 @@ inspect() {
     inspect "$BIN/bun_both"
     [ "$status" -eq 1 ]
     [[ "$stderr" == *"is a Bun program"* ]]
+}
+
+@test "inspect: sections whose names only begin like .bun and .bun_builtins are no Bun program" {
+    readelf -SW "$BIN/bun_prefix" | grep -q ' \.bunny '
+    inspect "$BIN/bun_prefix"
+    [ "$status" -eq 0 ]
+    [ -z "$stderr" ]
 }
 
 @test "inspect: setuid to the caller itself is no secure execution; to someone else it is" {
