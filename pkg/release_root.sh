@@ -20,30 +20,9 @@ suite=$1 dir=$2 tarball=$3 out=$4
 packages=make,gcc,libc6-dev,binutils,python3,gcc-aarch64-linux-gnu,libc6-dev-arm64-cross,binutils-aarch64-linux-gnu
 dist=$(basename "$tarball" .tar.gz)
 
-mirror_of_apt() {
-    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-        sed -n 's/^URIs:[[:space:]]*//p; s/^deb[[:space:]]\{1,\}\(\[[^]]*\][[:space:]]*\)\{0,1\}\([^[:space:]]*\).*/\2/p' |
-        tr ' ' '\n' | grep -v -e security -e '^$' | head -n 1
-}
-
-if [ ! -e "$dir/root/.complete" ]; then
-    command -v debootstrap >/dev/null ||
-        apt-get install -y debootstrap || { apt-get update && apt-get install -y debootstrap; }
-    mirror=${MIRROR:-$(mirror_of_apt)}
-    [ -n "$mirror" ] || { echo "release_root.sh: no apt mirror found; set MIRROR" >&2; exit 1; }
-    mkdir -p "$dir"
-    rm -rf "$dir/root.tmp"
-    echo "release_root.sh: debootstrap $suite from $mirror into $dir/root (log: $dir/debootstrap.log)" >&2
-    if ! debootstrap --variant=minbase --include="$packages" "$suite" "$dir/root.tmp" "$mirror" \
-            >"$dir/debootstrap.log" 2>&1; then
-        tail -n 5 "$dir/debootstrap.log" >&2
-        echo "release_root.sh: debootstrap $suite failed" >&2
-        exit 1
-    fi
-    rm -rf "$dir/root"
-    mv "$dir/root.tmp" "$dir/root"
-    touch "$dir/root/.complete"
-fi
+# shellcheck source=tests/debian_root.sh
+. "$(cd "$(dirname "$0")/.." && pwd)/tests/debian_root.sh"
+debian_root release_root.sh "$suite" "$dir" "$packages"
 
 rm -rf "$dir/root/src"
 mkdir -p "$dir/root/src" "$out"

@@ -75,7 +75,7 @@ TIDY_CHECKS := $(TIDY_CHECKS),-performance-no-int-to-ptr
 # those files use.
 # Fixture scripts named *.sh are run with sh (some have no shebang): checked
 # as POSIX sh.
-LINT_SH_MAIN    = stdiogate .ci/run pkg/npm-launcher.sh pkg/release_root.sh
+LINT_SH_MAIN    = stdiogate .ci/run pkg/npm-launcher.sh pkg/release_root.sh tests/debian_root.sh
 LINT_SH_HELPERS = $(wildcard tests/*.bash tests/fixtures/*.bash tests/*.sh)
 LINT_SH_POSIX   = $(wildcard tests/fixtures/*.sh tests/fixtures/doctor/*.sh)
 
@@ -104,7 +104,7 @@ lint-tidy: | lint-deps
 	done
 
 lint-shell: | lint-deps
-	shellcheck $(LINT_SH_MAIN)
+	shellcheck -x $(LINT_SH_MAIN)
 	shellcheck -S warning -e SC2034 $(LINT_SH_HELPERS)
 	$(if $(LINT_SH_POSIX),shellcheck -S warning -e SC2034 -s sh $(LINT_SH_POSIX))
 
