@@ -4,8 +4,6 @@
 
 #include "internal.h"
 
-#include <sys/xattr.h>
-
 /* ------------------------------------------------------------------ */
 /* exec and spawn: hand the wire to the next program.
  *
@@ -196,11 +194,14 @@ static const char *secure_kind(int fd)
     struct stat st;
     if (fstat(fd, &st) != 0)
         return NULL;
-    if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+    /* (System calls, not libc's wrappers: three more imports would cost
+     * every process that loads the library a symbol lookup each.) */
+    uid_t uid = (uid_t)syscall(SYS_getuid);
+    if ((st.st_mode & S_ISUID) && st.st_uid != uid)
         return "a setuid program";
-    if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid())
+    if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != (gid_t)syscall(SYS_getgid))
         return "a setgid program";
-    if (getuid() != 0 && fgetxattr(fd, "security.capability", NULL, 0) > 0)
+    if (uid != 0 && syscall(SYS_fgetxattr, fd, "security.capability", NULL, 0) > 0)
         return "a program with file capabilities";
     return NULL;
 }
