@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 
 /* ------------------------------------------------------------------ */
 /* #! scripts. */
@@ -129,38 +128,14 @@ static unsigned elf_findings(int fd, struct sg_inspection *r)
 /* ------------------------------------------------------------------ */
 /* The file as a whole. */
 
-static int is_container_cli(const char *path)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    return strcmp(base, "docker") == 0 || strcmp(base, "podman") == 0 ||
-           strcmp(base, "nerdctl") == 0;
-}
-
-/* Secure execution: set-user-ID to someone else, set-group-ID to another
- * group, or file capabilities for anyone but root. */
-static unsigned secure_findings(int fd, const char *path)
-{
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        return 0;
-    if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
-        return SG_SETUID;
-    if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid())
-        return SG_SETGID;
-    if (getuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
-        return SG_CAPABILITIES;
-    return 0;
-}
-
 static unsigned file_findings(const char *path, struct sg_inspection *r)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
-    unsigned found = secure_findings(fd, path) | elf_findings(fd, r);
+    unsigned found = sg_secure_finding(fd) | elf_findings(fd, r);
     close(fd);
-    if (is_container_cli(path))
+    if (sg_is_container_cli(path))
         found |= SG_DOCKER;
     return found;
 }

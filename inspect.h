@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Findings, one bit each. */
@@ -195,6 +197,35 @@ static inline int sg_elf_go_note(int fd, const struct sg_elf *e)
             left -= (size_t)size;
         }
     }
+    return 0;
+}
+
+/* Is path a container CLI (the server it starts runs elsewhere)? */
+static inline int sg_is_container_cli(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strcmp(base, "docker") == 0 || strcmp(base, "podman") == 0 ||
+           strcmp(base, "nerdctl") == 0;
+}
+
+/* Secure execution for the file open on fd: SG_SETUID (set-user-ID to
+ * someone else), SG_SETGID (to another group), SG_CAPABILITIES (file
+ * capabilities, for anyone but root), or 0.  System calls, not libc's
+ * wrappers: in the library, three more imports would cost every process
+ * that loads it a symbol lookup each. */
+static inline unsigned sg_secure_finding(int fd)
+{
+    struct stat st;
+    uid_t uid = (uid_t)syscall(SYS_getuid);
+    if (fstat(fd, &st) != 0)
+        return 0;
+    if ((st.st_mode & S_ISUID) && st.st_uid != uid)
+        return SG_SETUID;
+    if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != (gid_t)syscall(SYS_getgid))
+        return SG_SETGID;
+    if (uid != 0 && syscall(SYS_fgetxattr, fd, "security.capability", NULL, 0) > 0)
+        return SG_CAPABILITIES;
     return 0;
 }
 

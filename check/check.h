@@ -77,6 +77,7 @@ extern const char *const finding_keys[8];
 
 void inspect_program(const char *command, const char *path, struct program_facts *f);
 void choose_default_mode(struct program_facts *f, int strict_available);
+const char *finding_name(unsigned finding);
 int resolve_command(const char *name, char *out, size_t cap);
 void own_directory(char *out, size_t cap);
 

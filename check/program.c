@@ -64,19 +64,32 @@ void inspect_program(const char *command, const char *path, struct program_facts
 /* The default mode's choice for a program the library cannot enter, as
  * the wrapper makes it (check/wrapper.c): strict mode, unless
  * STDIOGATE_AUTO_STRICT=0 or the filter is not installed. */
+/* What a finding makes of the program, in a few words (the wrapper's
+ * level-2 line, the check's report). */
+const char *finding_name(unsigned finding)
+{
+    switch (finding) {
+    case SG_SETUID: return "a setuid program";
+    case SG_SETGID: return "a setgid program";
+    case SG_CAPABILITIES: return "a program with file capabilities";
+    case SG_DOCKER: return "a container CLI (the server runs in a container)";
+    case SG_FOREIGN_LOADER: return "a program whose loader cannot load libstdiogate.so";
+    case SG_STATIC: return "a static program";
+    case SG_GO: return "a Go program";
+    case SG_BUN: return "a Bun program";
+    }
+    return "a program the library cannot guard";
+}
+
 void choose_default_mode(struct program_facts *f, int strict_available)
 {
-    static const char *const why[] = { "a setuid program", "a setgid program",
-                                       "a program with file capabilities", "a container CLI",
-                                       "a program whose loader cannot load libstdiogate.so",
-                                       "a static program", "a Go program", "a Bun program" };
     const char *a = getenv("STDIOGATE_AUTO_STRICT");
     f->auto_strict = NULL;
     if (!f->known || !strict_available || (a && strcmp(a, "0") == 0))
         return;
     for (size_t i = 0; i < NFINDINGS; i++)
         if (f->in.findings & finding_bits[i]) {
-            f->auto_strict = why[i];
+            f->auto_strict = finding_name(finding_bits[i]);
             return;
         }
 }

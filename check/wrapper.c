@@ -44,22 +44,6 @@ int inspect(const char *path, int quiet)
     return sg_inspect(path, &r) == 0 ? warn(&r, quiet) : 0;
 }
 
-/* What a finding makes of the program, in a few words. */
-static const char *finding_name(unsigned finding)
-{
-    switch (finding) {
-    case SG_SETUID: return "a setuid program";
-    case SG_SETGID: return "a setgid program";
-    case SG_CAPABILITIES: return "a program with file capabilities";
-    case SG_DOCKER: return "a container CLI (the server runs in a container)";
-    case SG_FOREIGN_LOADER: return "a program whose loader cannot load libstdiogate.so";
-    case SG_STATIC: return "a static program";
-    case SG_GO: return "a Go program";
-    case SG_BUN: return "a Bun program";
-    }
-    return "a program the library cannot guard";
-}
-
 /* The default mode for a program the library cannot guard (issue 24):
  * strict mode, chosen here, unless STDIOGATE_AUTO_STRICT=0 (--gate-only)
  * asks for the gate alone, or the filter is not installed.  Returns 1 when

@@ -179,30 +179,14 @@ struct program {
 
 int g_auto_strict = 1;
 
-static int is_container_cli(const char *path)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    return strcmp(base, "docker") == 0 || strcmp(base, "podman") == 0 ||
-           strcmp(base, "nerdctl") == 0;
-}
-
-/* Secure execution: set-user-ID or set-group-ID to another, or file
- * capabilities for anyone but root (as inspect.c judges it). */
+/* Secure execution (ld.so drops LD_PRELOAD), in words. */
 static const char *secure_kind(int fd)
 {
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        return NULL;
-    /* (System calls, not libc's wrappers: three more imports would cost
-     * every process that loads the library a symbol lookup each.) */
-    uid_t uid = (uid_t)syscall(SYS_getuid);
-    if ((st.st_mode & S_ISUID) && st.st_uid != uid)
-        return "a setuid program";
-    if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != (gid_t)syscall(SYS_getgid))
-        return "a setgid program";
-    if (uid != 0 && syscall(SYS_fgetxattr, fd, "security.capability", NULL, 0) > 0)
-        return "a program with file capabilities";
+    switch (sg_secure_finding(fd)) {
+    case SG_SETUID: return "a setuid program";
+    case SG_SETGID: return "a setgid program";
+    case SG_CAPABILITIES: return "a program with file capabilities";
+    }
     return NULL;
 }
 
@@ -259,7 +243,7 @@ static unsigned program_kind(const char *file, int search, int deep, struct prog
             kind = elf_kind(fd, deep, &p->why);
         REAL(close)(fd);
         if (!script) {
-            if (deep && is_container_cli(at)) {
+            if (deep && sg_is_container_cli(at)) {
                 p->why = "a container CLI (the server runs in a container)";
                 kind |= RUNS_UNGUARDED;
             }
