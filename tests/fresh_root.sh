@@ -14,7 +14,7 @@
 #           timed (default: 'make demo' 'make check' 'make test')
 # The committed HEAD of this tree is cloned with git into DIR/root/src, and
 # the commands run there as root under chroot, in a private mount namespace
-# (/proc, /sys and /dev bound in), with a login's bare environment: the rules
+# (the root bound onto itself, /proc, /sys and /dev bound in), with a login's bare environment: the rules
 # install everything else themselves, from Debian and the language
 # registries.  The host's own CA certificates (/usr/local/share/ca-certificates)
 # are copied into the base, for a network whose TLS goes through a proxy
@@ -79,6 +79,9 @@ git clone -q --no-hardlinks "$src" "$dir/root/src"
 # shellcheck disable=SC2016
 exec unshare --mount --propagation private sh -c '
     root=$1 times=$2; shift 2
+    # The root made a mount point of its own: tests that unshare a mount
+    # namespace in the chroot need "/" to be one.
+    mount --rbind "$root" "$root"
     mount -t proc proc "$root/proc"
     mount -t sysfs sys "$root/sys"
     mount --rbind /dev "$root/dev"
