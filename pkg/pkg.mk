@@ -33,12 +33,20 @@ PKG_TOOLS    = aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
 # The entries' date: SOURCE_DATE_EPOCH, or the last commit's.
 PKG_EPOCH   := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),315532800)
 PACK         = SOURCE_DATE_EPOCH=$(PKG_EPOCH) python3 pkg/pack.py
+# That date as a prerequisite: the file is rewritten only when the date changes (a commit since,
+# or another SOURCE_DATE_EPOCH), and every package is then made again, not only those whose other
+# inputs changed: packages of one `make packages` bear one date.
+PKG_DATED    = $(PKG_DIR)/epoch
 # Where the tree's files are listed from: git, or (an unpacked release tarball) every file.
 PKG_LIST     = if [ -e .git ]; then git ls-files -z -co --exclude-standard; \
                else find . -path ./build -prune -o -type f -print0; fi
 
 packages: $(PKG_MACHINES:%=$(PKG_DIR)/%/wheel.stamp) $(PKG_MACHINES:%=$(PKG_DIR)/%/npm.stamp) \
           $(PKG_OUT)/stdiogate-$(VERSION).tgz
+
+$(PKG_DATED): FORCE
+	@mkdir -p $(@D) && [ "$$(cat $@ 2>/dev/null)" = "$(PKG_EPOCH)" ] || echo "$(PKG_EPOCH)" >$@
+FORCE:
 
 pkg-tools:
 	@for tool in $(PKG_TOOLS); do \
@@ -73,16 +81,17 @@ pkg_strip = for f in $(1)/usr/lib/stdiogate/*; do \
 		[ -f "$$f" ] && [ "$$(head -c 4 "$$f")" = "$$(printf '\177ELF')" ] || continue; \
 		$(call cross_prefix,$(2))strip --strip-unneeded "$$f" || exit 1; done
 
-$(PKG_DIR)/%/wheel.stamp: $(PKG_DIR)/%/stage.stamp pkg/pack.py README.md LICENSE
+$(PKG_DIR)/%/wheel.stamp: $(PKG_DIR)/%/stage.stamp pkg/pack.py README.md LICENSE $(PKG_DATED)
 	rm -f $(PKG_OUT)/stdiogate-$(VERSION)-*_$*.whl
 	$(PACK) wheel $(PKG_DIR)/$*/stage/usr $(VERSION) $(PKG_OUT) >/dev/null
 	touch $@
 
-$(PKG_DIR)/%/npm.stamp: $(PKG_DIR)/%/stage.stamp pkg/pack.py LICENSE
+$(PKG_DIR)/%/npm.stamp: $(PKG_DIR)/%/stage.stamp pkg/pack.py LICENSE $(PKG_DATED)
 	$(PACK) npm-platform $(PKG_DIR)/$*/stage/usr $(VERSION) $(PKG_OUT) >/dev/null
 	touch $@
 
-$(PKG_OUT)/stdiogate-$(VERSION).tgz: pkg/pack.py pkg/npm-launcher.sh README.md LICENSE stdiogate
+$(PKG_OUT)/stdiogate-$(VERSION).tgz: pkg/pack.py pkg/npm-launcher.sh README.md LICENSE stdiogate \
+                                        $(PKG_DATED)
 	$(PACK) npm-main $(VERSION) $(PKG_OUT) >/dev/null
 
 # The example server for tests/aarch64.bats, built by the cross compiler.
@@ -132,4 +141,4 @@ test-release:
 	@echo "make test-release: two releases, the same bytes"
 
 
-.PHONY: packages pkg-tools pkg-aarch64-server release test-release
+.PHONY: FORCE packages pkg-tools pkg-aarch64-server release test-release
