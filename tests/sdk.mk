@@ -9,7 +9,7 @@
 #               cache warmed so that the tests run uv with --offline --no-index
 #   sdk-go      github.com/modelcontextprotocol/go-sdk (go.mod/go.sum), built static
 #               (CGO_ENABLED=0) and dynamic (cgo)
-#   sdk-rust    rmcp (Cargo.lock), release build, stdio server features only
+#   sdk-rust    rmcp (Cargo.lock), release build (unoptimised, opt-level 0: half the build time), stdio server features only
 #   sdk-java    io.modelcontextprotocol.sdk:mcp (pom.xml, exact versions, checksums enforced):
 #               the jars copied by the dependency plugin, the server compiled with javac
 #   test-sdk    the above, then bats tests/real_sdk.bats
