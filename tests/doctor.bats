@@ -119,7 +119,7 @@ sums() {
     grep -qF "  cursor cursor-project (~/work/app/.cursor/mcp.json): cd $H/work/app && sh -c 'touch \"\$HOME/ran-cursor-project\"; exec check_srv'" <<<"$output" || { show; return 1; }
     grep -q '^11 server(s) need stdiogate' <<<"$output"
     # no secret from an env anywhere
-    ! grep -q secret "$BATS_TEST_TMPDIR/out.txt" "$BATS_TEST_TMPDIR/err.txt"
+    ! grep -q secret "$BATS_TEST_TMPDIR/out.txt" "$BATS_TEST_TMPDIR/err.txt" || false
 }
 
 @test "doctor: --json gives one document; the verdicts, the checks' own documents, env names but not values" {
@@ -137,7 +137,7 @@ sums() {
     expect slow "timed out 5" "$(j '.servers[] | select(.name == "slow") | "\(.before.verdict) \(.before.status)"')"
     expect unapproved "false false null" "$(j '.servers[] | select(.name == "vscode-project") | "\(.approved) \(.ran) \(.before)"')"
     expect not_stdio "http" "$(j '.servers[] | select(.name == "github") | .transport')"
-    ! grep -q secret "$BATS_TEST_TMPDIR/out.txt"
+    ! grep -q secret "$BATS_TEST_TMPDIR/out.txt" || false
 }
 
 @test "doctor: --yes runs the project servers nobody approved; a FILE named explicitly runs without --yes" {
@@ -172,7 +172,7 @@ sums() {
     grep -qxF -- "+command = \"$GATE\" # resolved through PATH" <<<"$output"
     grep -qxF -- "+      \"args\": [\"--strict\", \"check_srv\", \"serving\"]," <<<"$output"
     grep -qxF -- '       "env": {"ZED_TOKEN": "***"}' <<<"$output" || { show; return 1; }
-    ! grep -q secret "$BATS_TEST_TMPDIR/out.txt" "$BATS_TEST_TMPDIR/err.txt"
+    ! grep -q secret "$BATS_TEST_TMPDIR/out.txt" "$BATS_TEST_TMPDIR/err.txt" || false
 }
 
 # fixed_diff FILE: the diff between FILE's backup and FILE, without its header.
@@ -305,7 +305,7 @@ PY
     grep -q '^file edits-its-config: startup junk -> clean: not fixed: ~/changing.json changed since it was read; run again' <<<"$output" || { show; return 1; }
     [ ! -e "$H/changing.json.stdiogate-backup" ]
     grep -q '^{"mcpServers"' "$H/changing.json"
-    ! grep -q stdiogate "$H/changing.json"
+    ! grep -q stdiogate "$H/changing.json" || false
 }
 
 @test "doctor: a configuration that cannot be parsed: exit 6, the file named; bad options: 125" {
@@ -383,7 +383,7 @@ $H/srv/server.sh" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS
     doctor --client cursor --linger 0 no-such-mcp-server
     expect missing_status 4 "$status"
     grep -q '^no entry: ' <<<"$output"
-    ! grep -q mcpServers <<<"$output"
+    ! grep -q mcpServers <<<"$output" || false
     doctor --client neovim check_srv
     expect neovim_mcp 125 "$status"
     grep -q 'neovim runs LSP servers, not MCP ones: add --protocol lsp' "$BATS_TEST_TMPDIR/err.txt"

@@ -19,6 +19,10 @@ load lint_helpers
     lint lint-shell
 }
 
+@test "lint: no test negates an assertion with a bare ! (errexit ignores it)" {
+    lint lint-bats
+}
+
 @test "lint: gcc and clang build the library, fuzz programs and fixtures at -Wall -Wextra -Werror" {
     lint lint-build
 }

@@ -79,7 +79,7 @@ LINT_SH_MAIN    = stdiogate .ci/run pkg/npm-launcher.sh pkg/release_root.sh test
 LINT_SH_HELPERS = $(wildcard tests/*.bash tests/fixtures/*.bash tests/*.sh)
 LINT_SH_POSIX   = $(wildcard tests/fixtures/*.sh tests/fixtures/doctor/*.sh)
 
-lint: lint-cppcheck lint-tidy lint-shell lint-build
+lint: lint-cppcheck lint-tidy lint-shell lint-bats lint-build
 
 # Installed before the test files start: with TEST_JOBS lint.bats and
 # strict_lint.bats run side by side, and two apt-get runs at once fight over
@@ -108,6 +108,17 @@ lint-shell: | lint-deps
 	shellcheck -S warning -e SC2034 $(LINT_SH_HELPERS)
 	$(if $(LINT_SH_POSIX),shellcheck -S warning -e SC2034 -s sh $(LINT_SH_POSIX))
 
+# A bare `! COMMAND` line in a test asserts nothing: bash's errexit ignores a
+# negated command, so the test goes on whatever COMMAND did (fifteen such
+# lines were found, each now `! COMMAND || false`).  Lines in a condition (an
+# `||` list, an `if ... then`, a continued line) are left alone.
+LINT_BATS = $(wildcard tests/*.bats tests/*.bash tests/package/*.bats)
+lint-bats:
+	@if grep -nE '^[[:space:]]*! ' $(LINT_BATS) | grep -vE '[|][|]|then$$|[\\]$$'; then \
+		echo "lint-bats: the lines above negate with a bare !, which errexit ignores: they cannot fail a test (add || false)" >&2; \
+		exit 1; \
+	fi
+
 lint-build: | lint-deps
 	@mkdir -p $(LINT_OUT)
 	gcc   $(LINT_CFLAGS) -fPIC -shared -fvisibility=hidden -o $(LINT_OUT)/gcc-lib.so $(LIB_SRC) -ldl
@@ -123,4 +134,4 @@ lint-build: | lint-deps
 	done
 	@rm -rf $(LINT_OUT)
 
-.PHONY: lint lint-deps lint-cppcheck lint-tidy lint-shell lint-build
+.PHONY: lint lint-deps lint-cppcheck lint-tidy lint-shell lint-bats lint-build
