@@ -9,13 +9,6 @@ load helpers
 
 setup() {
     tree_setup
-    # npx keeps what it links in its cache: a private one per test, offline.
-    export npm_config_cache="$BATS_TEST_TMPDIR/npm-cache"
-    export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
-    # npx links a local directory into its cache (npm 9.4 and later), so the
-    # package's bin finds ../tree_server.js; npm 9.0 to 9.3 (Debian 12's 9.2.0)
-    # copied it (install-links=true), and the bin stopped at "Cannot find module".
-    export npm_config_install_links=false
 }
 
 @test "tree: npx-style Node parent, notices on stdout, spawn(stdio inherit) of a C server, waits" {

@@ -10,7 +10,6 @@ load helpers
 setup() {
     tree_setup
     TREE_CLIENT_OPTS=(--socket)
-    export npm_config_cache="$BATS_TEST_TMPDIR/npm-cache" npm_config_update_notifier=false
 }
 
 @test "tree/socket: sh -c 'echo; exec SERVER'" {
