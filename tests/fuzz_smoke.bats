@@ -3,7 +3,7 @@
 # A short libFuzzer pass over the first-message detector (protocol/fuzz_detect.c:
 # bounded state, same end offset whole / byte by byte / in random chunks, and
 # the whole-buffer reference's offset), starting from tests/fuzz-corpus/.
-# Expected outcome: the fuzzer runs FUZZ_SMOKE_SECONDS (default 5; `make fuzz` is the long run) and exits
+# Expected outcome: the fuzzer runs FUZZ_SMOKE_SECONDS (default 5) and exits
 # 0.  On a finding it prints "detect.h: <what>" and the input, and the input
 # is kept in the test's temporary directory.  `make fuzz` runs the long pass.
 

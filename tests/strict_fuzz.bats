@@ -4,7 +4,7 @@
 # and libFuzzer (protocol/stream.mk): every byte gets the same verdict whole,
 # byte by byte and in random pieces; never more than SG_HOLD_MAX bytes held;
 # with jsonl, the wire against a whole-buffer reference parser.  Expected
-# outcome: each program runs STREAM_SMOKE_SECONDS (default 5; `make fuzz` is the long run) and exits 0;
+# outcome: each program runs STREAM_SMOKE_SECONDS (default 5) and exits 0;
 # on a finding the input is kept in the test's temporary directory.
 # `make fuzz` and `make fuzz-diff` run the long passes.
 
