@@ -470,7 +470,7 @@ FLAKY
 
 # new_failures LOG: the failing tests in LOG that are not known failures
 new_failures() {
-    grep '^not ok' "$1" | sed -E 's/^not ok [0-9]+ //; s/ # timeout after .*$//' | grep -vxFf "$KNOWN"
+    grep -a '^not ok' "$1" | sed -E 's/^not ok [0-9]+ //; s/ # timeout after .*$//' | grep -vxFf "$KNOWN"
 }
 
 # run_file FILE LOG: run one bats file; stop it at its first new failing
