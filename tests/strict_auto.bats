@@ -176,6 +176,26 @@ auto_case() {
     assert_stderr_lacks "strict"
 }
 
+@test "auto strict: --strict given for such a program: the one filter asked for, no choice or warning of the wrapper's" {
+    server static
+    session --mcp -- "${S[@]}"
+    assert_status 0
+    assert_stdout_has JUNK-server-write
+    STDIOGATE_DEBUG=2 session --mcp -- "$ROOT/stdiogate" --strict "${S[@]}"
+    assert_status 0
+    assert_stdout_lacks JUNK
+    assert_stderr_has JUNK-server-write
+    assert_stderr_lacks "strict mode" "warning"
+    [ "$(grep -c 'strict: filtering' "$ERR")" = 1 ] || { show_run; false; }
+    # --gate-only asks for no filter of the wrapper's choosing, and --strict
+    # for one: the filter guards the program, nothing to warn about
+    session --mcp -- "$ROOT/stdiogate" --strict --gate-only "${S[@]}"
+    assert_status 0
+    assert_stdout_lacks JUNK
+    assert_stderr_has JUNK-server-write
+    assert_stderr_lacks "warning"
+}
+
 @test "auto strict: a program whose stdout is not the wire (a pipe of the launcher's) is not filtered" {
     # The launcher captures a musl program's stdout: the junk it reads back
     # is the same bytes wrapped as unwrapped (it prints them on stderr).
