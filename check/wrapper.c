@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* check/wrapper.c - stdiogate-check --inspect, --wrapper and --environment:
  * what the wrapper runs before it execs COMMAND (check/main.c's comment). */
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +15,29 @@
 #include "check.h"
 
 extern char **environ;
+
+/* A line of ours on stderr, unless stderr has no room for it: a pipe that
+ * nobody reads must not hold up the server (a blocking write would stop the
+ * wrapper before it execs COMMAND).  stderr's flags are the server's too, so
+ * they are left alone: poll first; a pipe with room takes a line of less
+ * than PIPE_BUF bytes whole. */
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+    char line[PIPE_BUF];
+    struct pollfd p = { .fd = 2, .events = POLLOUT };
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0 || poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT))
+        return;
+    if ((size_t)n >= sizeof line) {   /* a path of thousands of bytes */
+        n = sizeof line - 1;
+        line[n - 1] = '\n';
+    }
+    while (write(2, line, (size_t)n) < 0 && errno == EINTR)
+        ;
+}
 
 /* The finding that decides the warning, most important first. */
 static unsigned main_finding(unsigned findings)
@@ -34,7 +61,7 @@ static int warn(const struct sg_inspection *r, int quiet)
         return 0;
     sg_warning(r, finding, line, sizeof line);
     if (!quiet)
-        fprintf(stderr, "stdiogate: warning: %s\n", line);
+        say("stdiogate: warning: %s\n", line);
     return sg_drop_library(r) ? 2 : 1;
 }
 
@@ -59,10 +86,10 @@ static int choose_strict(const char *pid, const char *library, const struct sg_i
     if (access(filter, X_OK) != 0)
         return 0;
     if (level >= 2 && r->script[0])
-        fprintf(stderr, "stdiogate[%s]: %s runs %s, %s: strict mode\n", pid, r->script, r->program,
+        say("stdiogate[%s]: %s runs %s, %s: strict mode\n", pid, r->script, r->program,
                 finding_name(finding));
     else if (level >= 2)
-        fprintf(stderr, "stdiogate[%s]: %s is %s: strict mode\n", pid, r->program,
+        say("stdiogate[%s]: %s is %s: strict mode\n", pid, r->program,
                 finding_name(finding));
     return 1;
 }
@@ -181,7 +208,7 @@ static int debug_level(const char *given, int verbosity)
         long v = strtol(given, &end, 10);
         level = *end || end == given ? 1 : v < 0 ? 0 : v > 4 ? 4 : (int)v;
         if (*end || end == given || v < 0 || v > 4 || given[1])
-            fprintf(stderr, "stdiogate: warning: STDIOGATE_DEBUG=%s is not a level from 0 to 4: "
+            say("stdiogate: warning: STDIOGATE_DEBUG=%s is not a level from 0 to 4: "
                     "using %d\n", given, level);
     }
     if (verbosity > 0) {
@@ -245,7 +272,7 @@ static void tty_note(int strict, int status, int level)
     if (strict || status != 0 || level == 0 || !isatty(2) || (log && *log) ||
         (discard && *discard && strcmp(discard, "0") != 0))
         return;
-    fprintf(stderr, "stdiogate: stderr is a terminal: the server's startup output goes to /dev/null "
+    say("stdiogate: stderr is a terminal: the server's startup output goes to /dev/null "
                     "(redirect stderr to a file, 2>server.log, to keep it)\n");
 }
 
@@ -261,7 +288,7 @@ static int bad_interpreter(const char *path, const struct sg_inspection *r)
     missing = stat(r->program, &st) != 0;
     if (!missing && S_ISREG(st.st_mode) && access(r->program, X_OK) == 0)
         return 0;
-    fprintf(stderr, "stdiogate: %s: bad interpreter %s: %s\n", path, r->program,
+    say("stdiogate: %s: bad interpreter %s: %s\n", path, r->program,
             missing ? "not found" : "not executable");
     printf("exit %d\n", missing ? 127 : 126);
     return missing ? 127 : 126;
@@ -318,10 +345,10 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
         puts("unset STDIOGATE_WIRE");
     }
     if (level >= 2)
-        fprintf(stderr, "stdiogate[%s]: preloading %s, running %s%s\n", pid, library, path,
+        say("stdiogate[%s]: preloading %s, running %s%s\n", pid, library, path,
                 wire[0] ? "" : " (its stdout is closed)");
     if (level >= 3 && wire[0])
-        fprintf(stderr, "stdiogate[%s]: the wire is device:inode %s\n", pid, wire);
+        say("stdiogate[%s]: the wire is device:inode %s\n", pid, wire);
     tty_note(strict || chosen, status, level);
     free(block);
     if (chosen)

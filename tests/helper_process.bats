@@ -28,15 +28,20 @@ load helper_helpers
     done
 }
 
-@test "helper: stderr a full pipe nobody reads: the library's level-1 message does not block a fail-safe server; the client gets its answers" {
-    local ans ping
+@test "helper: stderr a full pipe nobody reads: no message of ours, at any level, blocks a fail-safe server; the client gets its answers" {
+    # level 1: the library's fail-safe warning; 2 to 4: the wrapper's own
+    # lines too (stdiogate-check's, before it execs COMMAND), and the filter's
+    local ans ping wrap level
     ans=$(answer 0 initialize)
     ping=$(answer '"p1"' ping)
-    for wrap in "" "$ROOT/stdiogate"; do
+    for wrap in "1" "1 $ROOT/stdiogate" "2 $ROOT/stdiogate" "3 $ROOT/stdiogate" "4 $ROOT/stdiogate" \
+                "2 $ROOT/stdiogate --strict"; do
+        level=${wrap%% *}
+        wrap=${wrap#"$level"}
         status=0
-        result=$(STDIOGATE_DEBUG=1 timeout 60 "$PYTHON" "$FIX/strict_fault_client.py" --out "$OUT" --err "$ERR" \
+        result=$(STDIOGATE_DEBUG=$level timeout 60 "$PYTHON" "$FIX/strict_fault_client.py" --out "$OUT" --err "$ERR" \
             full-stderr -- $wrap "$BIN/core_failsafe" write) || status=$?
-        [ "$status" -eq 0 ] || { echo "${wrap:-unwrapped}: client $status: $result" >&2; cat "$OUT" >&2; false; }
+        [ "$status" -eq 0 ] || { echo "${wrap:-unwrapped} at level $level: client $status: $result" >&2; cat "$OUT" >&2; false; }
         [ "$result" = "status 0" ]
         if [ -z "$wrap" ]; then
             grep -qx "$ans" "$OUT"
