@@ -133,10 +133,15 @@ lib/reopen.c | reopen-wire-at-once | opening stdout by name gives the wire at on
 lib/reopen.c | reopen-no-swap | a stand-in is not put on the wire when the gate opens |             point_one_at_wire(e); |             (void)point_one_at_wire;
 lib/reopen.c | reopen-no-epoll | a stand-in's epoll registration is not made again for the wire (tokio waits forever) |     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0) |     else if (0 && e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
 lib/fds.c | reopen-copies-unknown | the program's copies of a stand-in are not the diversion (dup2 of it onto fd 1 stays on stderr) |     if (r == 0)\n        r = on_reopened(fd); |     if (0)\n        r = on_reopened(fd);
+# Survived the run of 2026-12-03: no test yet shows a stand-in for a
+# regular-file stderr writing from offset 0 (a first try did not tell it apart).
 lib/reopen.c | reopen-file-reopened | a stand-in for a stderr that is a file is a new open file of it (written from offset 0, over the log) |     if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) { |     if (fstat(fd, &st) == 0) {
 shim.c | no-drain | the diversion is stderr itself whatever it is (a log file, a pipe nobody reads) |     if ((to_stderr && stderr_needs_drain()) \|\| logging) { |     if ((0 && stderr_needs_drain()) \|\| logging) {
 shim.c | log-needs-stderr | --log with --discard (or a terminal): no helper, the log gets nothing |     if ((to_stderr && stderr_needs_drain()) \|\| logging) { |     if (to_stderr && stderr_needs_drain()) {
 shim.c | summary-at-least | level 2's summary counts only what went through write, not the helper's exact count |     int exact = drained_count(&bytes, &n); |     int exact = 0 && drained_count(&bytes, &n);
+# Survived the run of 2026-12-03: nothing is lost (the helper still writes
+# it), only the order behind a slow stderr reader changes; no test holds the
+# helper back to show it yet.
 lib/helper.c | no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_div_id) || ioctl(1, FIONREAD, &queued) != 0)\n        return; |     if (1)\n        return;
 shim.c | say-blocks | the library's diagnostics wait for room on a full stderr pipe |     STORE(g_err, high); |     (void)REAL(fcntl)(high, F_SETFL, 0);\n    STORE(g_err, high);
 lib/helper.c | helper-never-reaped | the library never reaps the helper's parent (a zombie where pid 1 does not reap) |     if (pid <= 0 || in_vfork_child())\n        return 1; |     if (1)\n        return 1;
