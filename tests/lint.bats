@@ -23,6 +23,14 @@ load lint_helpers
     lint lint-bats
 }
 
+@test "lint: every mutation of tests/mutate.sh still applies to its file exactly once (-c)" {
+    # an edit of the code can leave a mutation stale, and make mutate takes
+    # hours: this says so at once
+    run "$ROOT/tests/mutate.sh" -c
+    [ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+    [[ "$output" == "all "*" mutations apply" ]] || { echo "$output" >&2; false; }
+}
+
 @test "lint: gcc and clang build the library, fuzz programs and fixtures at -Wall -Wextra -Werror" {
     lint lint-build
 }
