@@ -133,9 +133,15 @@ lib/reopen.c | reopen-wire-at-once | opening stdout by name gives the wire at on
 lib/reopen.c | reopen-no-swap | a stand-in is not put on the wire when the gate opens |             point_one_at_wire(e); |             (void)point_one_at_wire;
 lib/reopen.c | reopen-no-epoll | a stand-in's epoll registration is not made again for the wire (tokio waits forever) |     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0) |     else if (0 && e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
 lib/fds.c | reopen-copies-unknown | the program's copies of a stand-in are not the diversion (dup2 of it onto fd 1 stays on stderr) |     if (r == 0)\n        r = on_reopened(fd); |     if (0)\n        r = on_reopened(fd);
-# Survived the run of 2026-12-03: no test yet shows a stand-in for a
-# regular-file stderr writing from offset 0 (a first try did not tell it apart).
-lib/reopen.c | reopen-file-reopened | a stand-in for a stderr that is a file is a new open file of it (written from offset 0, over the log) |     if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) { |     if (fstat(fd, &st) == 0) {
+# Equivalent (it survived the run of 2026-12-03, and this is why): the
+# diversion is never a regular file.  A file (or socket, or pipe) stderr is
+# drained through the helper's pipe (stderr_needs_drain), which takes the
+# FIFO branch either way.  Without a helper the diversion is /dev/null, or
+# stderr itself: a character device that is no terminal, or (no descriptor
+# left for a helper) a pipe, which takes the FIFO branch, or a socket, whose
+# open fails (ENXIO) into the same copy.  A new open of /dev/null is the
+# same sink (no client gives a server another character device as stderr).
+lib/reopen.c equivalent | reopen-file-reopened | a stand-in for a diversion that is no pipe is a new open file of it, not a copy |     if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) { |     if (fstat(fd, &st) == 0) {
 shim.c | no-drain | the diversion is stderr itself whatever it is (a log file, a pipe nobody reads) |     if ((to_stderr && stderr_needs_drain()) \|\| logging) { |     if ((0 && stderr_needs_drain()) \|\| logging) {
 shim.c | log-needs-stderr | --log with --discard (or a terminal): no helper, the log gets nothing |     if ((to_stderr && stderr_needs_drain()) \|\| logging) { |     if (to_stderr && stderr_needs_drain()) {
 shim.c | summary-at-least | level 2's summary counts only what went through write, not the helper's exact count |     int exact = drained_count(&bytes, &n); |     int exact = 0 && drained_count(&bytes, &n);
