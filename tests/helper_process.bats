@@ -53,6 +53,20 @@ load helper_helpers
     done
 }
 
+@test "helper: stderr a full pipe nobody reads: the wrapper's level-1 warning (a musl program, --gate-only) does not block it" {
+    local ans wrap
+    ans=$(answer 0 initialize)
+    for wrap in "" "$ROOT/stdiogate --gate-only"; do
+        status=0
+        result=$(STDIOGATE_DEBUG=1 timeout 60 "$PYTHON" "$FIX/strict_fault_client.py" --out "$OUT" --err "$ERR" \
+            full-stderr -- $wrap "$BIN/setups_srv_musl" 128) || status=$?
+        [ "$status" -eq 0 ] || { echo "${wrap:-unwrapped}: client $status: $result" >&2; cat "$OUT" >&2; false; }
+        [ "$result" = "status 0" ]
+        grep -qx "$ans" "$OUT"
+        grep -q "^setups-junk 00000000" "$OUT"
+    done
+}
+
 # race_run N [WRAPPER]: helper_race (1 MiB of startup junk; two threads
 # writing stderr 4 KiB at a time) under strict_fault_client.py race=N: stderr a
 # one-page pipe whose reader stops after N bytes.  Wrapped, every write of
