@@ -38,6 +38,14 @@ How to send:
                      sending the next one
   --wait-err TEXT    before sending anything, wait until COMMAND's stderr
                      contains TEXT (for output made while stdin is empty)
+  --stop-helper TEXT before sending anything, wait for the library's level-3
+                     line naming the drain's helper ("through the helper,
+                     process N": STDIOGATE_DEBUG=3) and stop that process
+                     (SIGSTOP); continue it (SIGCONT) once COMMAND's stderr
+                     contains TEXT (any one, if given more than once), and
+                     at the end in any case (so that the order of the
+                     helper's copy against COMMAND's own stderr writes
+                     shows whether COMMAND waited for it)
   --stdin-file       do not send: COMMAND's stdin is a regular file holding
                      the messages (for pread/preadv); then wait for exit
   --no-close         keep stdin open until COMMAND exits by itself
@@ -157,7 +165,7 @@ VALUES = {
 def parse_args(argv):
     o = {
         "msgs": [], "bytewise": False, "split": None, "split_every": False, "each": False,
-        "wait_err": None, "stdin_file": False, "no_close": False,
+        "wait_err": None, "stop_helper": [], "stdin_file": False, "no_close": False,
         "frames": None, "framing": "line", "gate": False, "sockets": False,
         "close": [], "nofile": None, "one_socket": False, "stderr_file": False, "stderr_inherit": False, "stderr_late": False, "out": None, "err": None, "pid_file": None,
         "timeout": 20.0, "cmd": None,
@@ -194,6 +202,8 @@ def parse_args(argv):
                 o["msgs"].append(f.read())
         elif a == "--wait-err":
             o["wait_err"] = arg().encode()
+        elif a == "--stop-helper":
+            o["stop_helper"].append(arg().encode())
         elif a == "--close":
             fd = int(arg())
             if fd not in (0, 1, 2):
@@ -470,6 +480,34 @@ def run_session(o, out_path, err_path):
         else:
             os.close(in_ours)
 
+    stopped = {"pid": None, "done": False, "thread": None}
+
+    def stop_helper():
+        # The helper's pid from the library's level-3 line; it is continued
+        # by a thread that watches stderr (the client goes on meanwhile).
+        if err_r is None or o["stderr_late"]:
+            usage("--stop-helper needs a stderr read while the command runs")
+        helper = re.compile(rb"through the helper, process (\d+)\n")
+        wait_for(lambda: helper.search(err_r.buf),
+                 "waiting for the level-3 line that names the helper")
+        stopped["pid"] = int(helper.search(err_r.buf).group(1))
+        os.kill(stopped["pid"], signal.SIGSTOP)
+
+        def watch():
+            with cond:
+                while not (stopped["done"] or err_r.eof or
+                           any(t in err_r.buf for t in o["stop_helper"])):
+                    cond.wait(0.05)
+            cont_helper()
+        stopped["thread"] = threading.Thread(target=watch, daemon=True)
+        stopped["thread"].start()
+
+    def cont_helper():
+        try:
+            os.kill(stopped["pid"], signal.SIGCONT)
+        except OSError:
+            pass
+
     status = 0
     exit_by = None
     try:
@@ -478,6 +516,8 @@ def run_session(o, out_path, err_path):
                 usage("--wait-err needs a captured stderr")
             wait_for(lambda: o["wait_err"] in err_r.buf,
                      "waiting for %r on stderr" % o["wait_err"].decode())
+        if o["stop_helper"]:
+            stop_helper()
         if in_ours is not None:
             msgs = list(o["msgs"])
             if o["split"] is not None and msgs:
@@ -523,6 +563,11 @@ def run_session(o, out_path, err_path):
             proc.wait()
         status = 124
     finally:
+        if stopped["pid"] is not None:
+            with cond:
+                stopped["done"] = True
+                cond.notify_all()
+            cont_helper()
         if in_ours is not None:
             try:
                 close_stdin()

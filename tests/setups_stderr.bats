@@ -77,6 +77,57 @@ setup() {
     done
 }
 
+# --- stderr a pipe, the helper held back
+
+# Opening the gate, an exec and a spawn that hand the wire on wait (at most
+# 2 s) until the junk written before them has reached stderr, so that the
+# stderr lines written after them come after the junk.  The helper is
+# stopped before the server writes any junk and is continued only at the
+# library's level-3 line that says it is waiting for it: without the wait,
+# the server would answer, exec or spawn, and the line after it reach
+# stderr while the junk was still in the pipe (the client continues the
+# helper at that line too, so that such a run ends).
+held_back() {  # held_back MARK SERVER-ARGS...: unwrapped, then wrapped with the helper stopped
+    local mark=$1 sockets
+    shift
+    for sockets in "" --sockets; do
+        JUNK=("setups-junk 00000000" "setups-junk 00000099")
+        ungated $sockets --line "$INIT" -- "$SRV" 6400 "$@"
+        assert_status 0
+        assert_stdout_has "$ANSWER" "${JUNK[@]}"
+        assert_stderr_has "$mark"
+
+        STDIOGATE_DEBUG=3 gated $sockets --stop-helper "waiting for the helper" \
+            --stop-helper "$mark" --line "$INIT" -- "$SRV" 6400 "$@"
+        assert_status 0
+        assert_frames "$ANSWER"
+        assert_junk_on_stderr
+        assert_gate_opened_by read "$INIT_BYTES"
+        assert_no_failsafe
+        [ "$(grep -c '^setups-junk' "$ERR")" -eq 100 ] || { show_run; false; }
+        # the line written after the gate, the exec or the spawn comes after every junk line
+        last_junk=$(grep -n '^setups-junk 00000099' "$ERR" | cut -d: -f1)
+        after=$(grep -nxF -- "$mark" "$ERR" | cut -d: -f1)
+        [ -n "$last_junk" ] && [ -n "$after" ] && [ "$last_junk" -lt "$after" ] ||
+            { echo "last junk line $last_junk, the line after it $after" >&2; show_run; false; }
+        # the wait said what it waited for: all 100 lines, none taken yet
+        assert_stderr_has "waiting for the helper to pass on 6400 bytes of startup output to stderr"
+    done
+}
+
+@test "stderr a pipe, the helper held back: the gate opens only once the junk written before it has reached stderr (order kept)" {
+    held_back setups-after-first-answer poll-first
+}
+
+@test "stderr a pipe, the helper held back: an exec hands the wire on only once the junk written before it has reached stderr" {
+    # shellcheck disable=SC2016
+    held_back setups-after-exec exec-after sh -c 'echo setups-after-exec >&2; exec "$0" 0' "$SRV"
+}
+
+@test "stderr a pipe, the helper held back: posix_spawn hands the wire on only once the junk written before it has reached stderr" {
+    held_back setups-after-spawn spawn-after sh -c 'echo setups-after-spawn >&2'
+}
+
 # --- stderr a pipe that nobody reads
 
 @test "stderr a pipe nobody reads: a server printing 1 MiB before its first read answers; the loss is counted" {
