@@ -272,6 +272,7 @@ void wait_drained(void)
 {
     struct sg_drain_counters *d = g_drain;
     struct timespec ms = { 0, 1000000 };
+    char numbuf[24];
     int queued = 0;
     if (!d || !is(1, &g_div_id) || ioctl(1, FIONREAD, &queued) != 0)
         return;
@@ -282,9 +283,11 @@ void wait_drained(void)
             return;
         if (ioctl(1, FIONREAD, &queued) != 0 || (queued == 0 && LOAD(d->taken) == settled))
             return;
+        if (i == 0)
+            say(3, "waiting for the helper to pass on ", NUM(mark - settled),
+                " bytes of startup output to stderr");
         nanosleep(&ms, NULL);
     }
-    char numbuf[24];
     say(3, "the helper has not passed on the startup output within ", NUM(DRAIN_WAIT_MS),
         " ms: going on");
 }
