@@ -60,6 +60,7 @@ SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint
 first_files() {
     case $1 in
         lib/exec.c) echo "families_exec.bats strict_auto.bats setups_wrapper.bats" ;;
+        lib/helper.c) echo "setups_stderr.bats helper_process.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
