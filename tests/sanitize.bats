@@ -61,6 +61,23 @@ memcheck() {
     [[ "$output" != *"not ok"* ]]
 }
 
+@test "ubsan: outside a git checkout (a release tarball, tests/mutate.sh's copy) its copy is the sources, without the programs built beside them" {
+    local t=$BATS_TEST_TMPDIR/t
+    mkdir "$t"
+    (cd "$ROOT" && tar --exclude=./.git --exclude=./build --exclude=./tests/node_modules -cf - .) | tar -xf - -C "$t"
+    [ -e "$t/libstdiogate.so" ] && [ -d "$t/tests/bin" ]    # built, and copied along
+    run env -i PATH="$PATH" HOME="$HOME" make -C "$t" -s ubsan-tree 3>&-
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    local f
+    for f in shim.c lib/helper.c filter.c Makefile stdiogate tests/sanitize.mk tests/fixtures/setups_srv.c; do
+        cmp "$ROOT/$f" "$t/build/ubsan/$f"
+    done
+    # rebuilt there with UBSan, not taken as built
+    [ ! -e "$t/build/ubsan/libstdiogate.so" ] && [ ! -e "$t/build/ubsan/stdiogate-filter" ] &&
+        [ ! -e "$t/build/ubsan/tests/bin" ] && [ ! -e "$t/build/ubsan/.git" ] ||
+        { ls -a "$t/build/ubsan" "$t/build/ubsan/tests" | head -60; false; }
+}
+
 # The fail-safe (core_failsafe.bats): the split of a write, the stdout buffer
 # taken apart at fflush and at exit.
 # memcheck_failsafe MODE [CLIENT-OPTION...]: core_failsafe MODE under

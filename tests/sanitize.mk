@@ -25,9 +25,19 @@ UBSAN_FILTER ?= --filter-tags '!every-offset'
 
 check-sanitize: check-ubsan check-valgrind
 
-check-ubsan: | test-tools
+# The copy: what git has, or, outside a git checkout of its own (a release
+# tarball, tests/mutate.sh's copy), the tree less what is built or fetched
+# (the clean in the copy removes the programs built beside the sources).
+UBSAN_EXCLUDES = --exclude=./.git --exclude=./build --exclude=./tests/node_modules --exclude=__pycache__
+ubsan-tree:
 	rm -rf $(UBSAN_DIR) && mkdir -p $(UBSAN_DIR)
-	git ls-files -z -co --exclude-standard | tar --null -T - -c | tar -x -C $(UBSAN_DIR)
+	if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+		git ls-files -z -co --exclude-standard | tar --null -T - -c; \
+	else tar $(UBSAN_EXCLUDES) -c .; fi | tar -x -C $(UBSAN_DIR)
+	$(MAKE) -C $(UBSAN_DIR) -s clean
+
+check-ubsan: | test-tools
+	$(MAKE) -s ubsan-tree
 	$(MAKE) -C $(UBSAN_DIR) -s CFLAGS='-O1 -g $(UBSAN_FLAGS)' FIXTURE_SAN='$(UBSAN_FLAGS)' \
 		all fixtures examples
 	cd $(UBSAN_DIR) && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -38,4 +48,4 @@ check-valgrind: all fixtures | test-tools
 
 TEST_TOOLS += valgrind:valgrind
 
-.PHONY: check-sanitize check-ubsan check-valgrind
+.PHONY: ubsan-tree check-sanitize check-ubsan check-valgrind
