@@ -480,7 +480,7 @@ def run_session(o, out_path, err_path):
         else:
             os.close(in_ours)
 
-    stopped = {"pid": None, "done": False, "thread": None}
+    stopped = {"pid": None, "done": False}
 
     def stop_helper():
         # The helper's pid from the library's level-3 line; it is continued
@@ -499,8 +499,7 @@ def run_session(o, out_path, err_path):
                            any(t in err_r.buf for t in o["stop_helper"])):
                     cond.wait(0.05)
             cont_helper()
-        stopped["thread"] = threading.Thread(target=watch, daemon=True)
-        stopped["thread"].start()
+        threading.Thread(target=watch, daemon=True).start()
 
     def cont_helper():
         try:

@@ -88,7 +88,7 @@ setup() {
 # stderr while the junk was still in the pipe (the client continues the
 # helper at that line too, so that such a run ends).
 held_back() {  # held_back MARK SERVER-ARGS...: unwrapped, then wrapped with the helper stopped
-    local mark=$1 sockets
+    local mark=$1 sockets last_junk after
     shift
     for sockets in "" --sockets; do
         JUNK=("setups-junk 00000000" "setups-junk 00000099")
