@@ -927,9 +927,18 @@ static _Noreturn void usage_error(const char *what)
     exit(125);
 }
 
+/* auto, jsonl or framed; -1 for anything else. */
+static int protocol_named(const char *v)
+{
+    return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_JSONL
+         : strcmp(v, "framed") == 0 ? SG_FRAMED : -1;
+}
+
 int main(int argc, char **argv)
 {
-    enum sg_protocol protocol = SG_AUTO;
+    /* Without --protocol (the library starts a program it cannot enter
+     * this way): what the user chose for the session, STDIOGATE_PROTOCOL. */
+    int protocol = protocol_named(getenv("STDIOGATE_PROTOCOL"));
     const char *e = getenv("STDIOGATE_DISCARD");
     int discard = e && strcmp(e, "1") == 0, i;
     const char *path = NULL;
@@ -950,14 +959,7 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
             path = argv[++i];
         } else if (strcmp(argv[i], "--protocol") == 0 && i + 1 < argc) {
-            const char *v = argv[++i];
-            if (strcmp(v, "auto") == 0)
-                protocol = SG_AUTO;
-            else if (strcmp(v, "jsonl") == 0)
-                protocol = SG_JSONL;
-            else if (strcmp(v, "framed") == 0)
-                protocol = SG_FRAMED;
-            else
+            if ((protocol = protocol_named(argv[++i])) < 0)
                 usage_error("--protocol takes auto, jsonl or framed");
         } else {
             usage_error("unknown option");
@@ -969,6 +971,6 @@ int main(int argc, char **argv)
     const char *base = strrchr(argv[i], '/');
     (void)snprintf(g_server, sizeof g_server, "%s", base ? base + 1 : argv[i]);
     g_server_pid = (long)getpid();
-    (void)start_filter(protocol, discard);
+    (void)start_filter(protocol < 0 ? SG_AUTO : (enum sg_protocol)protocol, discard);
     run(path, argv + i);
 }

@@ -52,7 +52,9 @@ static int g_div_flags;      /* status flags of the diversion at start */
 const char *g_div_name = "stderr";          /* what the diversion is, for diagnostics */
 char g_marker[80];           /* "STDIOGATE_WIRE=dev:ino[:pid]" as this process got it */
 static char g_hand[80];      /* ... and as it hands it on: ":pid" names a helper to reap */
+static char g_hand_guarded[88];             /* ... to a program started after the gate: ",open" */
 char *g_marker_out = g_marker;
+char *g_marker_guarded = g_hand_guarded;
 static unsigned long g_copies_static[TRACKED_STATIC / WORD_BITS];
 unsigned long *g_copies = g_copies_static;
 unsigned long g_tracked = TRACKED_STATIC;
@@ -110,6 +112,8 @@ static void carry_nonblock(int wire)
     REAL(fcntl)(1, F_SETFL, now & ~O_NONBLOCK);
 }
 
+/* A copy of the diversion becomes a copy of the wire; it stays in the
+ * bookkeeping when the guard is to watch it. */
 static void point_copy_at_wire(int fd, int wire)
 {
     char numbuf[24];
@@ -117,10 +121,13 @@ static void point_copy_at_wire(int fd, int wire)
     if (!on_diversion(fd))
         return;   /* closed behind our back and reused */
     int fl = REAL(fcntl)(fd, F_GETFD);
-    if (REAL(dup3)(wire, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
+    if (REAL(dup3)(wire, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) {
         say(1, "cannot put descriptor ", NUM(fd), " on the wire: ", err_name(errno));
-    else
-        say(3, "descriptor ", NUM(fd), " follows stdout onto the wire");
+        return;
+    }
+    if (LOAD(g_guard_wanted))
+        set_copy(fd, 1);
+    say(3, "descriptor ", NUM(fd), " follows stdout onto the wire");
 }
 
 /* Calls fn(fd, arg) for each copy of the diversion in [first, last]. */
@@ -217,8 +224,11 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
     unmark_reopened();
     point_copies_at_wire(wire);
     point_reopened_at_wire();
+    int guard = LOAD(g_guard_wanted);
     drop_privates();
-    STORE(g_fd1_ours, 0);
+    STORE(g_fd1_ours, guard && fd1);
+    if (guard)
+        guard_start("from the gate on");
     STORE(g_opener, 0);
     STORE(g_state, GATE_OPEN);
     unlock_wire(held);
@@ -285,8 +295,9 @@ void release_if_unused(void)
 /* The constructor. */
 
 /* dev:ino, or dev:ino:pid where the program before an exec left its helper
- * (pid) to this one to reap. */
-static int parse_marker(const char *s, struct identity *id, pid_t *helper)
+ * (pid) to this one to reap; ",open" after either: the program before
+ * handed the wire on after its gate opened (guard only). */
+static int parse_marker(const char *s, struct identity *id, pid_t *helper, int *open)
 {
     unsigned long long dev = 0, ino = 0, pid = 0;
     const char *p = s;
@@ -301,7 +312,8 @@ static int parse_marker(const char *s, struct identity *id, pid_t *helper)
     if (*p == ':' && p[1] >= '1' && p[1] <= '9')
         for (p++; *p >= '0' && *p <= '9' && pid < (1ULL << 31); p++)
             pid = pid * 10 + (unsigned)(*p - '0');
-    if (*p || pid >= (1ULL << 31))
+    *open = strcmp(p, ",open") == 0;
+    if ((*p && !*open) || pid >= (1ULL << 31))
         return 0;
     id->dev = (dev_t)dev;
     id->ino = (ino_t)ino;
@@ -420,6 +432,8 @@ static void hand_marker(void)
         n += len;
     }
     g_marker_out = g_hand;
+    memcpy(g_hand_guarded, g_hand, n);
+    memcpy(g_hand_guarded + n, ",open", sizeof ",open");
 }
 
 static int stderr_is_not_a_file(void)
@@ -547,6 +561,38 @@ static void set_level(void)
     putenv(fixed);
 }
 
+/* STDIOGATE_GUARD=0 (--gate-only): no guard after the gate.
+ * STDIOGATE_PROTOCOL: what the classifier takes for protocol. */
+static void set_guard(void)
+{
+    const char *g = getenv("STDIOGATE_GUARD"), *p = getenv("STDIOGATE_PROTOCOL");
+    STORE(g_guard_wanted, !(g && strcmp(g, "0") == 0));
+    if (p && strcmp(p, "jsonl") == 0)
+        g_protocol = SG_JSONL;
+    else if (p && strcmp(p, "framed") == 0)
+        g_protocol = SG_FRAMED;
+    sg_stream_init(&g_hold.s, g_protocol);
+}
+
+/* A program on the wire whose gate is open already (its parent's opened
+ * before it was started, or the handshake was set): no diversion, the
+ * guard from the start. */
+static void guard_only(const char *why)
+{
+    identify(0, &g_stdin_id);
+    find_helper();
+    resolve_eager();
+    check_spawn_layout();
+    check_stdio_lock();
+    check_stdio_flags();
+    map_copies();
+    g_fd1_ours = 1;
+    g_pid = getpid();
+    pthread_atfork(NULL, NULL, atfork_child);
+    hand_marker();
+    guard_start(why);
+}
+
 __attribute__((constructor)) static void stdiogate_init(void)
 {
     /* Without the marker there is nothing to do (pass-through), whatever
@@ -563,6 +609,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
     set_level();
     const char *auto_strict = getenv("STDIOGATE_AUTO_STRICT");
     STORE(g_auto_strict, !(auto_strict && strcmp(auto_strict, "0") == 0));
+    set_guard();
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
     g_pid = getpid();
     say(3, "libstdiogate.so version " STDIOGATE_VERSION);
@@ -573,7 +620,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
     }
     struct identity wire;
     pid_t inherited = 0;
-    int valid = parse_marker(m, &wire, &inherited);
+    int open = 0, valid = parse_marker(m, &wire, &inherited, &open);
     if (valid && is(1, &wire) && is_bun_program()) {
         /* Like Go: the marker stays.  Bun's process.env never reaches libc
          * setenv, so not even the handshake could open a gate.  (Level 2:
@@ -598,17 +645,21 @@ __attribute__((constructor)) static void stdiogate_init(void)
         say(3, "stdout is not the wire: not diverting");
         return;
     }
+    g_wire_id = wire;
     const char *h = getenv(HANDSHAKE);
-    if (h && strcmp(h, "1") == 0) {
-        say(2, HANDSHAKE "=1 already: not diverting");
+    if (open || (h && strcmp(h, "1") == 0)) {
+        if (!open)
+            say(2, HANDSHAKE "=1 already: not diverting");
+        if (LOAD(g_guard_wanted))
+            guard_only(open ? "handed the wire after the gate" : HANDSHAKE "=1 at start");
         return;
     }
-    g_wire_id = wire;
     identify(0, &g_stdin_id);
     find_helper();
     resolve_eager();
     check_spawn_layout();
     check_stdio_lock();
+    check_stdio_flags();
     check_versions();
     open_err_handle();
     divert();
@@ -627,6 +678,11 @@ __attribute__((destructor)) static void stdiogate_fini(void)
         stdout_through_hold("exit");
         hold_settle("exit", 0);
     }
+    if (guarding()) {
+        stdout_through_guard("exit");
+        guard_settle("exit");
+        guard_summary();
+    }
     helper_fini();
 }
 
@@ -639,6 +695,8 @@ EXPORT void _exit(int status)
 {
     if (gated() && shut())
         hold_settle("_exit", 0);
+    if (guarding())
+        guard_settle("_exit");
     if (LOAD(g_helper) || LOAD(g_helper_inherited))
         helper_at_exit();
     for (;;)

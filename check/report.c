@@ -162,8 +162,9 @@ static void describe_junk(const struct run *u, char *out, size_t cap)
         snprintf(out + k, cap - k, ")");
 }
 
-/* Why the default gate cannot keep it all off: the program's own stdout is
- * not guarded (sg_inspect), or the junk comes after the first message. */
+/* Why the default mode cannot keep it all off: the program's own stdout is
+ * not guarded (sg_inspect), or the junk passed the library by (raw system
+ * calls, a child the library does not enter). */
 static const char *gate_shortfall(const struct run *u, const struct program_facts *facts)
 {
     static const unsigned unguarded = SG_SETUID | SG_SETGID | SG_CAPABILITIES | SG_DOCKER | SG_FOREIGN_LOADER |
@@ -171,8 +172,8 @@ static const char *gate_shortfall(const struct run *u, const struct program_fact
     if (facts->known && (facts->in.findings & unguarded))
         return "the library cannot guard this program's own stdout (see the warning above)";
     if (u->junk[PHASE_SERVING] || u->junk[PHASE_EXIT])
-        return "the default gate guards only what comes before the first message";
-    return "the default gate lets it through";
+        return "the default mode does not see all of it (written past the library, by raw system calls)";
+    return "the default mode lets it through";
 }
 
 void judge(const struct run *runs, int nruns, int found, const char *not_found,
@@ -205,7 +206,7 @@ void judge(const struct run *runs, int nruns, int found, const char *not_found,
         snprintf(v->advice, sizeof v->advice, "no change needed");
     } else if (v->fixed_by && strcmp(v->fixed_by->mode, "gated") == 0) {
         v->status = 1;
-        snprintf(v->summary, sizeof v->summary, "%s; the default gate keeps them off the wire", junk);
+        snprintf(v->summary, sizeof v->summary, "%s; stdiogate's default mode keeps them off the wire", junk);
         snprintf(v->advice, sizeof v->advice, "run it under stdiogate");
     } else if (v->fixed_by) {
         v->status = 2;

@@ -258,7 +258,7 @@ static void put_filter(const char *filter)
             fputs("'\\''", stdout);
         else
             putchar(*c);
-    puts("' --protocol auto -- \"$@\"");
+    puts("' -- \"$@\"");     /* its protocol: STDIOGATE_PROTOCOL, or auto */
 }
 
 /* Once per command (the library speaks per process, and a launcher's tree

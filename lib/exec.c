@@ -22,6 +22,17 @@ static int should_hand_wire(void)
            is(LOAD(g_wire), &g_wire_id);
 }
 
+/* After the gate, with the guard on: is fd 1 (not close-on-exec) the
+ * wire?  Then the new program is on the wire too, and gets the guard
+ * (the marker with ",open") or, if the library cannot enter it, the
+ * filter.  Identity, not the bookkeeping: in a vfork child fd 1 may have
+ * been changed by the child's own dup2, which left no trace. */
+static int should_guard_child(void)
+{
+    int fl = REAL(fcntl)(1, F_GETFD);
+    return guarding() && !gated() && fl >= 0 && !(fl & FD_CLOEXEC) && is(1, &g_wire_id);
+}
+
 static int is_marker(const char *e)
 {
     return strncmp(e, MARKER "=", sizeof MARKER) == 0;
@@ -276,6 +287,7 @@ static unsigned program_kind(const char *file, int search, int deep, struct prog
 
 struct exec_plan {
     int hand;           /* give the new program the wire as fd 1 */
+    int guard;          /* its fd 1 is the wire already, the gate open: the guard's marker */
     int filter;         /* start it under the strict filter */
     int edit_env;       /* build a new environment */
     int foreign;        /* the program's loader cannot resolve us: leave it out */
@@ -316,6 +328,7 @@ static void plan_exec(struct exec_plan *x, char *const *env, const char *what, i
 {
     int has_stale;
     x->hand = gated() && should_hand_wire();
+    x->guard = !x->hand && should_guard_child();
     x->filter = 0;
     x->saved = -1;
     x->marker_at = 0;
@@ -324,14 +337,14 @@ static void plan_exec(struct exec_plan *x, char *const *env, const char *what, i
     x->pre = NULL;
     x->n = env_count(env, &has_stale, &x->preload);
     int ours = x->preload && preload_has_us(x->preload + 11);
-    int deep = x->hand && LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0];
+    int deep = (x->hand || x->guard) && LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0];
     unsigned kind = check && (ours || deep) ? program_kind(what, check == 2, deep, &x->prog) : 0;
     x->foreign = ours && (kind & RUNS_FOREIGN);
     x->filter = deep && (kind & RUNS_UNGUARDED);
-    x->edit_env = (x->hand || has_stale || x->foreign) && x->n < MAX_ENV;
+    x->edit_env = (x->hand || x->guard || has_stale || x->foreign) && x->n < MAX_ENV;
     if (x->foreign && !x->filter)
-        say(x->hand ? 1 : 2, "exec: ", what, " has a loader that cannot load " LIB_NAME
-            ": it runs without it", x->hand ? ", unguarded" : "");
+        say(x->hand || x->guard ? 1 : 2, "exec: ", what, " has a loader that cannot load " LIB_NAME
+            ": it runs without it", x->hand || x->guard ? ", unguarded" : "");
     if (!x->edit_env)
         return;
     x->out = exec_buffer(x->small, sizeof x->small, (x->n + 2) * sizeof *x->out, &x->mapped);
@@ -372,7 +385,7 @@ static char *const *exec_env(struct exec_plan *x, char *const *env)
     if (!x->edit_env)
         return env;
     for (size_t i = 0; i < x->n; i++) {
-        if (is_marker(env[i]) && (x->hand || x->foreign || stale_marker(env[i])))
+        if (is_marker(env[i]) && (x->hand || x->guard || x->foreign || stale_marker(env[i])))
             continue;
         if (x->foreign && env[i] == x->preload) {
             if ((x->out[k] = preload_without_us(env[i], x->pre)))
@@ -381,9 +394,9 @@ static char *const *exec_env(struct exec_plan *x, char *const *env)
         }
         x->out[k++] = env[i];
     }
-    if (x->hand && !x->foreign && g_marker_out[0]) {
+    if ((x->hand || x->guard) && !x->foreign && g_marker_out[0]) {
         x->marker_at = k;
-        x->out[k++] = g_marker_out;
+        x->out[k++] = x->hand ? g_marker_out : g_marker_guarded;
     }
     x->out[k] = NULL;
     return x->out;
@@ -479,7 +492,7 @@ static char **filter_argv(struct exec_plan *x, char *const argv[], char **small,
  * would, in the caller. */
 static int filter_now(const struct exec_plan *x)
 {
-    return x->filter && x->hand && runnable(x->prog.path);
+    return x->filter && (x->hand || x->guard) && runnable(x->prog.path);
 }
 
 static void say_filtered(const struct exec_plan *x)
@@ -515,6 +528,8 @@ static void exec_filtered(struct exec_plan *x, char *const argv[], char *const e
         char *const *envp_ = exec_env(&x_, (env));          \
         if (gated() && shut())                              \
             hold_settle("exec", 0);                         \
+        else if (guarding())                                \
+            guard_settle("exec");                           \
         exec_begin(&x_, (what));                            \
         exec_filtered(&x_, (argv), envp_);                  \
         int r_ = (call);                                    \
@@ -729,6 +744,8 @@ static int spawn_with(int search, pid_t *pid, const char *file,
 
     plan_exec(&x, envp, file, search ? 2 : 1, argv);
     char *const *env = exec_env(&x, envp);
+    if (guarding())
+        guard_settle("spawn");
     if (x.hand) {
         /* As at exec: what the helper holds reaches stderr first, so that
          * the new program's stderr lines come after it. */

@@ -34,17 +34,9 @@
  * count once its bytes are held or diverted: the bytes are ours to write
  * then (write_whole).  Held memory is static: no heap. */
 
-/* The rest of a call goes out the way the program asked for it. */
-enum put_kind { PUT_WRITE, PUT_PWRITE, PUT_SEND };
-
-struct put {
-    int fd, kind, flags;
-    off64_t off;                    /* PUT_PWRITE: where the next byte goes */
-    const struct sockaddr *addr;    /* PUT_SEND: sendto's address */
-    socklen_t alen;
-};
-
-static ssize_t put_bytes(struct put *c, const void *p, size_t n)
+/* The rest of a call goes out the way the program asked for it
+ * (struct put: lib/internal.h). */
+ssize_t put_bytes(struct put *c, const void *p, size_t n)
 {
     ssize_t r;
     if (c->kind == PUT_PWRITE) {
@@ -60,7 +52,7 @@ static ssize_t put_bytes(struct put *c, const void *p, size_t n)
 
 /* Puts bytes [from, to) of the call.  Returns how many went out, stopping
  * at the first short write, or -1 (errno set) if none did. */
-static ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to)
+ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to)
 {
     size_t done = 0, pos = 0;
     for (int i = 0; i < cnt && pos < to; pos += iov[i].iov_len, i++) {
@@ -126,17 +118,12 @@ size_t write_whole(int fd, const void *p, size_t n, int bounded)
 
 /* ---- The hold: bytes that may begin an answer ---- */
 
-static struct {
-    pid_t owner;                    /* the thread feeding it (tid), 0: none */
-    size_t len;                     /* held: the classifier's undecided bytes */
-    struct sg_stream s;
-    unsigned char buf[SG_HOLD_MAX];
-} g_hold;
+struct hold g_hold;             /* (lib/internal.h) */
 
 /* One thread at a time.  0: this very thread holds it already (a signal
  * handler interrupted it), or (try) another does: the caller goes on as if
  * there were no hold. */
-static int hold_lock_how(int try)
+int hold_lock_how(int try)
 {
     pid_t me = (pid_t)syscall(SYS_gettid);
     struct timespec ms = { 0, 1000000 };
@@ -159,17 +146,20 @@ static int hold_lock(void)
     return hold_lock_how(0);
 }
 
-static void hold_unlock(void)
+void hold_unlock(void)
 {
     __atomic_store_n(&g_hold.owner, 0, __ATOMIC_RELEASE);
 }
 
-/* A fork child's copy of what its parent holds is the parent's to decide. */
+/* A fork child's copy of what its parent holds, owes or has pending is
+ * the parent's to decide; the protocol decided so far stays. */
 void hold_forget(void)
 {
+    enum sg_protocol p = g_hold.s.protocol;
     g_hold.owner = 0;
-    g_hold.len = 0;
-    sg_stream_init(&g_hold.s, SG_AUTO);
+    g_hold.len = g_hold.pend = g_hold.owed = 0;
+    g_hold.owed_by = 0;
+    sg_stream_init(&g_hold.s, p);
 }
 
 static void divert_whole(int fd, const void *p, size_t n, const char *how)
@@ -325,6 +315,17 @@ static ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, cons
     if (shut())
         taken = hold_feed(iov, cnt, c->fd, how, &opened);
     hold_orphans(how);
+    if (taken < total && guarding() && guard_fd(c->fd)) {
+        /* The gate opened (this call's answer, or another thread): the
+         * rest of the call is the guard's, the hold still ours. */
+        struct iovec rest[16];
+        int n = iov_slice(iov, cnt, taken, total, rest, 16);
+        if (c->kind == PUT_PWRITE)
+            c->off += (off64_t)taken;
+        ssize_t r = guard_locked(c, rest, n);
+        hold_unlock();
+        return r >= 0 ? (ssize_t)(taken + (size_t)r) : taken ? (ssize_t)taken : -1;
+    }
     hold_unlock();
     if (taken == total)
         return (ssize_t)total;
@@ -343,16 +344,43 @@ static int to_diversion(int fd)
     return shut() && is_diversion(fd) && !in_vfork_child();
 }
 
-/* The write entry points: the readers' fast path, for the same reason. */
-#define WRITER READER
+/* Where a write goes: as it is, through the fail-safe (the diversion, the
+ * gate shut) or through the guard (the wire, lib/guard.c). */
+enum { AS_IS, FAILSAFE, GUARD };
+
+static int write_route(int fd)
+{
+    if (to_diversion(fd))
+        return FAILSAFE;
+    return guarding() && guard_fd(fd) ? GUARD : AS_IS;
+}
+
+static ssize_t routed_call(int route, struct put *c, const struct iovec *iov, int cnt,
+                           const char *how)
+{
+    return route == FAILSAFE ? divert_call(c, iov, cnt, how) : guard_call(c, iov, cnt, how);
+}
+
+/* The write entry points: the readers' fast path, with the guard's word
+ * beside the gate's (watched()): one load more. */
+#define WRITER(ret, name, params, args, ...)                                    \
+    __attribute__((noinline, cold)) static ret slow_##name params __VA_ARGS__     \
+    EXPORT ret name params                                                        \
+    {                                                                             \
+        __typeof__(&name) p_ = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);   \
+        if (likely(p_ != NULL) && !watched())                                     \
+            return p_ args;                                                       \
+        return slow_##name args;                                                  \
+    }
 
 #define FD_WRITER(name, params, args, kind_, offset)                            \
     WRITER(ssize_t, name, params, args, {                                       \
         struct iovec v = { (void *)buf, n };                                    \
         struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
-        if (!to_diversion(fd))                                                  \
+        int route = write_route(fd);                                            \
+        if (route == AS_IS)                                                     \
             return REAL(name) args;                                             \
-        return divert_call(&c, &v, 1, #name);                                   \
+        return routed_call(route, &c, &v, 1, #name);                            \
     })
 FD_WRITER(write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
 FD_WRITER(__write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
@@ -363,9 +391,10 @@ FD_WRITER(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, 
 #define IOV_WRITER(name, params, args, kind_, offset)                           \
     WRITER(ssize_t, name, params, args, {                                       \
         struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
-        if (!to_diversion(fd))                                                  \
+        int route = write_route(fd);                                            \
+        if (route == AS_IS)                                                     \
             return REAL(name) args;                                             \
-        return divert_call(&c, iov, cnt, #name);                                \
+        return routed_call(route, &c, iov, cnt, #name);                         \
     })
 IOV_WRITER(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), PUT_WRITE, 0)
 IOV_WRITER(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off),
@@ -385,9 +414,10 @@ IOV_WRITER(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, 
         struct iovec v = { (void *)buf, n };                                    \
         struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,            \
                          .addr = (address), .alen = (address_len) };            \
-        if (to_diversion(fd))                                                   \
-            return divert_call(&c, &v, 1, #name);                               \
-        return REAL(name) args;                                                 \
+        int route = write_route(fd);                                            \
+        if (route == AS_IS)                                                     \
+            return REAL(name) args;                                             \
+        return routed_call(route, &c, &v, 1, #name);                            \
     })
 SEND_WRITER(send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags), NULL, 0)
 SEND_WRITER(__send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags), NULL, 0)
@@ -399,9 +429,10 @@ SEND_WRITER(sendto, (int fd, const void *buf, size_t n, int flags, const struct 
 WRITER(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), (fd, msg, flags), {
     struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,
                      .addr = msg->msg_name, .alen = msg->msg_namelen };
-    if (to_diversion(fd) && msg->msg_controllen == 0)
-        return divert_call(&c, msg->msg_iov, (int)msg->msg_iovlen, "sendmsg");
-    return REAL(sendmsg)(fd, msg, flags);
+    int route = msg->msg_controllen == 0 ? write_route(fd) : AS_IS;
+    if (route == AS_IS)
+        return REAL(sendmsg)(fd, msg, flags);
+    return routed_call(route, &c, msg->msg_iov, (int)msg->msg_iovlen, "sendmsg");
 })
 
 /* C stdio: what sits in stdout's buffer goes through the hold as one
@@ -434,9 +465,3 @@ void stdout_through_hold(const char *how)
     }
     funlockfile(fp);
 }
-
-WRITER(int, fflush, (FILE *fp), (fp), {
-    if (fp == NULL || fp == stdout)
-        stdout_through_hold("fflush");
-    return REAL(fflush)(fp);
-})

@@ -198,6 +198,8 @@ void drop_privates(void)
 /* ------------------------------------------------------------------ */
 /* Descriptor bookkeeping: copies of fd 1, and our private wire. */
 
+static void note_closed(int fd);
+
 /* newfd now refers to what oldfd referred to. */
 static void note_copy(int oldfd, int newfd)
 {
@@ -226,6 +228,13 @@ static void note_copy(int oldfd, int newfd)
         release_if_unused();
 }
 
+/* fd was closed by a call no interposer saw (fclose's). */
+void fd_closed(int fd)
+{
+    if (tracking())
+        note_closed(fd);
+}
+
 static void note_closed(int fd)
 {
     forget_reopened(fd);
@@ -248,7 +257,7 @@ static void note_closed(int fd)
 EXPORT int dup(int fd)
 {
     int r = REAL(dup)(fd);
-    if (gated() && r >= 0 && shut())
+    if (watched() && r >= 0 && tracking())
         note_copy(fd, r);
     return r;
 }
@@ -257,10 +266,10 @@ static int dup_onto(int old, int new, int flags, int three)
 {
     int saved;
     /* Also while the gate is opening: move_private waits for open_gate. */
-    if (gated() && is_private(new) && new != old && !in_vfork_child())
+    if (watched() && is_private(new) && new != old && !in_vfork_child())
         move_private(new);
     int r = three ? REAL(dup3)(old, new, flags) : REAL(dup2)(old, new);
-    if (r >= 0 && old != new && shut()) {
+    if (r >= 0 && old != new && tracking()) {
         saved = errno;
         note_copy(old, new);
         errno = saved;
@@ -270,14 +279,14 @@ static int dup_onto(int old, int new, int flags, int three)
 
 EXPORT int dup2(int old, int new)
 {
-    if (likely(!gated()))
+    if (likely(!watched()))
         return REAL(dup2)(old, new);
     return dup_onto(old, new, 0, 0);
 }
 
 EXPORT int dup3(int old, int new, int flags)
 {
-    if (likely(!gated()))
+    if (likely(!watched()))
         return REAL(dup3)(old, new, flags);
     return dup_onto(old, new, flags, 1);
 }
@@ -289,7 +298,7 @@ static int fcntl_arg_dups(int cmd)
 
 static int fcntl_done(int fd, int cmd, int r)
 {
-    if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut())
+    if (watched() && r >= 0 && fcntl_arg_dups(cmd) && tracking())
         note_copy(fd, r);
     return r;
 }
@@ -316,9 +325,9 @@ EXPORT int fcntl64(int fd, int cmd, ...)
  * subprocess child): the wire is not theirs to close. */
 EXPORT int close(int fd)
 {
-    if (likely(!gated()))
+    if (likely(!watched()))
         return REAL(close)(fd);
-    if (is_private(fd)) {
+    if (gated() && is_private(fd)) {
         /* Ours, unless open_gate is letting it go right now: then the
          * number may be the program's by the time the lock is ours. */
         int held = lock_wire(), mine = is_private(fd);
@@ -329,7 +338,7 @@ EXPORT int close(int fd)
         }
     }
     int r = REAL(close)(fd);
-    if (shut() && (r == 0 || errno != EBADF)) {
+    if (tracking() && (r == 0 || errno != EBADF)) {
         int saved = errno;
         note_closed(fd);
         errno = saved;
@@ -382,26 +391,31 @@ static int close_range_around(unsigned first, unsigned last, int flags)
 
 EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
-    if (likely(!gated()))
+    if (likely(!watched()))
         return REAL(close_range)(first, last, flags);
-    int r = first > last ? REAL(close_range)(first, last, flags)
+    int r;
+    if (!gated())
+        r = REAL(close_range)(first, last, flags);
+    else
+        r = first > last ? REAL(close_range)(first, last, flags)
                          : close_range_around(first, last, flags);
-    if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC) && shut())
+    if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC) && tracking())
         note_range_closed(first, last);
     return r;
 }
 
 EXPORT void closefrom(int low)
 {
-    if (likely(!gated())) {
+    if (likely(!watched())) {
         REAL(closefrom)(low);
         return;
     }
-    if (low < 0 || (LOAD(g_wire) < low && LOAD(g_div) < low && LOAD(g_err) < low))
+    if (!gated() || low < 0 || (LOAD(g_wire) < low && LOAD(g_div) < low && LOAD(g_err) < low)) {
         REAL(closefrom)(low);
-    else
+    } else {
         (void)close_range_around((unsigned)low, ~0U, 0);
-    if (shut())
+    }
+    if (tracking())
         note_range_closed((unsigned)low, ~0U);
 }
 
@@ -411,8 +425,8 @@ EXPORT void closefrom(int low)
 EXPORT int daemon(int nochdir, int noclose)
 {
     int r = REAL(daemon)(nochdir, noclose);
-    if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
-        !on_diversion(1)) {
+    if (watched() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) &&
+        (shut() ? !on_diversion(1) : !is(1, &g_wire_id))) {
         int held = lock_wire();
         STORE(g_fd1_ours, 0);
         unlock_wire(held);

@@ -100,3 +100,29 @@ int stdout_locked_here(void)
 {
     return g_stdio_lock_known && stdout_lock_owner() == (void *)pthread_self();
 }
+
+/* FILE's buffering bits (SG_IO_*, lib/internal.h), private to libio, read
+ * off a stream of our own set up each way.  Unknown: lib/stdout.c leaves
+ * every stream to glibc (its buffer reaches the wire unguarded). */
+int g_stdio_flags_known;
+
+void check_stdio_flags(void)
+{
+    FILE *fp = fopen("/dev/null", "w");
+    int known = 0;
+    if (!fp)
+        return;
+    if (setvbuf(fp, NULL, _IONBF, 0) == 0 && (fp->_flags & SG_IO_UNBUFFERED) &&
+        !(fp->_flags & SG_IO_LINE_BUF)) {
+        static char line[64];
+        if (setvbuf(fp, line, _IOLBF, sizeof line) == 0 && (fp->_flags & SG_IO_LINE_BUF) &&
+            !(fp->_flags & (SG_IO_UNBUFFERED | SG_IO_CURRENTLY_PUTTING)) &&
+            REAL(fputc)('x', fp) == 'x' && (fp->_flags & SG_IO_CURRENTLY_PUTTING))
+            known = 1;
+    }
+    REAL(fclose)(fp);
+    STORE(g_stdio_flags_known, known);
+    if (!known)
+        say(2, "stdio: glibc's FILE buffering flags are not the known ones: C stdio's output "
+               "after the gate is not guarded");
+}

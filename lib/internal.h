@@ -128,11 +128,27 @@ extern ssize_t __send(int, const void *, size_t, int);
 #define LAZY_WRITE_FUNCTIONS(X) \
     X(__write) X(pwritev) X(pwritev64) X(pwritev2) X(pwritev64v2) X(__send) X(fflush)
 
+/* C stdio's output functions (lib/stdout.c). */
+extern int __printf_chk(int, const char *, ...);
+extern int __fprintf_chk(FILE *, int, const char *, ...);
+extern int __vprintf_chk(int, const char *, va_list);
+extern int __vfprintf_chk(FILE *, int, const char *, va_list);
+extern int __dprintf_chk(int, int, const char *, ...);
+extern int __vdprintf_chk(int, int, const char *, va_list);
+extern int __overflow(FILE *, int);
+extern int _IO_putc(int, FILE *);
+#define STDIO_FUNCTIONS(X) \
+    X(vprintf) X(vfprintf) X(__vprintf_chk) X(__vfprintf_chk) X(vdprintf) X(__vdprintf_chk) \
+    X(fputs) X(fputs_unlocked) X(puts) X(fwrite) X(fwrite_unlocked) X(fputc) X(putc) \
+    X(_IO_putc) X(fputc_unlocked) X(putc_unlocked) X(putchar) X(putchar_unlocked) \
+    X(__overflow) X(fflush_unlocked) X(fclose) X(system)
+
 #define DECLARE_REAL(f) extern __attribute__((visibility("hidden"))) __typeof__(&f) real_##f;
 EAGER_FUNCTIONS(DECLARE_REAL)
 LAZY_FUNCTIONS(DECLARE_REAL)
 WRITE_FUNCTIONS(DECLARE_REAL)
 LAZY_WRITE_FUNCTIONS(DECLARE_REAL)
+STDIO_FUNCTIONS(DECLARE_REAL)
 
 /* Wide stdio, and the scanf names of glibc 2.38 and later (absent before:
  * dlsym gives NULL there, and no program that runs there calls them). */
@@ -236,6 +252,7 @@ extern struct identity g_wire_id, g_stdin_id, g_div_id;
 extern const char *g_div_name;
 extern char g_marker[80];
 extern char *g_marker_out;
+extern char *g_marker_guarded;
 extern unsigned long *g_copies;
 extern unsigned long g_tracked;
 extern unsigned long g_top;
@@ -293,6 +310,12 @@ void check_spawn_layout(void);
 void prepare_spawn_fallback(int wire);
 void check_versions(void);
 void check_stdio_lock(void);
+/* FILE's _flags bits glibc keeps private (libio.h), checked by check_stdio_flags(). */
+#define SG_IO_UNBUFFERED 0x0002
+#define SG_IO_LINE_BUF 0x0200
+#define SG_IO_CURRENTLY_PUTTING 0x0800
+extern int g_stdio_flags_known;
+void check_stdio_flags(void);
 int stdout_locked_here(void);
 
 /* ------------------------------------------------------------------ */
@@ -323,6 +346,7 @@ static inline int spin_lock(int *busy)
 int lock_wire(void);
 void unlock_wire(int held);
 void drop_privates(void);
+void fd_closed(int fd);
 
 /* ------------------------------------------------------------------ */
 /* lib/reads.c: the read paths on stdin. */
@@ -345,12 +369,84 @@ void helper_at_exit(void);
 void helper_fini(void);
 
 /* ------------------------------------------------------------------ */
-/* lib/failsafe.c: the fail-safe. */
+/* lib/failsafe.c: the fail-safe, and what it shares with the guard: the
+ * hold, and putting the bytes of a call out the way the program asked. */
 
+enum put_kind { PUT_WRITE, PUT_PWRITE, PUT_SEND };
+
+struct put {
+    int fd, kind, flags;
+    off64_t off;                    /* PUT_PWRITE: where the next byte goes */
+    const struct sockaddr *addr;    /* PUT_SEND: sendto's address */
+    socklen_t alen;
+};
+
+/* The stream of what the program writes on fd 1 and its copies, through
+ * the classifier (detect.h), for the whole session: before the gate (the
+ * fail-safe) and after it (the guard).  One thread feeds it at a time. */
+struct hold {
+    pid_t owner;                    /* the thread feeding it (tid), 0: none */
+    size_t len;                     /* buf[0..len): undecided, held */
+    size_t pend_at, pend;           /* (guard) buf[pend_at..+pend): the wire's, not written yet */
+    int pend_fd;                    /* ... on this descriptor */
+    size_t owed;                    /* (guard) the next bytes owed_by writes: the wire's, decided */
+    pid_t owed_by;
+    unsigned char owed_sig[16];     /* ... the first of them, to know the retry by */
+    size_t owed_sig_len;
+    pid_t open_by;                  /* (guard) whose message is open (held, owed, pending) */
+    sigset_t open_mask;             /* ... and its signal mask then */
+    struct sg_stream s;
+    unsigned char buf[SG_HOLD_MAX];
+};
+extern struct hold g_hold;
+
+ssize_t put_bytes(struct put *c, const void *p, size_t n);
+ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to);
 size_t write_whole(int fd, const void *p, size_t n, int bounded);
+int hold_lock_how(int try);
+void hold_unlock(void);
 void hold_forget(void);
 void hold_settle(const char *how, int try);
 void stdout_through_hold(const char *how);
+
+/* ------------------------------------------------------------------ */
+/* lib/guard.c: the session guard. */
+
+extern int g_guard;                 /* on: what reaches the wire is classified */
+extern int g_guard_wanted;          /* the guard starts when the gate opens (STDIOGATE_GUARD) */
+extern enum sg_protocol g_protocol; /* STDIOGATE_PROTOCOL */
+void guard_start(const char *why);
+int guard_fd(int fd);
+ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *how);
+ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt);
+int iov_slice(const struct iovec *iov, int cnt, size_t from, size_t to, struct iovec *out, int max);
+ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *how);
+void guard_settle(const char *how);
+void guard_summary(void);
+
+static inline int guarding(void)
+{
+    return unlikely(__atomic_load_n(&g_guard, __ATOMIC_RELAXED) != 0);
+}
+
+/* Does a write to fd need a look: the gate shut, or the guard on? */
+static inline int watched(void)
+{
+    return unlikely((__atomic_load_n(&g_state, __ATOMIC_RELAXED) |
+                     __atomic_load_n(&g_guard, __ATOMIC_RELAXED)) != 0);
+}
+
+/* Does the descriptor bookkeeping run: copies of the diversion while the
+ * gate is shut, copies of the wire while the guard watches them? */
+static inline int tracking(void)
+{
+    return shut() || (guarding() && !in_vfork_child());
+}
+
+/* ------------------------------------------------------------------ */
+/* lib/stdout.c: C stdio's buffers on the wire, through the guard. */
+
+void stdout_through_guard(const char *how);
 
 /* ------------------------------------------------------------------ */
 /* lib/reopen.c: opening stdout by name. */

@@ -134,9 +134,13 @@ static void point_one_at_wire(struct reopened *e)
         REAL(fcntl)(wire, F_SETFL, fl & keep);
     if (e->flags >= 0)   /* a copy of the diversion: stderr gets its mode back */
         REAL(fcntl)(prog, F_SETFL, e->flags);
-    if (REAL(dup3)(wire, prog, (fd > 0 && (fd & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0)
+    if (REAL(dup3)(wire, prog, (fd > 0 && (fd & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) {
         say(1, "cannot put descriptor ", NUM(prog), " on the wire: ", err_name(errno));
-    else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
+        return;
+    }
+    if (LOAD(g_guard_wanted))
+        set_copy(prog, 1);      /* a copy of the wire, which the guard watches */
+    if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
         say(1, "cannot register descriptor ", NUM(prog), " with epoll again: ",
             err_name(errno));
     else

@@ -43,8 +43,15 @@ one_kind() {
     assert_frames
 }
 
-@test "junk: output after the first message is the server's (reaches the wire)" {
+@test "junk: output after the first message goes to stderr too (the session guard)" {
     both --line "$INIT" -- "$SRV" read write postjunk
+    assert_status 0
+    assert_stderr_has write-junk post-junk
+    assert_stdout_bytes "$(answer 0 initialize)"$'\n'
+}
+
+@test "junk: with --gate-only, output after the first message is the server's (reaches the wire)" {
+    STDIOGATE_GUARD=0 both --line "$INIT" -- "$SRV" read write postjunk
     assert_status 0
     assert_stderr_has write-junk
     assert_stdout_bytes "$(answer 0 initialize)"$'\n'post-junk$'\n'

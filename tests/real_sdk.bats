@@ -7,15 +7,14 @@
 # import: pygame's) and a line during its tool call. Sources: tests/sdk/; built by tests/sdk.mk.
 #
 # Clients: the TypeScript SDK client (sockets), the Python SDK client (pipes), the strict raw
-# client (sockets, pipes). Each test runs the server unwrapped, under stdiogate and under
-# stdiogate --strict:
+# client (sockets, pipes). Each test runs the server unwrapped, under stdiogate, under
+# stdiogate --gate-only (where a line reaches stdout while serving) and under stdiogate --strict:
 #  - unwrapped, the junk is on stdout (the raw client lists it, the SDK clients report one error a
 #    line): the test can fail;
-#  - wrapped, stdout carries only JSON-RPC frames, but for what the default mode lets through by
-#    design (it guards stdout until the first message, so the line printed during the call is the
-#    server's; a Go program runs under the filter by itself, issue 24: all its junk is kept off),
-#    and the junk is on the server's stderr;
-#  - under --strict, stdout carries only JSON-RPC frames, every junk line is on stderr;
+#  - wrapped (the library's session guard; a Go program runs under the filter by itself, issue
+#    24) and under --strict, stdout carries only JSON-RPC frames, every junk line is on stderr;
+#  - under --gate-only, stdout is guarded until the first message only: the line printed during
+#    the call is the server's (on stdout), the startup junk on stderr;
 #  - the session's result (server info, capabilities, tools, the call) is the same each time;
 #  - no process of any run is left behind.
 

@@ -165,7 +165,7 @@ env_of() {
     run --separate-stderr alone/stdiogate --help
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
-    [[ "${lines[0]}" == "Usage: stdiogate [-v]... [--discard] [--log FILE] [--strict [--protocol auto|jsonl|framed] | --gate-only] [--] COMMAND [ARG]..." ]]
+    [[ "${lines[0]}" == "Usage: stdiogate [-v]... [--discard] [--log FILE] [--protocol auto|jsonl|framed] [--strict | --gate-only] [--] COMMAND [ARG]..." ]]
     [[ "$output" == *"--discard"* ]]
     [[ "$output" == *"--check ..."* ]]
     run --separate-stderr alone/stdiogate --version

@@ -151,29 +151,29 @@ on_stderr() {
   done
 }
 
-# wrapped_run CLIENT SERVER-TAG MODE: the run under stdiogate (default) or stdiogate --strict.
+# wrapped_run CLIENT SERVER-TAG MODE: the run under stdiogate (default), stdiogate --strict or
+# stdiogate --gate-only.
 wrapped_run() {
   local client=$1 tag=$2 mode=$3 gate=("$GATE")
   [ "$mode" = strict ] && gate=("$GATE" --strict)
+  [ "$mode" = gate-only ] && gate=("$GATE" --gate-only)
   run_client "$client" "$tag-$mode" -- "${gate[@]}" || return 1
   completed "$tag-$mode" || return 1
   same_result "$tag-plain" "$tag-$mode" || return 1
-  if [ "$mode" = strict ] || [ -n "$GO" ]; then
-    # The whole session is guarded: the line printed during the call goes to stderr too.  (Go
-    # reads and writes with raw system calls: the default mode runs it under the filter, #24,
-    # without a warning.)
+  if [ "$mode" = gate-only ] && [ "$CALL_ON_STDOUT" ]; then
+    # The gate alone guards stdout until the first message: the line printed during the call
+    # is the server's own business.
+    stdout_junk "$client" "$tag-$mode" "$CALL" || return 1
+    on_stderr "$tag-$mode" "${START[@]}" || return 1
+  else
+    # The whole session is guarded (the library's guard in the default mode, the filter with
+    # --strict; Go, which reads and writes with raw system calls, runs under the filter in the
+    # default mode too, #24, without a warning): the line printed during the call goes to
+    # stderr too.
     stdout_junk "$client" "$tag-$mode" || return 1
     on_stderr "$tag-$mode" "${START[@]}" "$CALL" || return 1
     ! grep -q '^stdiogate.*warning' "$BATS_TEST_TMPDIR/$tag-$mode.err" || {
       echo "$tag-$mode: a warning"; show "$tag-$mode"; return 1; }
-  elif [ "$CALL_ON_STDOUT" ]; then
-    # The default mode guards stdout until the first message: the line printed during the call
-    # is the server's own business (--strict guards it).
-    stdout_junk "$client" "$tag-$mode" "$CALL" || return 1
-    on_stderr "$tag-$mode" "${START[@]}" || return 1
-  else
-    stdout_junk "$client" "$tag-$mode" || return 1
-    on_stderr "$tag-$mode" "${START[@]}" "$CALL" || return 1
   fi
   no_leftover "$tag-$mode"
 }
@@ -196,5 +196,8 @@ sdk_case() {
   no_leftover "$tag-plain" || return 1
 
   wrapped_run "$client" "$tag" default || return 1
+  if [ "$CALL_ON_STDOUT" ] && [ -z "$GO" ]; then
+    wrapped_run "$client" "$tag" gate-only || return 1
+  fi
   wrapped_run "$client" "$tag" strict
 }

@@ -1,0 +1,808 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/guard.c - the session guard: once the gate is open, what the program
+ * writes on the wire goes through the stream classifier, for the whole
+ * session, in the program's own process. */
+
+#include "internal.h"
+
+#include <limits.h>
+
+/* ------------------------------------------------------------------ */
+/* The session guard.
+ *
+ * Before the gate opens, fd 1 is the diversion and the fail-safe watches
+ * it (lib/failsafe.c).  After it, fd 1 is the wire again, and a banner, a
+ * log line or a child's output printed while serving would reach the
+ * client.  The guard keeps the strict filter's promise without its process:
+ * every write to fd 1 or a copy of the wire (fds.c tracks them: the same
+ * bitmap that held the diversion's copies) goes through detect.h's stream
+ * classifier, the one the filter runs, with the fail-safe's hold carried
+ * on (struct hold):
+ *  - protocol goes to the wire at once, with the program's own call (write,
+ *    writev, send...), as many bytes as the wire takes: a short write is
+ *    the program's, as it would be unwrapped, and the bytes it owes (it
+ *    will write them again) pass as the wire's (owed, owed_by);
+ *  - junk goes to stderr without waiting (junk_out): what a full stderr
+ *    cannot take is dropped and counted, as diagnostics are;
+ *  - bytes that may still begin a message (at most SG_HOLD_MAX) are held,
+ *    and the call returns its full count: they are ours to write once
+ *    decided.  Held bytes decided for the wire go out before anything
+ *    else; those the wire cannot take now wait (pend) and the next call
+ *    returns EAGAIN (or blocks, on a blocking descriptor) until they are
+ *    out.  At exec, spawn, exit and _exit what is still undecided is junk,
+ *    as at the end of the filter's input (guard_settle);
+ *  - a write that cannot take the hold is classified alone (guard_alone):
+ *    junk to stderr, the rest to the wire.  In a signal handler that
+ *    interrupted the guard on its own thread (maybe in the middle of a
+ *    message the wire has taken only part of) the rest waits in a queue of
+ *    its own (g_queue) until the interrupted stream is between messages,
+ *    so that it never lands inside one; in a vfork child, which writes no
+ *    shared state, it goes out at once;
+ *  - a descriptor the bitmap calls the wire but which is not (the program
+ *    changed it with calls no interposer sees: freopen, a raw close) is
+ *    found out before anything of it is diverted or held, and its writes
+ *    go as they are from then on.
+ * A message whose bytes all reach the wire in the call that ends it costs
+ * the classifier's scan and nothing else: no copy, no system call of ours.
+ * The filter stays where the library cannot go (raw system calls: Go,
+ * static programs, Bun; lib/exec.c). */
+
+int g_guard;                        /* on: writes to the wire are classified */
+int g_guard_wanted;                 /* it starts when the gate opens (not with --gate-only) */
+enum sg_protocol g_protocol = SG_AUTO;
+
+static struct {
+    unsigned long long bytes, lines, dropped;
+} g_junk;
+
+static int g_junk_discard;          /* --discard, or stderr is the wire: junk goes nowhere */
+static int g_log = -1;              /* STDIOGATE_LOG, appended to by this process after the gate */
+static char g_log_prefix[96];
+static size_t g_log_prefix_len;
+static int g_log_mid_line;
+
+/* After the gate, fds.c's bookkeeping tracks copies of the wire where it
+ * tracked copies of the diversion before: fd 1 (g_fd1_ours) and the
+ * bitmap. */
+int guard_fd(int fd)
+{
+    return is_diversion(fd);
+}
+
+/* ---- Junk: stderr, never waiting; the log ---- */
+
+static void log_junk(const struct iovec *v, int n)
+{
+    struct iovec out[2 * 8 + 1];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        const unsigned char *p = v[i].iov_base, *e = p + v[i].iov_len;
+        while (p < e) {
+            const unsigned char *nl = memchr(p, '\n', (size_t)(e - p));
+            const unsigned char *end = nl ? nl + 1 : e;
+            if (k + 2 > (int)(sizeof out / sizeof *out)) {
+                (void)REAL(writev)(g_log, out, k);
+                k = 0;
+            }
+            if (!g_log_mid_line)
+                out[k++] = (struct iovec){ g_log_prefix, g_log_prefix_len };
+            out[k++] = (struct iovec){ (void *)p, (size_t)(end - p) };
+            g_log_mid_line = nl == NULL;
+            p = end;
+        }
+    }
+    if (k)
+        (void)REAL(writev)(g_log, out, k);
+}
+
+/* As much as stderr takes without waiting: a socket with MSG_DONTWAIT; a
+ * pipe a page at a time while poll says it has room (a write of at most
+ * PIPE_BUF fits a free page whole); a file or a terminal with a plain
+ * writev.  No descriptor of ours is kept open for it after the gate.
+ * Bytes written, or -1. */
+static ssize_t stderr_try(const struct iovec *v, int n)
+{
+    struct stat st;
+    ssize_t w = -1;
+    if (fstat(2, &st) != 0 || (g_wire_id.valid && st.st_dev == g_wire_id.dev &&
+                               st.st_ino == g_wire_id.ino))
+        return -1;      /* closed, or 2>&1: nothing of this may land on the wire */
+    if (S_ISSOCK(st.st_mode)) {
+        struct msghdr m = { .msg_iov = (struct iovec *)v, .msg_iovlen = (size_t)n };
+        do
+            w = REAL(sendmsg)(2, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+        while (w < 0 && errno == EINTR);
+        return w;
+    }
+    if (!S_ISFIFO(st.st_mode)) {
+        do
+            w = REAL(writev)(2, v, n);
+        while (w < 0 && errno == EINTR);
+        return w;
+    }
+    size_t done = 0;
+    for (int i = 0; i < n; i++) {
+        for (size_t at = 0; at < v[i].iov_len;) {
+            struct pollfd p = { .fd = 2, .events = POLLOUT };
+            if (poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT))
+                return (ssize_t)done;
+            size_t k = v[i].iov_len - at < PIPE_BUF ? v[i].iov_len - at : PIPE_BUF;
+            do
+                w = REAL(write)(2, (const char *)v[i].iov_base + at, k);
+            while (w < 0 && errno == EINTR);
+            if (w <= 0)
+                return done ? (ssize_t)done : -1;
+            at += (size_t)w;
+            done += (size_t)w;
+        }
+    }
+    return (ssize_t)done;
+}
+
+/* Junk decided after the gate: onto stderr (and the log), counted; what
+ * stderr has no room for is dropped and counted.  count: 0 in a vfork
+ * child, which writes no shared state. */
+static void junk_out(const struct iovec *v, int n, int count)
+{
+    size_t total = iov_total(v, n), done = 0;
+    unsigned long long lines = 0;
+    if (total == 0)
+        return;
+    int saved = errno;
+    if (count) {
+        for (int i = 0; i < n; i++)
+            for (const char *c = v[i].iov_base, *e = c + v[i].iov_len;
+                 (c = memchr(c, '\n', (size_t)(e - c))) != NULL; c++)
+                lines++;
+        __atomic_add_fetch(&g_junk.bytes, (unsigned long long)total, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&g_junk.lines, lines, __ATOMIC_RELAXED);
+        if (g_log >= 0)
+            log_junk(v, n);
+    }
+    if (!g_junk_discard) {
+        ssize_t w = stderr_try(v, n);
+        done = w > 0 ? (size_t)w : 0;
+        if (count && done < total)
+            __atomic_add_fetch(&g_junk.dropped, (unsigned long long)(total - done), __ATOMIC_RELAXED);
+    }
+    if (count && g_level >= 4) {
+        char numbuf[24];
+        say(4, "guard: ", NUM(total), " bytes of junk to ", g_junk_discard ? "/dev/null" : "stderr");
+    }
+    errno = saved;
+}
+
+/* ---- The call: one place for its bookkeeping ---- */
+
+#define BATCH 16
+
+struct feed {
+    struct put *c;
+    const struct iovec *iov;
+    int cnt;
+    off64_t off0;               /* PUT_PWRITE: the offset of the call's first byte */
+    size_t taken;               /* the call's bytes put out, diverted or held so far */
+    size_t run_from, run_to;    /* bytes of the call decided for the wire, not put yet */
+    size_t run_held;            /* ... after this many held bytes (g_hold.buf) */
+    int stop;                   /* the wire took less than it was given: return now */
+    int err;                    /* errno of that write */
+    int checked;                /* fd is the wire: 1 yes, -1 no, 0 not looked at */
+    struct iovec junk[BATCH];   /* decided junk, not written yet */
+    int njunk;
+};
+
+/* Bytes [from, to) of the call copied to out; how many. */
+static size_t iov_copy(const struct iovec *iov, int cnt, size_t from, size_t to, unsigned char *out)
+{
+    size_t pos = 0, n = 0;
+    for (int i = 0; i < cnt && pos < to; pos += iov[i].iov_len, i++) {
+        size_t len = iov[i].iov_len;
+        if (pos + len <= from)
+            continue;
+        size_t a = from > pos ? from - pos : 0, b = to - pos < len ? to - pos : len;
+        memcpy(out + n, (const char *)iov[i].iov_base + a, b - a);
+        n += b - a;
+    }
+    return n;
+}
+
+/* A message of this thread's is open on the stream now (held, owed or
+ * pending): whose, and the signal mask it was written with, to tell a
+ * signal handler's write in the middle of it (with the handled signal
+ * blocked) from the rest of it. */
+static void message_opens(void)
+{
+    g_hold.open_by = (pid_t)syscall(SYS_gettid);
+    if (pthread_sigmask(SIG_SETMASK, NULL, &g_hold.open_mask) != 0)
+        sigemptyset(&g_hold.open_mask);
+}
+
+static int open_message(void)
+{
+    return g_hold.len || g_hold.owed || g_hold.pend;
+}
+
+/* Is this thread in a signal handler now: a signal blocked that was not
+ * when its open message began? */
+static int in_handler(void)
+{
+    sigset_t now;
+    if (pthread_sigmask(SIG_SETMASK, NULL, &now) != 0)
+        return 0;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&now, sig) == 1 && sigismember(&g_hold.open_mask, sig) != 1)
+            return 1;
+    return 0;
+}
+
+/* Is the call the owing thread writing the rest of its message again? */
+static int owed_retry(const struct iovec *iov, int cnt)
+{
+    unsigned char head[sizeof g_hold.owed_sig];
+    size_t n = iov_copy(iov, cnt, 0, g_hold.owed_sig_len, head);
+    return memcmp(head, g_hold.owed_sig, n) == 0;
+}
+
+/* The slice [from, to) of the call, as iovecs into out (at most max). */
+int iov_slice(const struct iovec *iov, int cnt, size_t from, size_t to, struct iovec *out, int max)
+{
+    size_t pos = 0;
+    int n = 0;
+    for (int i = 0; i < cnt && pos < to && n < max; pos += iov[i].iov_len, i++) {
+        size_t len = iov[i].iov_len;
+        if (pos + len <= from)
+            continue;
+        size_t a = from > pos ? from - pos : 0, b = to - pos < len ? to - pos : len;
+        if (b > a)
+            out[n++] = (struct iovec){ (char *)iov[i].iov_base + a, b - a };
+    }
+    return n;
+}
+
+static ssize_t put_call(struct feed *f, size_t from, size_t to)
+{
+    f->c->off = f->off0 + (off64_t)from;
+    return put_range(f->c, f->iov, f->cnt, from, to);
+}
+
+/* Held bytes, then [from, to) of the call: one writev where the program
+ * wrote with write or writev; else the held bytes first.  Bytes out, or -1. */
+static ssize_t put_held_then(struct feed *f, size_t held, size_t from, size_t to)
+{
+    struct iovec v[BATCH];
+    ssize_t w;
+    if (f->c->kind == PUT_WRITE) {
+        v[0] = (struct iovec){ g_hold.buf, held };
+        int n = 1 + iov_slice(f->iov, f->cnt, from, to, v + 1, BATCH - 1);
+        do
+            w = REAL(writev)(f->c->fd, v, n);
+        while (w < 0 && errno == EINTR);
+        return w;
+    }
+    struct put held_put = { .fd = f->c->fd, .kind = PUT_WRITE };
+    w = put_bytes(&held_put, g_hold.buf, held);
+    if (w < (ssize_t)held)
+        return w;
+    ssize_t r = put_call(f, from, to);
+    return r < 0 ? w : w + r;
+}
+
+static int check_fd(struct feed *f)
+{
+    if (!f->checked) {
+        int saved = errno;
+        f->checked = is(f->c->fd, &g_wire_id) ? 1 : -1;
+        errno = saved;
+    }
+    return f->checked > 0;
+}
+
+/* The run decided for the wire goes out.  A short write stops the call:
+ * what the wire did not take of the call's bytes is owed (the program
+ * writes it again), of the held bytes pending (ours to write first). */
+static void run_out(struct feed *f)
+{
+    size_t held = f->run_held, len = f->run_to - f->run_from;
+    if (held + len == 0)
+        return;
+    ssize_t w = held ? put_held_then(f, held, f->run_from, f->run_to)
+                     : put_call(f, f->run_from, f->run_to);
+    size_t out = w > 0 ? (size_t)w : 0;
+    f->run_held = 0;
+    if (held)
+        g_hold.len = 0;
+    if (out >= held + len) {
+        f->taken = f->run_to;
+        f->run_from = f->run_to;
+        return;
+    }
+    f->stop = 1;
+    f->err = w < 0 ? errno : EAGAIN;
+    if (out < held) {
+        g_hold.pend_at = out;
+        g_hold.pend = held - out;
+        g_hold.pend_fd = f->c->fd;
+        out = 0;
+    } else {
+        out -= held;
+    }
+    f->taken = f->run_from + out;
+    g_hold.owed = len - out;
+    g_hold.owed_by = (pid_t)syscall(SYS_gettid);
+    g_hold.owed_sig_len = iov_copy(f->iov, f->cnt, f->taken,
+                                   f->taken + (g_hold.owed < sizeof g_hold.owed_sig ? g_hold.owed
+                                               : sizeof g_hold.owed_sig), g_hold.owed_sig);
+    f->run_from = f->run_to;
+    message_opens();
+}
+
+static void junk_flush(struct feed *f)
+{
+    if (f->njunk)
+        junk_out(f->junk, f->njunk, 1);
+    f->njunk = 0;
+}
+
+/* Junk decided: the held bytes (held of them), then [from, to) of the call. */
+static void junk_add(struct feed *f, size_t held, size_t from, size_t to)
+{
+    if (f->njunk + 2 > BATCH)
+        junk_flush(f);
+    if (held)
+        f->junk[f->njunk++] = (struct iovec){ g_hold.buf, held };
+    while (from < to) {
+        if (f->njunk == BATCH)
+            junk_flush(f);
+        int n = iov_slice(f->iov, f->cnt, from, to, f->junk + f->njunk, BATCH - f->njunk);
+        from += iov_total(f->junk + f->njunk, n);
+        f->njunk += n;
+    }
+    f->taken = to;
+}
+
+/* The classifier's state, to go back to when the descriptor turns out not
+ * to be the wire: its words, and as much of the nesting bits as is used. */
+static void stream_copy(struct sg_stream *to, const struct sg_stream *from)
+{
+    memcpy(to, from, offsetof(struct sg_stream, arrays));
+    if (from->where == SW_JSON) {
+        size_t n = from->depth / 8 + 1;
+        memcpy(to->arrays, from->arrays, n < sizeof to->arrays ? n : sizeof to->arrays);
+    }
+}
+
+/* Held (or pending) bytes from earlier calls first, on the wire. */
+static int pend_out(struct feed *f)
+{
+    while (g_hold.pend) {
+        ssize_t w = REAL(write)(g_hold.pend_fd, g_hold.buf + g_hold.pend_at, g_hold.pend);
+        if (w > 0) {
+            g_hold.pend_at += (size_t)w;
+            g_hold.pend -= (size_t)w;
+        } else if (!(w < 0 && errno == EINTR)) {
+            if (w < 0 && errno != EAGAIN)
+                g_hold.pend = 0;    /* the client is gone: the program sees why */
+            f->err = w < 0 ? errno : EAGAIN;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* What the call returns once it stopped early. */
+static ssize_t feed_result(struct feed *f)
+{
+    if (f->taken)
+        return (ssize_t)f->taken;
+    errno = f->err;
+    return -1;
+}
+
+/* The descriptor is not the wire: it leaves the bookkeeping, the
+ * classifier goes back to where it was, and the rest goes as it is. */
+static ssize_t not_the_wire(struct feed *f, const struct sg_stream *before)
+{
+    char numbuf[24];
+    int fd = f->c->fd, held = lock_wire();
+    if (fd == 1)
+        STORE(g_fd1_ours, 0);
+    else
+        set_copy(fd, 0);
+    unlock_wire(held);
+    stream_copy(&g_hold.s, before);
+    say(3, "guard: descriptor ", NUM(fd), " is not the wire any more: its writes go as they are");
+    size_t total = iov_total(f->iov, f->cnt);
+    ssize_t r = f->taken < total ? put_call(f, f->taken, total) : 0;
+    return r < 0 ? feed_result(f) : (ssize_t)(f->taken + (size_t)r);
+}
+
+/* What was written apart from an open message (a signal handler's on the
+ * owner's thread, another thread's), waiting for the stream to be between
+ * messages.  The guard's owner appends and flushes; a handler on its
+ * thread may append, also while the owner flushes: the owner moves its
+ * indices only with every signal blocked (busy: a handler interrupted
+ * another's append; that one writes directly). */
+#define QUEUE_SIZE (256 * 1024)
+
+static struct {
+    int busy;
+    size_t start, len;              /* buf[start..len): waiting */
+    unsigned char buf[QUEUE_SIZE];
+} g_queue;
+
+/* Queued: 1; no room (or a handler inside an append): 0, the caller puts
+ * the bytes out itself. */
+static int queue_add(const struct iovec *iov, int cnt, size_t from, size_t to)
+{
+    if (g_queue.busy)
+        return 0;
+    g_queue.busy = 1;
+    size_t len = g_queue.len;
+    int fits = to - from <= sizeof g_queue.buf - len;
+    while (fits && from < to) {
+        struct iovec v[BATCH];
+        int n = iov_slice(iov, cnt, from, to, v, BATCH);
+        for (int j = 0; j < n; j++) {
+            memcpy(g_queue.buf + len, v[j].iov_base, v[j].iov_len);
+            len += v[j].iov_len;
+        }
+        from += iov_total(v, n);
+    }
+    if (fits)
+        __atomic_store_n(&g_queue.len, len, __ATOMIC_RELEASE);
+    g_queue.busy = 0;
+    return fits;
+}
+
+/* The queue goes out in pieces of at most PIPE_BUF, each written with
+ * every signal blocked once the wire has room for it (so that a handler
+ * can neither land inside one nor see the indices half moved), waiting in
+ * between with signals open.  bounded: at a settle point, where the
+ * client may be gone: at most SG_STALL_MS without progress. */
+static void queue_out(int fd, int bounded)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    for (;;) {
+        struct pollfd p = { .fd = fd, .events = POLLOUT };
+        ssize_t w = -1;
+        int err = EAGAIN, done = 0;
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        size_t from = g_queue.start, len = __atomic_load_n(&g_queue.len, __ATOMIC_ACQUIRE);
+        if (from == len) {
+            g_queue.start = 0;
+            __atomic_store_n(&g_queue.len, 0, __ATOMIC_RELEASE);
+            done = 1;
+        } else if (poll(&p, 1, 0) == 1 && (p.revents & (POLLOUT | POLLERR | POLLHUP))) {
+            size_t n = len - from < PIPE_BUF ? len - from : PIPE_BUF;
+            w = REAL(write)(fd, g_queue.buf + from, n);
+            err = errno;
+            if (w > 0)
+                g_queue.start = from + (size_t)w;
+            else if (err != EAGAIN && err != EINTR)
+                g_queue.start = len;    /* the client is gone */
+        }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (done)
+            return;
+        if (w > 0 || (w < 0 && err != EAGAIN && err != EINTR))
+            continue;
+        if (poll(&p, 1, bounded ? SG_STALL_MS : -1) == 0)
+            return;     /* left queued */
+    }
+}
+
+/* What waited in the queue goes out once the stream is between messages. */
+static void queue_between(int fd)
+{
+    if (LOAD(g_queue.len) && g_hold.s.where == SW_OUTSIDE && !open_message())
+        queue_out(fd, 0);
+}
+
+/* The hold is the caller's. */
+ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt)
+{
+    struct feed f = { .c = c, .iov = iov, .cnt = cnt, .off0 = c->off };
+    struct sg_stream before;
+    size_t total = iov_total(iov, cnt), pos = 0;
+
+    if ((g_hold.len || g_hold.pend) && !check_fd(&f))
+        return put_call(&f, 0, total);
+    if (g_hold.pend && !pend_out(&f))
+        return feed_result(&f);
+    if (g_hold.owed && g_hold.owed_by == (pid_t)syscall(SYS_gettid)) {
+        size_t k = g_hold.owed < total ? g_hold.owed : total;
+        ssize_t w = put_call(&f, 0, k);
+        if (w <= 0)
+            return w;
+        g_hold.owed -= (size_t)w;
+        if ((size_t)w < k) {
+            size_t sig = g_hold.owed < sizeof g_hold.owed_sig ? g_hold.owed : sizeof g_hold.owed_sig;
+            g_hold.owed_sig_len = iov_copy(iov, cnt, (size_t)w, (size_t)w + sig, g_hold.owed_sig);
+            return w;
+        }
+        if ((size_t)w == total) {
+            queue_between(c->fd);
+            return w;
+        }
+        pos = f.taken = (size_t)w;
+    }
+    stream_copy(&before, &g_hold.s);
+    size_t held = g_hold.len;       /* the current candidate began before this call */
+    size_t cand = (size_t)-1;       /* ... or at this byte of it */
+    f.run_from = f.run_to = pos;
+    size_t base = 0;
+    for (int i = 0; i < cnt && !f.stop; base += iov[i].iov_len, i++) {
+        const unsigned char *p = iov[i].iov_base;
+        size_t len = iov[i].iov_len;
+        while (pos < base + len) {
+            enum sg_verdict v;
+            size_t k = sg_stream_scan(&g_hold.s, p + (pos - base), base + len - pos, &v);
+            size_t from = cand != (size_t)-1 ? cand : pos, next = pos + k;
+            pos = next;     /* where the classifier is */
+            if (v == SG_UNDECIDED) {
+                if (cand == (size_t)-1)
+                    cand = from;
+            } else if (v == SG_WIRE) {
+                if (held || f.run_to != from) {     /* not one run with the last */
+                    run_out(&f);
+                    if (f.stop)
+                        break;
+                    f.run_held = held;
+                    f.run_from = from;
+                }
+                f.run_to = next;
+                held = 0;
+                cand = (size_t)-1;
+            } else {
+                run_out(&f);
+                if (f.stop)
+                    break;
+                if (!check_fd(&f))
+                    return not_the_wire(&f, &before);
+                junk_add(&f, held, from, next);
+                f.run_from = f.run_to = next;
+                if (held)
+                    g_hold.len = 0;
+                held = 0;
+                cand = (size_t)-1;
+            }
+        }
+    }
+    run_out(&f);
+    if (f.stop) {
+        /* The classifier went past what the wire took; it was between
+         * messages there (only junk or a candidate follows a run). */
+        if (pos > f.run_to || cand != (size_t)-1) {
+            g_hold.s.where = SW_OUTSIDE;
+            g_hold.s.held = 0;
+        }
+        junk_flush(&f);
+        return feed_result(&f);
+    }
+    if (cand != (size_t)-1 || held) {
+        if (!check_fd(&f))
+            return not_the_wire(&f, &before);
+        junk_flush(&f);
+        size_t from = cand != (size_t)-1 ? cand : total;
+        if (!g_hold.len && from < total)
+            message_opens();
+        while (from < total) {
+            struct iovec v[BATCH];
+            int n = iov_slice(iov, cnt, from, total, v, BATCH);
+            for (int j = 0; j < n; j++) {   /* the classifier holds no more than the buffer */
+                size_t room = sizeof g_hold.buf - g_hold.len;
+                size_t k = v[j].iov_len < room ? v[j].iov_len : room;
+                memcpy(g_hold.buf + g_hold.len, v[j].iov_base, k);
+                g_hold.len += k;
+            }
+            from += iov_total(v, n);
+        }
+        f.taken = total;
+    }
+    junk_flush(&f);
+    queue_between(c->fd);
+    return (ssize_t)total;
+}
+
+/* ---- A write that cannot take the hold ---- */
+
+/* The wire's bytes of a call classified alone: queued where they may not
+ * go out now; else put. */
+static ssize_t alone_out(struct feed *f, size_t from, size_t to, int queue)
+{
+    if (from >= to)
+        return 0;
+    if (queue && queue_add(f->iov, f->cnt, from, to))
+        return (ssize_t)(to - from);
+    return put_call(f, from, to);
+}
+
+/* A vfork child, or a signal handler that interrupted the guard on its own
+ * thread: the call is classified by itself, on the stack.  Junk to stderr;
+ * the rest, what is undecided at its end too (nothing can hold it: never
+ * lost), to the wire: queued in a handler. */
+static ssize_t guard_alone(struct put *c, const struct iovec *iov, int cnt, int queue)
+{
+    struct sg_stream s;
+    struct feed f = { .c = c, .iov = iov, .cnt = cnt, .off0 = c->off };
+    size_t total = iov_total(iov, cnt), pos = 0, base = 0, from = 0;
+    int count = !in_vfork_child();
+    sg_stream_init(&s, __atomic_load_n(&g_hold.s.protocol, __ATOMIC_RELAXED));
+    for (int i = 0; i < cnt; base += iov[i].iov_len, i++) {
+        const unsigned char *p = iov[i].iov_base;
+        while (pos < base + iov[i].iov_len) {
+            enum sg_verdict v;
+            size_t k = sg_stream_scan(&s, p + (pos - base), base + iov[i].iov_len - pos, &v);
+            if (v == SG_JUNK) {
+                if (!check_fd(&f)) {
+                    queue = 0;
+                    goto as_is;
+                }
+                ssize_t w = alone_out(&f, from, pos, queue);
+                if (w < 0 || (size_t)w < pos - from)
+                    return w < 0 ? (from ? (ssize_t)from : -1) : (ssize_t)(from + (size_t)w);
+                for (size_t at = pos; at < pos + k;) {
+                    struct iovec j[BATCH];
+                    int n = iov_slice(iov, cnt, at, pos + k, j, BATCH);
+                    junk_out(j, n, count);
+                    at += iov_total(j, n);
+                }
+                from = pos + k;
+            }
+            pos += k;
+        }
+    }
+as_is:;
+    ssize_t w = alone_out(&f, from, total, queue);
+    return w < 0 ? (from ? (ssize_t)from : -1) : (ssize_t)(from + (size_t)w);
+}
+
+/* ---- Entry points ---- */
+
+/* A message is open on the stream (written in part) and this call is not
+ * its rest: another thread's, or a signal handler's on the same thread.
+ * Then the call waits in the queue, classified alone, for the message to
+ * be whole on the wire (never inside it).  The same thread outside a
+ * handler, not writing the rest it owes, has given that rest up. */
+static int apart_from_open(const struct iovec *iov, int cnt)
+{
+    if (!open_message())
+        return 0;
+    if (g_hold.open_by != (pid_t)syscall(SYS_gettid))
+        return 1;
+    int retry = !g_hold.owed || owed_retry(iov, cnt);
+    if (retry && !g_hold.len && !g_hold.pend)
+        return 0;
+    if (in_handler())
+        return 1;
+    if (!retry)
+        g_hold.owed = 0;
+    return 0;
+}
+
+ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *how)
+{
+    (void)how;
+    if (in_vfork_child())
+        return guard_alone(c, iov, cnt, 0);
+    if (!hold_lock_how(0))      /* a signal handler inside the guard on this thread */
+        return guard_alone(c, iov, cnt, 1);
+    ssize_t r = apart_from_open(iov, cnt) ? guard_alone(c, iov, cnt, 1) : guard_locked(c, iov, cnt);
+    hold_unlock();
+    return r;
+}
+
+/* For C stdio's buffers (lib/stdout.c): all of it goes through, waiting
+ * for the wire as a blocking write would.  Returns 0, or -1 (errno). */
+ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *how)
+{
+    struct iovec v[BATCH];
+    size_t total = iov_total(iov, cnt), done = 0;
+    while (done < total) {
+        struct put c = { .fd = fd, .kind = PUT_WRITE };
+        int n = iov_slice(iov, cnt, done, total, v, BATCH);
+        ssize_t w = guard_call(&c, v, n, how);
+        if (w > 0) {
+            done += (size_t)w;
+        } else if (w < 0 && errno == EAGAIN) {
+            struct pollfd q = { .fd = fd, .events = POLLOUT };
+            (void)poll(&q, 1, -1);
+        } else if (!(w < 0 && errno == EINTR)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Exec, spawn, exit, _exit: what the wire is owed goes out (bounded: the
+ * client may be gone), what is undecided is junk, as at the end of the
+ * filter's input.  The lock is tried for a while, not waited for: another
+ * thread may be blocked on the wire inside it. */
+void guard_settle(const char *how)
+{
+    char numbuf[24];
+    if (!guarding() || in_vfork_child())
+        return;
+    int got = 0;
+    for (int tries = 0; tries < 1000 && !(got = hold_lock_how(1)); tries++)
+        if (LOAD(g_hold.owner) == (pid_t)syscall(SYS_gettid))
+            return;     /* a signal handler inside the guard */
+        else
+            sched_yield();
+    if (!got)
+        return;
+    if (g_hold.pend) {
+        size_t n = write_whole(g_hold.pend_fd, g_hold.buf + g_hold.pend_at, g_hold.pend, 1);
+        if (n < g_hold.pend)
+            say(1, "guard: the client took nothing for ", NUM(SG_STALL_MS / 1000),
+                " s: the end of a message was lost at ", how);
+        g_hold.pend = 0;
+    }
+    if (g_hold.len) {
+        struct iovec v = { g_hold.buf, g_hold.len };
+        say(3, "guard: ", NUM(g_hold.len), " bytes of an unfinished line held at ", how,
+            ": junk, to stderr");
+        junk_out(&v, 1, 1);
+        g_hold.len = 0;
+        (void)sg_stream_end(&g_hold.s);
+    }
+    g_hold.owed = 0;
+    if (LOAD(g_queue.len))
+        queue_out(LOAD(g_fd1_ours) ? 1 : g_hold.pend_fd, 1);
+    hold_unlock();
+}
+
+static void log_open(void)
+{
+    const char *path = getenv("STDIOGATE_LOG");
+    char name[32] = "server", numbuf[24];
+    if (!path || !*path || g_log >= 0)
+        return;
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
+    if (fd < 0) {
+        say(1, "cannot open the log ", path, " (", err_name(errno), "): not logging after the gate");
+        return;
+    }
+    g_log = high_dup(fd);
+    REAL(close)(fd);
+    if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
+        memcpy(name, "server", 7);
+    const char *parts[] = { name, "[", NUM(getpid()), "]: " };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        size_t len = strnlen(parts[i], sizeof g_log_prefix - 1 - n);
+        memcpy(g_log_prefix + n, parts[i], len);
+        n += len;
+    }
+    g_log_prefix_len = n;
+}
+
+/* The guard starts: when the gate opens, or at start in a program handed
+ * the wire after its parent's gate opened. */
+void guard_start(const char *why)
+{
+    const char *discard = getenv("STDIOGATE_DISCARD");
+    g_junk_discard = (discard && *discard && strcmp(discard, "0") != 0) || is(2, &g_wire_id) ||
+                     REAL(fcntl)(2, F_GETFD) < 0;
+    log_open();
+    STORE(g_guard, 1);
+    say(3, "guard: keeping what is not protocol off the wire for the session (", why,
+        "): to ", g_junk_discard ? "/dev/null" : "stderr");
+}
+
+/* At exit, level 2: what the guard kept off the wire; level 1: what it
+ * could not put on stderr. */
+void guard_summary(void)
+{
+    char numbuf[24], lines[24];
+    unsigned long long bytes = LOAD(g_junk.bytes), n = LOAD(g_junk.lines), dropped = LOAD(g_junk.dropped);
+    if (!guarding())
+        return;
+    if (dropped)
+        say(1, NUM(dropped), " bytes of output kept off the wire were dropped: stderr was full "
+               "(nobody read it)");
+    if (bytes)
+        say(2, "guard: kept ", NUM(bytes), bytes == 1 ? " byte in " : " bytes in ", NUM_IN(lines, n),
+            n == 1 ? " line" : " lines", " off the wire after the gate");
+}
