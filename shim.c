@@ -584,7 +584,6 @@ static void guard_only(const char *why)
     resolve_eager();
     check_spawn_layout();
     check_stdio_lock();
-    check_stdio_flags();
     map_copies();
     g_fd1_ours = 1;
     g_pid = getpid();
@@ -659,7 +658,6 @@ __attribute__((constructor)) static void stdiogate_init(void)
     resolve_eager();
     check_spawn_layout();
     check_stdio_lock();
-    check_stdio_flags();
     check_versions();
     open_err_handle();
     divert();
@@ -680,7 +678,7 @@ __attribute__((destructor)) static void stdiogate_fini(void)
     }
     if (guarding()) {
         stdout_through_guard("exit");
-        guard_settle("exit");
+        guard_settle("exit", SETTLE_EXIT);
         guard_summary();
     }
     helper_fini();
@@ -696,7 +694,7 @@ EXPORT void _exit(int status)
     if (gated() && shut())
         hold_settle("_exit", 0);
     if (guarding())
-        guard_settle("_exit");
+        guard_settle("_exit", SETTLE_EXIT);
     if (LOAD(g_helper) || LOAD(g_helper_inherited))
         helper_at_exit();
     for (;;)

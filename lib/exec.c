@@ -328,7 +328,9 @@ static void plan_exec(struct exec_plan *x, char *const *env, const char *what, i
 {
     int has_stale;
     x->hand = gated() && should_hand_wire();
-    x->guard = !x->hand && should_guard_child();
+    /* (A program that cannot be looked at, fexecve's or execveat's, gets
+     * no marker after the gate: it might not take it out.) */
+    x->guard = !x->hand && check && should_guard_child();
     x->filter = 0;
     x->saved = -1;
     x->marker_at = 0;
@@ -529,7 +531,7 @@ static void exec_filtered(struct exec_plan *x, char *const argv[], char *const e
         if (gated() && shut())                              \
             hold_settle("exec", 0);                         \
         else if (guarding())                                \
-            guard_settle("exec");                           \
+            guard_settle("exec", SETTLE_EXEC);              \
         exec_begin(&x_, (what));                            \
         exec_filtered(&x_, (argv), envp_);                  \
         int r_ = (call);                                    \
@@ -745,7 +747,7 @@ static int spawn_with(int search, pid_t *pid, const char *file,
     plan_exec(&x, envp, file, search ? 2 : 1, argv);
     char *const *env = exec_env(&x, envp);
     if (guarding())
-        guard_settle("spawn");
+        guard_settle("spawn", SETTLE_SPAWN);
     if (x.hand) {
         /* As at exec: what the helper holds reaches stderr first, so that
          * the new program's stderr lines come after it. */

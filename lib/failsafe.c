@@ -362,13 +362,13 @@ static ssize_t routed_call(int route, struct put *c, const struct iovec *iov, in
 }
 
 /* The write entry points: the readers' fast path, with the guard's word
- * beside the gate's (watched()): one load more. */
+ * beside the gate's (minding()): one load more. */
 #define WRITER(ret, name, params, args, ...)                                    \
     __attribute__((noinline, cold)) static ret slow_##name params __VA_ARGS__     \
     EXPORT ret name params                                                        \
     {                                                                             \
         __typeof__(&name) p_ = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);   \
-        if (likely(p_ != NULL) && !watched())                                     \
+        if (likely(p_ != NULL) && !minding())                                     \
             return p_ args;                                                       \
         return slow_##name args;                                                  \
     }

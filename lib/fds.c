@@ -257,7 +257,7 @@ static void note_closed(int fd)
 EXPORT int dup(int fd)
 {
     int r = REAL(dup)(fd);
-    if (watched() && r >= 0 && tracking())
+    if (minding() && r >= 0 && tracking())
         note_copy(fd, r);
     return r;
 }
@@ -266,7 +266,7 @@ static int dup_onto(int old, int new, int flags, int three)
 {
     int saved;
     /* Also while the gate is opening: move_private waits for open_gate. */
-    if (watched() && is_private(new) && new != old && !in_vfork_child())
+    if (minding() && is_private(new) && new != old && !in_vfork_child())
         move_private(new);
     int r = three ? REAL(dup3)(old, new, flags) : REAL(dup2)(old, new);
     if (r >= 0 && old != new && tracking()) {
@@ -279,14 +279,14 @@ static int dup_onto(int old, int new, int flags, int three)
 
 EXPORT int dup2(int old, int new)
 {
-    if (likely(!watched()))
+    if (likely(!minding()))
         return REAL(dup2)(old, new);
     return dup_onto(old, new, 0, 0);
 }
 
 EXPORT int dup3(int old, int new, int flags)
 {
-    if (likely(!watched()))
+    if (likely(!minding()))
         return REAL(dup3)(old, new, flags);
     return dup_onto(old, new, flags, 1);
 }
@@ -298,7 +298,7 @@ static int fcntl_arg_dups(int cmd)
 
 static int fcntl_done(int fd, int cmd, int r)
 {
-    if (watched() && r >= 0 && fcntl_arg_dups(cmd) && tracking())
+    if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking())
         note_copy(fd, r);
     return r;
 }
@@ -325,7 +325,7 @@ EXPORT int fcntl64(int fd, int cmd, ...)
  * subprocess child): the wire is not theirs to close. */
 EXPORT int close(int fd)
 {
-    if (likely(!watched()))
+    if (likely(!minding()))
         return REAL(close)(fd);
     if (gated() && is_private(fd)) {
         /* Ours, unless open_gate is letting it go right now: then the
@@ -391,7 +391,7 @@ static int close_range_around(unsigned first, unsigned last, int flags)
 
 EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
-    if (likely(!watched()))
+    if (likely(!minding()))
         return REAL(close_range)(first, last, flags);
     int r;
     if (!gated())
@@ -406,7 +406,7 @@ EXPORT int close_range(unsigned first, unsigned last, int flags)
 
 EXPORT void closefrom(int low)
 {
-    if (likely(!watched())) {
+    if (likely(!minding())) {
         REAL(closefrom)(low);
         return;
     }
@@ -425,7 +425,7 @@ EXPORT void closefrom(int low)
 EXPORT int daemon(int nochdir, int noclose)
 {
     int r = REAL(daemon)(nochdir, noclose);
-    if (watched() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) &&
+    if (minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) &&
         (shut() ? !on_diversion(1) : !is(1, &g_wire_id))) {
         int held = lock_wire();
         STORE(g_fd1_ours, 0);

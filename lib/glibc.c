@@ -102,17 +102,20 @@ int stdout_locked_here(void)
 }
 
 /* FILE's buffering bits (SG_IO_*, lib/internal.h), private to libio, read
- * off a stream of our own set up each way.  Unknown: lib/stdout.c leaves
- * every stream to glibc (its buffer reaches the wire unguarded). */
+ * off a stream of our own set up each way, the first time a stream on the
+ * wire is written after the gate (from lib/stdout.c's interposers: stdio
+ * calls, which may allocate).  Unknown: lib/stdout.c leaves every stream
+ * to glibc (its buffer reaches the wire unguarded).  1 known, -1 not. */
 int g_stdio_flags_known;
 
-void check_stdio_flags(void)
+int stdio_flags_known(void)
 {
+    int known = LOAD(g_stdio_flags_known);
+    if (known)
+        return known > 0;
     FILE *fp = fopen("/dev/null", "w");
-    int known = 0;
-    if (!fp)
-        return;
-    if (setvbuf(fp, NULL, _IONBF, 0) == 0 && (fp->_flags & SG_IO_UNBUFFERED) &&
+    known = -1;
+    if (fp && setvbuf(fp, NULL, _IONBF, 0) == 0 && (fp->_flags & SG_IO_UNBUFFERED) &&
         !(fp->_flags & SG_IO_LINE_BUF)) {
         static char line[64];
         if (setvbuf(fp, line, _IOLBF, sizeof line) == 0 && (fp->_flags & SG_IO_LINE_BUF) &&
@@ -120,9 +123,11 @@ void check_stdio_flags(void)
             REAL(fputc)('x', fp) == 'x' && (fp->_flags & SG_IO_CURRENTLY_PUTTING))
             known = 1;
     }
-    REAL(fclose)(fp);
+    if (fp)
+        REAL(fclose)(fp);
     STORE(g_stdio_flags_known, known);
-    if (!known)
+    if (known < 0)
         say(2, "stdio: glibc's FILE buffering flags are not the known ones: C stdio's output "
                "after the gate is not guarded");
+    return known > 0;
 }

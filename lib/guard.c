@@ -53,6 +53,7 @@ enum sg_protocol g_protocol = SG_AUTO;
 
 static struct {
     unsigned long long bytes, lines, dropped;
+    int partial;                    /* the last junk byte was not a newline: one line more */
 } g_junk;
 
 static int g_junk_discard;          /* --discard, or stderr is the wire: junk goes nowhere */
@@ -139,33 +140,120 @@ static ssize_t stderr_try(const struct iovec *v, int n)
     return (ssize_t)done;
 }
 
-/* Junk decided after the gate: onto stderr (and the log), counted; what
- * stderr has no room for is dropped and counted.  count: 0 in a vfork
- * child, which writes no shared state. */
-static void junk_out(const struct iovec *v, int n, int count)
+/* Junk stderr could not take at once (its reader behind, a line longer
+ * than the pipe): kept here, in order, and written as stderr takes it, at
+ * the next write and at exit; what does not fit is dropped and counted.
+ * Only the guard's owner touches it (a signal handler on its thread writes
+ * what stderr takes and drops the rest). */
+#define BACKLOG_SIZE (1024 * 1024)
+
+static struct {
+    size_t start, len;
+    unsigned char buf[BACKLOG_SIZE];
+} g_backlog;
+
+static void backlog_drain(void)
 {
-    size_t total = iov_total(v, n), done = 0;
+    struct iovec v = { g_backlog.buf + g_backlog.start, g_backlog.len };
+    ssize_t w = v.iov_len ? stderr_try(&v, 1) : 0;
+    if (w < 0) {        /* stderr is gone: nobody will take it */
+        __atomic_add_fetch(&g_junk.dropped, (unsigned long long)g_backlog.len, __ATOMIC_RELAXED);
+        w = (ssize_t)g_backlog.len;
+    }
+    g_backlog.start += (size_t)w;
+    g_backlog.len -= (size_t)w;
+    if (!g_backlog.len)
+        g_backlog.start = 0;
+}
+
+/* At exit and exec the process cannot wait for stderr as the filter does
+ * at its end (stall.h): stderr gets what it takes within GUARD_END_MS in
+ * all (the drain's bound at exit, DRAIN_WAIT_MS), the rest is dropped and
+ * counted.  The client has its end of file before (wire_let_go). */
+#define GUARD_END_MS 2000
+
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void backlog_finish(void)
+{
+    long long end = now_ms() + GUARD_END_MS;
+    while (g_backlog.len && !g_junk_discard) {
+        size_t before = g_backlog.len;
+        backlog_drain();
+        long long left = end - now_ms();
+        if (g_backlog.len == before) {
+            struct pollfd p = { .fd = 2, .events = POLLOUT };
+            if (left <= 0 || poll(&p, 1, (int)left) != 1) {
+                __atomic_add_fetch(&g_junk.dropped, (unsigned long long)g_backlog.len, __ATOMIC_RELAXED);
+                g_backlog.start = g_backlog.len = 0;
+            }
+        }
+    }
+}
+
+static void backlog_add(const struct iovec *v, int n, size_t skip)
+{
+    if (g_backlog.start + g_backlog.len + iov_total(v, n) > sizeof g_backlog.buf && g_backlog.start) {
+        memmove(g_backlog.buf, g_backlog.buf + g_backlog.start, g_backlog.len);
+        g_backlog.start = 0;
+    }
+    for (int i = 0; i < n; i++) {
+        size_t k = v[i].iov_len, from = skip < k ? skip : k;
+        skip -= from;
+        k -= from;
+        size_t room = sizeof g_backlog.buf - g_backlog.start - g_backlog.len, take = k < room ? k : room;
+        memcpy(g_backlog.buf + g_backlog.start + g_backlog.len, (const char *)v[i].iov_base + from, take);
+        g_backlog.len += take;
+        if (take < k)
+            __atomic_add_fetch(&g_junk.dropped, (unsigned long long)(k - take), __ATOMIC_RELAXED);
+    }
+}
+
+/* How junk_out is called: by the guard's owner (the backlog is its), by a
+ * signal handler on its thread (counted, not kept), in a vfork child
+ * (neither: it writes no shared state). */
+enum junk_caller { BY_OWNER, BY_HANDLER, IN_VFORK };
+
+/* Junk decided after the gate: onto stderr (and the log), counted; what
+ * stderr does not take at once waits in the backlog. */
+static void junk_out(const struct iovec *v, int n, enum junk_caller by)
+{
+    size_t total = iov_total(v, n);
     unsigned long long lines = 0;
     if (total == 0)
         return;
     int saved = errno;
-    if (count) {
-        for (int i = 0; i < n; i++)
+    if (by != IN_VFORK) {
+        const char *last = NULL;
+        for (int i = 0; i < n; i++) {
             for (const char *c = v[i].iov_base, *e = c + v[i].iov_len;
                  (c = memchr(c, '\n', (size_t)(e - c))) != NULL; c++)
                 lines++;
+            if (v[i].iov_len)
+                last = (const char *)v[i].iov_base + v[i].iov_len - 1;
+        }
         __atomic_add_fetch(&g_junk.bytes, (unsigned long long)total, __ATOMIC_RELAXED);
         __atomic_add_fetch(&g_junk.lines, lines, __ATOMIC_RELAXED);
-        if (g_log >= 0)
+        STORE(g_junk.partial, last && *last != '\n');
+        if (g_log >= 0 && by == BY_OWNER)
             log_junk(v, n);
     }
     if (!g_junk_discard) {
-        ssize_t w = stderr_try(v, n);
-        done = w > 0 ? (size_t)w : 0;
-        if (count && done < total)
+        if (by == BY_OWNER && g_backlog.len)
+            backlog_drain();
+        ssize_t w = by == BY_OWNER && g_backlog.len ? 0 : stderr_try(v, n);
+        size_t done = w > 0 ? (size_t)w : 0;
+        if (by == BY_OWNER && w >= 0 && done < total)
+            backlog_add(v, n, done);
+        else if (by != IN_VFORK && done < total)
             __atomic_add_fetch(&g_junk.dropped, (unsigned long long)(total - done), __ATOMIC_RELAXED);
     }
-    if (count && g_level >= 4) {
+    if (by != IN_VFORK && g_level >= 4) {
         char numbuf[24];
         say(4, "guard: ", NUM(total), " bytes of junk to ", g_junk_discard ? "/dev/null" : "stderr");
     }
@@ -339,7 +427,7 @@ static void run_out(struct feed *f)
 static void junk_flush(struct feed *f)
 {
     if (f->njunk)
-        junk_out(f->junk, f->njunk, 1);
+        junk_out(f->junk, f->njunk, BY_OWNER);
     f->njunk = 0;
 }
 
@@ -432,6 +520,8 @@ static struct {
 
 /* Queued: 1; no room (or a handler inside an append): 0, the caller puts
  * the bytes out itself. */
+static int g_queue_fd = 1;          /* a descriptor on the wire the queue's bytes were written to */
+
 static int queue_add(const struct iovec *iov, int cnt, size_t from, size_t to)
 {
     if (g_queue.busy)
@@ -602,6 +692,8 @@ ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt)
     }
     junk_flush(&f);
     queue_between(c->fd);
+    if (g_backlog.len && !g_junk_discard)
+        backlog_drain();
     return (ssize_t)total;
 }
 
@@ -613,21 +705,25 @@ static ssize_t alone_out(struct feed *f, size_t from, size_t to, int queue)
 {
     if (from >= to)
         return 0;
-    if (queue && queue_add(f->iov, f->cnt, from, to))
+    if (queue && queue_add(f->iov, f->cnt, from, to)) {
+        g_queue_fd = f->c->fd;
         return (ssize_t)(to - from);
+    }
     return put_call(f, from, to);
 }
 
-/* A vfork child, or a signal handler that interrupted the guard on its own
- * thread: the call is classified by itself, on the stack.  Junk to stderr;
- * the rest, what is undecided at its end too (nothing can hold it: never
- * lost), to the wire: queued in a handler. */
+/* A call classified by itself, on the stack: junk to stderr; the rest,
+ * what is undecided at its end too (nothing can hold it: never lost), to
+ * the wire.  queue: 0 in a vfork child (out at once); 1 in a signal handler
+ * that interrupted the guard on its own thread, 2 apart from an open
+ * message with the guard ours (the rest queued until the message is whole;
+ * only with the guard ours is junk stderr cannot take kept for later). */
 static ssize_t guard_alone(struct put *c, const struct iovec *iov, int cnt, int queue)
 {
     struct sg_stream s;
     struct feed f = { .c = c, .iov = iov, .cnt = cnt, .off0 = c->off };
     size_t total = iov_total(iov, cnt), pos = 0, base = 0, from = 0;
-    int count = !in_vfork_child();
+    enum junk_caller by = in_vfork_child() ? IN_VFORK : queue > 1 ? BY_OWNER : BY_HANDLER;
     sg_stream_init(&s, __atomic_load_n(&g_hold.s.protocol, __ATOMIC_RELAXED));
     for (int i = 0; i < cnt; base += iov[i].iov_len, i++) {
         const unsigned char *p = iov[i].iov_base;
@@ -645,7 +741,7 @@ static ssize_t guard_alone(struct put *c, const struct iovec *iov, int cnt, int 
                 for (size_t at = pos; at < pos + k;) {
                     struct iovec j[BATCH];
                     int n = iov_slice(iov, cnt, at, pos + k, j, BATCH);
-                    junk_out(j, n, count);
+                    junk_out(j, n, by);
                     at += iov_total(j, n);
                 }
                 from = pos + k;
@@ -688,7 +784,7 @@ ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *
         return guard_alone(c, iov, cnt, 0);
     if (!hold_lock_how(0))      /* a signal handler inside the guard on this thread */
         return guard_alone(c, iov, cnt, 1);
-    ssize_t r = apart_from_open(iov, cnt) ? guard_alone(c, iov, cnt, 1) : guard_locked(c, iov, cnt);
+    ssize_t r = apart_from_open(iov, cnt) ? guard_alone(c, iov, cnt, 2) : guard_locked(c, iov, cnt);
     hold_unlock();
     return r;
 }
@@ -715,11 +811,29 @@ ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *ho
     return 0;
 }
 
+static void close_copy(int fd, int unused)
+{
+    (void)unused;
+    REAL(close)(fd);
+}
+
+/* At exit, with junk still waiting for stderr: the client gets its end of
+ * file first (fd 1 and the copies of the wire closed: nothing of the
+ * program's writes them any more), then stderr gets the junk. */
+static void wire_let_go(void)
+{
+    if (LOAD(g_fd1_ours))
+        REAL(close)(1);
+    each_copy(0, ~0U, close_copy, 0);
+}
+
 /* Exec, spawn, exit, _exit: what the wire is owed goes out (bounded: the
  * client may be gone), what is undecided is junk, as at the end of the
- * filter's input.  The lock is tried for a while, not waited for: another
- * thread may be blocked on the wire inside it. */
-void guard_settle(const char *how)
+ * filter's input; at exec and exit the junk waiting for stderr goes too
+ * (bounded by the stall rule), at exit after the wire's end.  The lock is
+ * tried for a while, not waited for: another thread may be blocked on the
+ * wire inside it. */
+void guard_settle(const char *how, enum settle at)
 {
     char numbuf[24];
     if (!guarding() || in_vfork_child())
@@ -743,13 +857,19 @@ void guard_settle(const char *how)
         struct iovec v = { g_hold.buf, g_hold.len };
         say(3, "guard: ", NUM(g_hold.len), " bytes of an unfinished line held at ", how,
             ": junk, to stderr");
-        junk_out(&v, 1, 1);
+        junk_out(&v, 1, BY_OWNER);
         g_hold.len = 0;
         (void)sg_stream_end(&g_hold.s);
     }
     g_hold.owed = 0;
     if (LOAD(g_queue.len))
-        queue_out(LOAD(g_fd1_ours) ? 1 : g_hold.pend_fd, 1);
+        queue_out(g_queue_fd, 1);
+    if (at == SETTLE_EXIT && g_backlog.len && !g_junk_discard)
+        wire_let_go();
+    if (at == SETTLE_SPAWN)
+        backlog_drain();
+    else
+        backlog_finish();
     hold_unlock();
 }
 
@@ -796,7 +916,8 @@ void guard_start(const char *why)
 void guard_summary(void)
 {
     char numbuf[24], lines[24];
-    unsigned long long bytes = LOAD(g_junk.bytes), n = LOAD(g_junk.lines), dropped = LOAD(g_junk.dropped);
+    unsigned long long bytes = LOAD(g_junk.bytes), dropped = LOAD(g_junk.dropped);
+    unsigned long long n = LOAD(g_junk.lines) + (unsigned)LOAD(g_junk.partial);
     if (!guarding())
         return;
     if (dropped)

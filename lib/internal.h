@@ -314,8 +314,7 @@ void check_stdio_lock(void);
 #define SG_IO_UNBUFFERED 0x0002
 #define SG_IO_LINE_BUF 0x0200
 #define SG_IO_CURRENTLY_PUTTING 0x0800
-extern int g_stdio_flags_known;
-void check_stdio_flags(void);
+int stdio_flags_known(void);
 int stdout_locked_here(void);
 
 /* ------------------------------------------------------------------ */
@@ -421,7 +420,8 @@ ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *
 ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt);
 int iov_slice(const struct iovec *iov, int cnt, size_t from, size_t to, struct iovec *out, int max);
 ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *how);
-void guard_settle(const char *how);
+enum settle { SETTLE_SPAWN, SETTLE_EXEC, SETTLE_EXIT };
+void guard_settle(const char *how, enum settle at);
 void guard_summary(void);
 
 static inline int guarding(void)
@@ -429,8 +429,9 @@ static inline int guarding(void)
     return unlikely(__atomic_load_n(&g_guard, __ATOMIC_RELAXED) != 0);
 }
 
-/* Does a write to fd need a look: the gate shut, or the guard on? */
-static inline int watched(void)
+/* Does a write (or a descriptor's bookkeeping) need a look: the gate
+ * shut, or the guard on? */
+static inline int minding(void)
 {
     return unlikely((__atomic_load_n(&g_state, __ATOMIC_RELAXED) |
                      __atomic_load_n(&g_guard, __ATOMIC_RELAXED)) != 0);

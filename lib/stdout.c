@@ -29,8 +29,8 @@
 /* Is fp a narrow stream on the wire, in this process's own memory? */
 static int on_wire(FILE *fp)
 {
-    return fp && guarding() && fp->_mode <= 0 && LOAD(g_stdio_flags_known) &&
-           guard_fd(fp->_fileno) && !in_vfork_child();
+    return fp && guarding() && fp->_mode <= 0 && guard_fd(fp->_fileno) && !in_vfork_child() &&
+           stdio_flags_known();
 }
 
 /* What fp holds, then p[0..n): through the guard, all of it.  The buffer
@@ -275,7 +275,7 @@ static int flush_on_wire(FILE *fp, int lock)
 
 EXPORT int fflush(FILE *fp)
 {
-    if (likely(!watched()))
+    if (likely(!minding()))
         return REAL(fflush)(fp);
     if (fp == NULL || fp == stdout)
         stdout_through_hold("fflush");

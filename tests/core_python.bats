@@ -35,12 +35,18 @@ PYSRV=$FIX/core_py_server.py
 }
 
 @test "python: with the user's PYTHONUNBUFFERED=0, unflushed prints stay buffered (the user's choice is honoured)" {
-    # Documented limit: bytes Python keeps in its own buffer past the first
-    # message reach the wire.  This shows the wrapper did not override 0.
+    # Bytes Python keeps in its own buffer past the first message leave with
+    # the answer, in one write after the gate: the guard splits them off (the
+    # gate alone let them through).  This shows the wrapper did not override 0.
     export PYTHONUNBUFFERED=0
-    gated --line "$INIT" -- "$PYTHON" "$PYSRV" readline
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$PYTHON" "$PYSRV" readline
     assert_status 0
     assert_stderr_has "py-env PYTHONUNBUFFERED=0"
+    assert_stdout_bytes "$(answer 0 initialize)"$'\n'
+    # still buffered: nothing diverted before the gate, both lines kept off by the guard
+    assert_stderr_has "diverted to stderr: 0 bytes" "guard: kept 30 bytes in 2 lines off the wire after the gate"
+    STDIOGATE_GUARD=0 gated --line "$INIT" -- "$PYTHON" "$PYSRV" readline
+    assert_status 0
     assert_stdout_bytes "py-import-junk"$'\n'"py-module-junk"$'\n'"$(answer 0 initialize)"$'\n'
 }
 

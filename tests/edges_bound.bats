@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # Issue 22: the classifier's rules at their exact edges, in strict mode
-# (stdiogate --strict: the filter) and in the default mode's fail-safe
+# (stdiogate --strict: the filter), in the default mode's session guard
+# (after the gate: the same decisions as strict mode, issue 34) and in the
+# default mode's fail-safe
 # (which runs the same classifier: detect.h sg_stream_answer, lib/failsafe.c "The
 # hold"): the 64 KiB bound one byte under, at and over; the nesting bound
 # (level 4097) and the 4 KiB bound of a frame's header block likewise;
@@ -117,7 +119,9 @@ failsafe_case() {
     local f=$D/$1 want=$2 a
     a=$BATS_TEST_TMPDIR/answer
     printf '%s\n' "$(answer 0 initialize)" >"$a"
-    local -x STDIOGATE_WRAPPER=$ROOT/stdiogate STDIOGATE_DEBUG=2
+    # the fail-safe alone: what follows the gate is not classified (the
+    # guard's decisions are the strict ones: "guard" below)
+    local -x STDIOGATE_WRAPPER=$ROOT/stdiogate STDIOGATE_DEBUG=2 STDIOGATE_GUARD=0
     ungated --timeout 60 --frames 0 --line "$INIT" -- "$BIN/fam_emit" "$f"
     assert_status 0
     cat "$f" "$a" | cmp -s - "$OUT" || { echo "unwrapped stdout is not the line and the answer" >&2; show_run; return 1; }
@@ -143,7 +147,8 @@ table() {
     local kind=$1 row name s f bad=()
     for row in "${CASES[@]}"; do
         read -r name s f <<<"$row"
-        if [ "$kind" = strict ]; then
+        if [ "$kind" = strict ] || [ "$kind" = guard ]; then
+            [ "$kind" = guard ] && local -x STRICT_VIA=guard
             ( set -e; strict_wrapper; strict_case "$name" "$s" ) 2>"$BATS_TEST_TMPDIR/row.err" &
         else
             ( set -e; failsafe_case "$name" "$f" ) 2>"$BATS_TEST_TMPDIR/row.err" &
@@ -162,4 +167,8 @@ table() {
 
 @test "edges: the default mode's fail-safe at the 64 KiB bound and with near-miss member names" {
     table failsafe
+}
+
+@test "edges: the default mode's session guard decides as strict mode does (the 64 KiB bound, near-miss names)" {
+    table guard
 }

@@ -115,17 +115,34 @@ env_same() {
 }
 
 @test "exec family: gate opened by the handshake first, each member passes the environment unchanged" {
-    local m bad=()
-    for m in "${MEMBERS[@]}"; do
-        fam gated "$m" open
+    # The guard watches the rest of the session: the static program starts
+    # under the filter (which takes the marker out again), its line and the
+    # launcher's are junk on stderr; fexecve's and execveat's program, which
+    # the library does not look at, runs as it is (unguarded: docs/LIMITS.md).
+    # With the gate alone (STDIOGATE_GUARD=0) nothing is handed: the
+    # program's line is on stdout.
+    local m bad=() guard unseen
+    for guard in 1 0; do
+      for m in "${MEMBERS[@]}"; do
+        STDIOGATE_GUARD=$guard fam gated "$m" open
         if [ "$status" != 0 ] || ! env_same "$WANT"; then
-            echo "$m: the environment changed although no wire was handed (status $status)" >&2
-            show_run; bad+=("$m"); continue
+            echo "$m (guard $guard): the environment changed (status $status)" >&2
+            show_run; bad+=("$m/$guard"); continue
         fi
-        if [ "$(cat "$OUT")" != fam-envdump-output ] || ! grep -qx fam-exec-junk "$ERR" ||
-           grep -qF stdiogate "$ERR"; then
-            echo "$m: the handshake run went wrong" >&2; show_run; bad+=("$m")
+        case $m in fexecve|execveat) unseen=1 ;; *) unseen= ;; esac
+        if [ "$guard" = 1 ] && [ -n "$unseen" ] && [ "$(cat "$OUT")" != fam-envdump-output ]; then
+            echo "$m: a program the library cannot look at is not run as it is" >&2; show_run; bad+=("$m/$guard"); continue
         fi
+        if [ "$guard" = 1 ] && [ -z "$unseen" ] && { [ -s "$OUT" ] || ! grep -qx fam-envdump-output "$ERR"; }; then
+            echo "$m: with the guard, the program's line is not on stderr alone" >&2; show_run; bad+=("$m/$guard"); continue
+        fi
+        if [ "$guard" = 0 ] && [ "$(cat "$OUT")" != fam-envdump-output ]; then
+            echo "$m: with the gate alone, the program's line is not on stdout" >&2; show_run; bad+=("$m/$guard"); continue
+        fi
+        if ! grep -qx fam-exec-junk "$ERR" || grep -qF stdiogate "$ERR"; then
+            echo "$m (guard $guard): the handshake run went wrong" >&2; show_run; bad+=("$m/$guard")
+        fi
+      done
     done
     [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}" >&2; false; }
 }

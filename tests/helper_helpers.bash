@@ -29,9 +29,9 @@ sig_run() {
 sig_case() {
     local when=$1 sig=$2 want
     shift 2
-    local ans last='{"jsonrpc":"2.0","method":"last"}' strict=""
+    local ans last='{"jsonrpc":"2.0","method":"last"}' gate_only=""
     ans=$(answer 0 initialize)
-    case " $* " in *" --strict "*) strict=1 ;; esac
+    case " $* " in *" --gate-only "*) gate_only=1 ;; esac
     sig_run "$when" "$sig"
     if [ "$status" -ne 0 ] || [ "$result" != "status 0" ]; then
         echo "unwrapped SIG$sig $when: $result (client $status)" >&2; show_run; return 1
@@ -46,7 +46,8 @@ sig_case() {
     if [ "$status" -ne 0 ] || [ "$result" != "status 0" ]; then
         echo "wrapped SIG$sig $when: $result (client $status)" >&2; show_run; return 1
     fi
-    if [ "$when" = before ] || [ -n "$strict" ]; then
+    if [ "$when" = before ] || [ -z "$gate_only" ]; then
+        # before the gate, or after it with the session guard (or the filter)
         want=$(printf '%s\n%s' "$ans" "$last")
         grep -qx "caught SIG$sig" "$ERR" || { echo "SIG$sig $when: the handler's line is lost" >&2; show_run; return 1; }
     else

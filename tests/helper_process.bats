@@ -22,9 +22,15 @@ load helper_helpers
     done
 }
 
-@test "helper: every signal to the process group after the gate opened: the server exits 0, its lines on the wire (default mode)" {
+@test "helper: every signal to the process group after the gate opened: the server exits 0, its junk line on stderr (default mode, the guard)" {
     for sig in $SIGNALS; do
         sig_case after "$sig" "$ROOT/stdiogate"
+    done
+}
+
+@test "helper: every signal to the process group after the gate opened: the server exits 0, its lines on the wire (--gate-only)" {
+    for sig in $SIGNALS; do
+        sig_case after "$sig" "$ROOT/stdiogate" --gate-only
     done
 }
 

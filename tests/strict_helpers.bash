@@ -4,8 +4,9 @@
 # `stdiogate --strict` (STRICT_OPTS: more wrapper options, e.g. --protocol
 # framed), through a two-line wrapper script that client.py runs as
 # $STDIOGATE_WRAPPER.  STRICT_VIA=filter runs the filter alone instead
-# (stdiogate-filter OPTS -- COMMAND): strict_alone.bats runs the edge and
-# fault cases that way, with the same expectations.
+# (stdiogate-filter OPTS -- COMMAND), STRICT_VIA=guard the default mode
+# (stdiogate OPTS COMMAND: the library's session guard): strict_alone.bats
+# runs the edge and fault cases that way, with the same expectations.
 #
 #   SRV               the Python fixture (tests/fixtures/strict_server.py)
 #   strict_pid        the filter's pid, from its level-2 "strict: filtering"
@@ -23,6 +24,9 @@ strict_wrapper() {
     if [ "${STRICT_VIA:-}" = filter ]; then
         # the filter alone, no library: what `stdiogate --strict` must equal
         printf '#!/bin/sh\n[ "$1" = -- ] && shift\nexec "%s" %s -- "$@"\n' "$ROOT/stdiogate-filter" "${STRICT_OPTS:-}" >"$w"
+    elif [ "${STRICT_VIA:-}" = guard ]; then
+        # the default mode: the library's session guard, no filter process
+        printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$ROOT/stdiogate" "${STRICT_OPTS:-}" >"$w"
     else
         printf '#!/bin/sh\nexec "%s" --strict %s "$@"\n' "$ROOT/stdiogate" "${STRICT_OPTS:-}" >"$w"
     fi

@@ -150,7 +150,7 @@ for i, m in ((0, "initialize"), ("p1", "ping")):
     done
 }
 
-@test "strict: the library diverts nothing: the filter sees every byte the server writes" {
+@test "strict: the library diverts nothing: the filter sees every byte the server writes (the default mode: the library does)" {
     JUNK=(py-import-junk py-module-junk)
     both --line "$INIT" -- "$PYTHON" "$FIX/core_py_server.py" readline
     assert_status 0
@@ -158,6 +158,13 @@ for i, m in ((0, "initialize"), ("p1", "ping")):
     assert_frames "$(answer 0 initialize)"
     STDIOGATE_DEBUG=3 gated --line "$INIT" -- "$PYTHON" "$FIX/core_py_server.py" readline
     assert_status 0
+    if [ "${STRICT_VIA:-}" = guard ]; then
+        # the default mode (STRICT_VIA=guard): no filter; the library diverts
+        # until the first message, then its guard watches the wire
+        assert_stderr_has "diverting stdout" "gate opened by read" "guard: keeping what is not protocol"
+        assert_stderr_lacks "strict: "
+        return
+    fi
     # the library (preloaded) finds no wire named: it diverts nothing ...
     assert_stderr_lacks "diverting stdout" "gate opened by"
     # ... and the filter took the startup output as junk itself
@@ -199,7 +206,7 @@ sys.stdout.write("junk after\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "result
     echo "earlier content" >wire
     echo "earlier content" | cat - want >want-appended
     tag=t$$-$BATS_TEST_NUMBER
-    "$ROOT/stdiogate" --strict -- "$PYTHON" "$FIX/strict_emit.py" input "tag=$tag" </dev/null >>wire 2>err
+    "$STDIOGATE_WRAPPER" -- "$PYTHON" "$FIX/strict_emit.py" input "tag=$tag" </dev/null >>wire 2>err
     # a file gives no end of file to wait for: wait for the filter (README, Limits of strict mode)
     assert_no_filter "$tag"
     cmp want-appended wire

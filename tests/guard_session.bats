@@ -1,0 +1,205 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# Issue 34: the session guard.  After the gate opens, the library keeps
+# classifying what reaches the wire with the stream classifier (detect.h),
+# as strict mode's filter does: protocol to the wire, junk to stderr, for
+# the whole session, in every write path, from threads, signal handlers and
+# the children that inherit the wire.  Each test runs the server unwrapped
+# first (the junk is on stdout: the test can fail), then under ./stdiogate
+# (default mode): stdout carries exactly the protocol messages and stderr
+# exactly the junk, byte for byte, in order.  (Strict mode's own edge and
+# server cases run in the default mode too: strict_alone.bats.)
+
+load helpers
+
+GS=$BIN/guard_srv
+INIT1='{"jsonrpc":"2.0","id":1,"method":"initialize"}'
+PING2='{"jsonrpc":"2.0","id":2,"method":"ping"}'
+CALL3='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run","arguments":{}}}'
+A1='{"jsonrpc":"2.0","id":1,"result":{"echo":"initialize"}}'
+A2='{"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}}'
+
+setup() { [ -x "$GS" ] || { echo "make fixtures" >&2; return 1; }; }
+
+# assert_stderr_bytes TEXT: stderr is exactly TEXT (no diagnostics: level 1)
+assert_stderr_bytes() {
+    printf '%s' "$1" | cmp -s - "$ERR" ||
+        { echo "stderr is not exactly:" >&2; printf '%s' "$1" | od -c | head -20 >&2; show_run; return 1; }
+}
+
+# writer W [CLIENT-OPTION...]: guard_srv writes a junk line, a pino-like
+# JSON log line and the answer with W, per request.
+writer() {
+    local w=$1; shift
+    local j1=$'guard-junk initialize\n{"level":30,"msg":"handled initialize"}\n'
+    local j2=$'guard-junk ping\n{"level":30,"msg":"handled ping"}\n'
+    ungated "$@" --line "$INIT1" --line "$PING2" -- "$GS" writer "$w"
+    assert_status 0
+    assert_stdout_bytes "$j1$A1"$'\n'"$j2$A2"$'\n'
+    gated "$@" --line "$INIT1" --line "$PING2" -- "$GS" writer "$w"
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    assert_stderr_bytes "$j1$j2"
+}
+
+@test "guard: junk while serving goes to stderr, byte for byte, whatever the write path (write, writev, dprintf)" {
+    row_table writer write writev dprintf
+}
+
+@test "guard: C stdio's buffer is classified where glibc would write it (printf, puts, fputs, fwrite, putchar, inline putc)" {
+    row_table writer printf puts fputs fwrite putchar fputc-unlocked
+}
+
+@test "guard: C stdio with the program's own buffering (setvbuf unbuffered, line-buffered)" {
+    row_table writer printf-unbuf printf-line
+}
+
+@test "guard: sockets (as Node-based clients give them): send, sendmsg, write" {
+    row_table writer "send --sockets" "sendmsg --sockets" "write --sockets"
+}
+
+@test "guard: an answer written in three pieces (cut inside a name and inside a string), a CRLF line end" {
+    ungated --line "$INIT1" --line "$PING2" -- "$GS" pieces
+    assert_status 0
+    assert_stdout_bytes "guard-junk before"$'\n'"$A1"$'\n'"guard-junk before"$'\n'"$A2"$'\r\n'
+    gated --line "$INIT1" --line "$PING2" -- "$GS" pieces
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\r\n'
+    assert_stderr_bytes "guard-junk before"$'\n'"guard-junk before"$'\n'
+}
+
+@test "guard: four threads writing messages and junk at once: every message whole and in its thread's order, every junk line on stderr" {
+    ungated --timeout 60 --frames 802 --line "$INIT1" --line "$PING2" -- "$GS" threads 4
+    assert_status 0
+    [ "$(grep -c guard-junk "$OUT")" -eq 800 ] || { show_run; return 1; }
+    gated --timeout 60 --frames 802 --line "$INIT1" --line "$PING2" -- "$GS" threads 4
+    assert_status 0
+    "$PYTHON" - "$OUT" "$ERR" <<'PY'
+import json, sys
+out = open(sys.argv[1], "rb").read().split(b"\n")
+assert out[-1] == b"", "stdout does not end with a newline"
+seen = {t: [] for t in range(4)}
+answers = 0
+for line in out[:-1]:
+    m = json.loads(line)
+    if m.get("method") == "t":
+        seen[m["params"][0]].append(m["params"][1])
+    else:
+        answers += 1
+assert answers == 2, answers
+for t, got in seen.items():
+    assert got == list(range(200)), (t, got[:10])
+err = open(sys.argv[2], "rb").read().decode().splitlines()
+junk = sorted(l for l in err if l.startswith("guard-junk "))
+assert len(junk) == 800 and len(err) == 800, (len(junk), len(err))
+for t in range(4):
+    mine = [int(l.split()[2]) for l in err if l.startswith("guard-junk %d " % t)]
+    assert mine == list(range(200)), t
+PY
+}
+
+@test "guard: a signal handler writing messages while large answers are on their way: no message lands inside another, none is lost" {
+    local args=() i
+    for i in $(seq 3 40); do args+=(--line "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"ping\"}"); done
+    ungated --timeout 120 --frames 39 --line "$INIT1" "${args[@]}" -- "$GS" signal 1000000
+    assert_status 0
+    grep -q '^alarms: [1-9]' "$ERR" || { echo "unwrapped: the handler never ran" >&2; show_run; return 1; }
+    gated --timeout 120 --frames 39 --line "$INIT1" "${args[@]}" -- "$GS" signal 1000000
+    assert_status 0
+    "$PYTHON" - "$OUT" "$ERR" <<'PY'
+import json, re, sys
+alarms = answers = 0
+for line in open(sys.argv[1], "rb"):
+    m = json.loads(line)          # every line a whole message
+    if m.get("method") == "alarm":
+        alarms += 1
+    else:
+        assert len(m["result"]["text"]) == 1000000
+        answers += 1
+ran = int(re.search(r"^alarms: (\d+)$", open(sys.argv[2]).read(), re.M).group(1))
+assert answers == 39, answers
+assert ran > 0 and alarms == ran, (alarms, ran)
+PY
+}
+
+# held HOW: after its first answer guard_srv writes the start of a message
+# with no end, then ends (exit, _exit, exec) or is killed.
+@test "guard: an unfinished line held at exit, _exit and exec goes to stderr (as strict mode does at its end); the status is kept" {
+    local how part='{"jsonrpc":"2.0","id":9,"res'
+    for how in exit _exit exec; do
+        ungated --line "$INIT1" -- "$GS" held "$how"
+        assert_status 0
+        assert_stdout_bytes "$A1"$'\n'"$part"
+        gated --line "$INIT1" -- "$GS" held "$how"
+        assert_status 0
+        assert_stdout_bytes "$A1"$'\n'
+        assert_stderr_bytes "$part"
+    done
+}
+
+@test "guard: an unfinished line held when the server is killed (SIGKILL) is lost, the answers before it are whole, the status is the kill's" {
+    ungated --line "$INIT1" -- "$GS" held kill
+    assert_status 137
+    gated --line "$INIT1" -- "$GS" held kill
+    assert_status 137
+    assert_stdout_bytes "$A1"$'\n'
+    [ ! -s "$ERR" ] || { show_run; return 1; }
+}
+
+@test "guard: answers on a copy of stdout made after the gate are guarded too; a stdout the program points at /dev/null (freopen) is its own" {
+    ungated --line "$INIT1" --line "$PING2" -- "$GS" fdcopy
+    assert_status 0
+    assert_stdout_has "guard-junk on fd 1"
+    gated --line "$INIT1" --line "$PING2" -- "$GS" fdcopy
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    # freopen's junk went where the program sent it, not to stderr
+    assert_stderr_bytes $'guard-junk on fd 1\nguard-junk on fd 1\n'
+}
+
+@test "guard: a Python tool's print, os.system's shell and a subprocess inheriting stdout (mcp-python-interpreter-like)" {
+    JUNK=(tool-print-junk os-system-junk subprocess-junk)
+    both --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n''{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"ran"}]}}'$'\n'
+    assert_stderr_bytes $'tool-print-junk\nos-system-junk\nsubprocess-junk\n'
+}
+
+@test "guard: a Node server's console.log lines and a child inheriting stdout per tool call (mcp-server-code-runner-like)" {
+    JUNK=("Running code: echo captured" inherited-child-junk)
+    both --line "$INIT1" --line "$CALL3" -- node "$FIX/guard_code_runner.js"
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n''{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"captured"}]}}'$'\n'
+    assert_stderr_bytes $'Running code: echo captured\nExecuting command: sh -c \'echo captured\'\ninherited-child-junk\n'
+}
+
+@test "guard: --gate-only (and STDIOGATE_GUARD=0) lets junk written while serving through, as before the guard" {
+    local -x STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/gate-only
+    printf '#!/bin/sh\nexec "%s" --gate-only "$@"\n' "$ROOT/stdiogate" >"$STDIOGATE_WRAPPER"
+    chmod +x "$STDIOGATE_WRAPPER"
+    gated --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
+    assert_status 0
+    assert_stdout_has tool-print-junk os-system-junk subprocess-junk
+    [ ! -s "$ERR" ] || { show_run; return 1; }
+}
+
+@test "guard: level 2 says how much it kept off the wire after the gate; level 3 that it watches, in the server and in the shell os.system started" {
+    STDIOGATE_DEBUG=3 gated --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
+    assert_status 0
+    assert_stderr_has "guard: keeping what is not protocol off the wire for the session (from the gate on): to stderr" \
+        "guard: keeping what is not protocol off the wire for the session (handed the wire after the gate): to stderr" \
+        "system: the shell starts on the wire with the guard" \
+        "guard: kept 16 bytes in 1 line off the wire after the gate"
+}
+
+@test "guard: --log FILE gets the junk written after the gate, each line prefixed NAME[PID]:, as well as stderr" {
+    gated --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
+    assert_status 0
+    local log=$BATS_TEST_TMPDIR/junk.log
+    STDIOGATE_LOG=$log gated --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
+    assert_status 0
+    assert_stderr_bytes $'tool-print-junk\nos-system-junk\nsubprocess-junk\n'
+    grep -qE '^python3?[0-9.]*\[[0-9]+\]: tool-print-junk$' "$log" &&
+        grep -qE '^(sh|dash)\[[0-9]+\]: os-system-junk$' "$log" &&
+        grep -qE '^(sh|dash)\[[0-9]+\]: subprocess-junk$' "$log" || { cat "$log" >&2; show_run; return 1; }
+}
