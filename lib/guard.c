@@ -206,11 +206,12 @@ static void backlog_add(const struct iovec *v, int n, size_t skip)
         size_t k = v[i].iov_len, from = skip < k ? skip : k;
         skip -= from;
         k -= from;
-        size_t room = sizeof g_backlog.buf - g_backlog.start - g_backlog.len, take = k < room ? k : room;
-        memcpy(g_backlog.buf + g_backlog.start + g_backlog.len, (const char *)v[i].iov_base + from, take);
-        g_backlog.len += take;
-        if (take < k)
-            __atomic_add_fetch(&g_junk.dropped, (unsigned long long)(k - take), __ATOMIC_RELAXED);
+        size_t room = sizeof g_backlog.buf - g_backlog.start - g_backlog.len;
+        size_t lost = k > room ? k - room : 0;
+        memcpy(g_backlog.buf + g_backlog.start + g_backlog.len, (const char *)v[i].iov_base + from, k - lost);
+        g_backlog.len += k - lost;
+        if (lost)
+            __atomic_add_fetch(&g_junk.dropped, (unsigned long long)lost, __ATOMIC_RELAXED);
     }
 }
 

@@ -54,6 +54,18 @@ writer() {
     row_table writer printf-unbuf printf-line
 }
 
+@test "guard: C stdio's buffer never flushed by the program: exit writes it, through the guard" {
+    local j1=$'guard-junk initialize\n{"level":30,"msg":"handled initialize"}\n'
+    local j2=$'guard-junk ping\n{"level":30,"msg":"handled ping"}\n'
+    ungated --frames 0 --line "$INIT1" --line "$PING2" -- "$GS" writer printf-exit
+    assert_status 0
+    assert_stdout_bytes "$j1$A1"$'\n'"$j2$A2"$'\n'
+    gated --frames 0 --line "$INIT1" --line "$PING2" -- "$GS" writer printf-exit
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    assert_stderr_bytes "$j1$j2"
+}
+
 @test "guard: sockets (as Node-based clients give them): send, sendmsg, write" {
     row_table writer "send --sockets" "sendmsg --sockets" "write --sockets"
 }

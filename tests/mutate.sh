@@ -61,6 +61,7 @@ first_files() {
     case $1 in
         lib/exec.c) echo "families_exec.bats strict_auto.bats setups_wrapper.bats" ;;
         lib/helper.c) echo "setups_stderr.bats helper_process.bats" ;;
+        lib/guard.c|lib/stdout.c|lib/system.c) echo "guard_session.bats strict_alone.bats edges_bound.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
@@ -85,14 +86,14 @@ lib/reads.c | ignore-getline | getline/getdelim/__getdelim are not watched |    
 lib/reads.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
 lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
 lib/handshake.c | ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
-lib/exec.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = g_marker_out; |         (void)0;
+lib/exec.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = x->hand ? g_marker_out : g_marker_guarded; |         (void)0;
 shim.c | keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
 shim.c | no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
 lib/say.c | diag-to-stdout | diagnostics are written to fd 1 |         while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR) |         while ((w = REAL(write)(1, line, n)) < 0 && errno == EINTR)
 shim.c | copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |     each_copy(0, ~0U, point_copy_at_wire, wire); |     (void)point_copy_at_wire, (void)wire;
 lib/fds.c | dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
-lib/fds.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut())\n        note_copy(fd, r); |     if (gated() && r >= 0 && fcntl_arg_dups(cmd) && shut() && 0)\n        note_copy(fd, r);
-lib/fds.c | wire-closable | close() may close the private wire |     if (is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
+lib/fds.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking())\n        note_copy(fd, r); |     if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking() && 0)\n        note_copy(fd, r);
+lib/fds.c | wire-closable | close() may close the private wire |     if (gated() && is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
 lib/fds.c | close-range-kills-wire | close_range closes the private wire |     int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0; |     int mine[3] = { -1, -1, -1 }, r = 0;
 lib/fds.c | no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
 lib/fds.c | private-low | the private wire sits at the lowest free descriptor (3) |     long top = 1000; |     long top = 3;
@@ -114,7 +115,7 @@ lib/exec.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec | 
 lib/exec.c | env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
 shim.c | flush-inside-stdio | the gate flushes stdout under the code a signal handler interrupted |     if (stdout_locked_here()) { |     if (stdout_locked_here() && 0) {
 lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
-lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && gated() && r == 0 && shut() && !in_vfork_child() && LOAD(g_fd1_ours) &&
+lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) &&
 shim.c | secure-ignored | under secure execution the library still diverts |     if (getauxval(AT_SECURE))\n        return; |     if (0)\n        return;
 lib/failsafe.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
 shim.c | failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
@@ -132,7 +133,7 @@ lib/reads.c | isoc23-null | before glibc 2.38 __isoc23_scanf calls a NULL real f
 lib/reopen.c | reopen-unseen | opening /dev/stdout or /proc/self/fd/1 while diverted gives the diversion (the client hangs) |     return n >= 0 && is_diversion(n) && on_diversion(n) == 1 ? n : -1; |     return n >= 0 && 0 ? n : -1;
 lib/reopen.c | reopen-wire-at-once | opening stdout by name gives the wire at once (junk written through it reaches the wire) |     if (in_vfork_child())\n        return give_wire(wire, flags); |     if (1)\n        return give_wire(wire, flags);
 lib/reopen.c | reopen-no-swap | a stand-in is not put on the wire when the gate opens |             point_one_at_wire(e); |             (void)point_one_at_wire;
-lib/reopen.c | reopen-no-epoll | a stand-in's epoll registration is not made again for the wire (tokio waits forever) |     else if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0) |     else if (0 && e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
+lib/reopen.c | reopen-no-epoll | a stand-in's epoll registration is not made again for the wire (tokio waits forever) |     if (e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0) |     if (0 && e->epfd >= 0 && REAL(epoll_ctl)(e->epfd, EPOLL_CTL_ADD, prog, &e->ev) < 0)
 lib/fds.c | reopen-copies-unknown | the program's copies of a stand-in are not the diversion (dup2 of it onto fd 1 stays on stderr) |     if (r == 0)\n        r = on_reopened(fd); |     if (0)\n        r = on_reopened(fd);
 # Equivalent (it survived the run of 2026-12-03, and this is why): the
 # diversion is never a regular file.  A file (or socket, or pipe) stderr is
@@ -158,8 +159,8 @@ lib/helper.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (t
 lib/exec.c | strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && n == marker_wire_len(g_marker) && |     return is_marker(e) \|\| (g_marker[0] && n == marker_wire_len(g_marker)) \|\|
 lib/exec.c | musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     x->foreign = ours && (kind & RUNS_FOREIGN); |     x->foreign = 0 && (kind & RUNS_FOREIGN);
 lib/exec.c | auto-strict-never | a program the library cannot enter gets the wire unguarded at exec |     x->filter = deep && (kind & RUNS_UNGUARDED); |     x->filter = 0 && (kind & RUNS_UNGUARDED);
-lib/exec.c | auto-strict-ignores-opt-out | STDIOGATE_AUTO_STRICT=0 does not stop the filter at exec |     int deep = x->hand && LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0]; |     int deep = x->hand && g_helper_path[0] && argv && argv[0];
-lib/exec.c | auto-strict-when-not-handing | a program that does not get the wire (the gate is open, or fd 1 is not the diversion) is filtered too |     int deep = x->hand && LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0]; |     int deep = LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0];
+lib/exec.c | auto-strict-ignores-opt-out | STDIOGATE_AUTO_STRICT=0 does not stop the filter at exec |     int deep = (x->hand \|\| x->guard) && LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0]; |     int deep = (x->hand \|\| x->guard) && g_helper_path[0] && argv && argv[0];
+lib/exec.c | auto-strict-when-not-handing | a program that does not get the wire (fd 1 is not the wire or the diversion) is filtered too |     int deep = (x->hand \|\| x->guard) && LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0]; |     int deep = LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0];
 lib/exec.c | auto-strict-static-missed | a static program is not recognised at exec |         *why = "a static program"; |         *why = NULL;
 lib/exec.c | auto-strict-go-missed | a dynamically linked Go program (cgo) is not recognised at exec |     else if (sg_elf_go_note(fd, &e)) |     else if (0 && sg_elf_go_note(fd, &e))
 lib/exec.c | auto-strict-bun-missed | a Bun program is not recognised at exec |     else if ((sg_elf_section_names(fd, &e) & bun) == bun) |     else if ((sg_elf_section_names(fd, &e) & bun) == bun + 1)
@@ -172,12 +173,24 @@ shim.c | debug-not-fixed | an invalid STDIOGATE_DEBUG is warned about in every p
 # ---- the library: the fail-safe's hold (lib/failsafe.c; the mutations of the
 # older fail-safe that these replace no longer applied), open_gate_with and
 # the summary (shim.c)
+shim.c | guard-never-starts | the session guard does not start when the gate opens: junk while serving reaches the wire |     if (guard)\n        guard_start("from the gate on"); |     if (0)\n        guard_start("from the gate on");
+lib/guard.c | guard-junk-nowhere | junk kept off the wire after the gate never reaches stderr |     if (!g_junk_discard) {\n        if (by == BY_OWNER && g_backlog.len) |     if (0) {\n        if (by == BY_OWNER && g_backlog.len)
+lib/guard.c | guard-tail-lost | the unfinished end of a call (a message written in pieces) is neither held nor written |     if (cand != (size_t)-1 \|\| held) {\n        if (!check_fd(&f)) |     if (0) {\n        if (!check_fd(&f))
+lib/guard.c | guard-owed-classified | the rest of a message the wire took only part of is classified again when the program writes it (junk) |     if (g_hold.owed && g_hold.owed_by == (pid_t)syscall(SYS_gettid)) { |     if (0 && g_hold.owed && g_hold.owed_by == (pid_t)syscall(SYS_gettid)) {
+lib/guard.c | guard-no-queue | a signal handler's message is written at once, inside the message it interrupted |     if (queue && queue_add(f->iov, f->cnt, from, to)) { |     if (0 && queue && queue_add(f->iov, f->cnt, from, to)) {
+lib/guard.c | guard-stale-fd-kept | a descriptor the program pointed elsewhere by itself (freopen) stays guarded: its junk goes to stderr |         f->checked = is(f->c->fd, &g_wire_id) ? 1 : -1; |         f->checked = 1;
+lib/guard.c | guard-held-kept-at-exit | an unfinished line held at exit or exec is not put on stderr |     if (g_hold.len) {\n        struct iovec v = { g_hold.buf, g_hold.len }; |     if (0) {\n        struct iovec v = { g_hold.buf, g_hold.len };
+lib/guard.c | guard-no-backlog | junk stderr cannot take at once (a line longer than its pipe) is cut, not kept for later |         if (by == BY_OWNER && w >= 0 && done < total)\n            backlog_add(v, n, done); |         if (0)\n            backlog_add(v, n, done);
+lib/stdout.c | stdout-unguarded | C stdio's buffer reaches the wire with glibc's own write after the gate |     return fp && guarding() && fp->_mode <= 0 && guard_fd(fp->_fileno) && !in_vfork_child() && |     return 0 && fp && guarding() && fp->_mode <= 0 && guard_fd(fp->_fileno) && !in_vfork_child() &&
+lib/stdout.c | stdout-exit-unpushed | stdout's buffer left at exit is written by glibc, past the guard |     if (!on_wire(fp) \|\| stdout_locked_here())\n        return; |     if (1)\n        return;
+lib/system.c | system-unguarded | system(3)'s shell runs on the wire without the guard |     say(3, "system: the shell starts on the wire with the guard");\n    return run_shell(line); |     return REAL(system)(line);
+lib/exec.c | guard-child-no-marker | a program started on the wire after the gate does not get the guard |     x->guard = !x->hand && check && should_guard_child(); |     x->guard = 0;
 lib/failsafe.c | failsafe-no-trigger | an answer written to the diversion does not open the gate |             } else if (v == SG_WIRE && before != SW_LINE && before != SW_BODY && |             } else if (0 && v == SG_WIRE && before != SW_LINE && before != SW_BODY &&
 lib/failsafe.c | failsafe-held-lost | the pieces of an answer held from earlier writes are not put on the wire with it |                 struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } }; |                 struct iovec answer[2] = { { g_hold.buf, 0 }, { (void *)(p + off), k } };
 lib/failsafe.c | failsafe-junk-lost | junk the hold decided is dropped instead of diverted |                 batch_add(&b, fd, p + off, k, how); |                 batch_add(&b, fd, p + off, 0, how);
 lib/failsafe.c | failsafe-first-iovec | only the first iovec of a writev goes through the hold |     for (int i = 0; i < cnt; i++) {\n        const unsigned char *p = iov[i].iov_base; |     for (int i = 0; i < cnt && i < 1; i++) {\n        const unsigned char *p = iov[i].iov_base;
 lib/failsafe.c | failsafe-hold-forgets | undecided bytes of a write are not kept for the next one (an answer in pieces is lost) |                     memcpy(g_hold.buf + g_hold.len, p + off, k);\n                    g_hold.len += k; |                     memcpy(g_hold.buf + g_hold.len, p + off, k);
-lib/failsafe.c | failsafe-stdio-unseen | an answer in stdout's buffer at fflush is not looked at |     if (fp == NULL || fp == stdout)\n        stdout_through_hold("fflush"); |     if (0)\n        stdout_through_hold("fflush");
+lib/stdout.c | failsafe-stdio-unseen | an answer in stdout's buffer at fflush is not looked at before the gate |     if (fp == NULL \|\| fp == stdout)\n        stdout_through_hold("fflush"); |     if (0)\n        stdout_through_hold("fflush");
 lib/failsafe.c | failsafe-stdio-unhidden | what the hold took from stdout's buffer stays in it (written twice) |         fp->_IO_write_ptr = base + (len - taken); |         (void)0;
 shim.c | failsafe-no-exit | answers left in stdout's buffer at exit are not looked at |         stdout_through_hold("exit");\n        hold_settle("exit", 0); |         (void)0;\n        hold_settle("exit", 0);
 shim.c | hold-settle-exit | junk held at exit is never written |         stdout_through_hold("exit");\n        hold_settle("exit", 0); |         stdout_through_hold("exit");\n        (void)0;
@@ -233,8 +246,8 @@ filter.c | filter-pipe-never-grown | a message too large to hold does not grow t
 filter.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    sg_close_from(4); |     close(0);\n    sg_close_from(5);
 filter.c | filter-one-fork | the filter is COMMAND's parent's child (forked once, not twice) |         pid_t filter = fork();\n        if (filter == 0) { |         pid_t filter = 0;\n        if (filter == 0) {
 filter.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR \| POLLHUP)) |         if (pfd[0].revents & POLLERR)
-filter.c | filter-framed-is-auto | --protocol framed is taken as auto |             else if (strcmp(v, "framed") == 0)\n                protocol = SG_FRAMED; |             else if (strcmp(v, "framed") == 0)\n                protocol = SG_AUTO;
-filter.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |             else if (strcmp(v, "jsonl") == 0)\n                protocol = SG_JSONL; |             else if (strcmp(v, "jsonl") == 0)\n                protocol = SG_AUTO;
+filter.c | filter-framed-is-auto | --protocol framed is taken as auto |          : strcmp(v, "framed") == 0 ? SG_FRAMED : -1; |          : strcmp(v, "framed") == 0 ? SG_AUTO : -1;
+filter.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_JSONL |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_AUTO
 # Not strictly equivalent, but no test can tell without a race: the backlog is
 # only non-empty when stderr was full at the last write, and each loop drains
 # the backlog (poll, backlog_drain) before it reads and writes new junk; after
@@ -260,7 +273,7 @@ check/wrapper.c | check-bad-interpreter-unsaid | a #! script whose interpreter i
 check/wrapper.c | check-preload-replaced | the caller's LD_PRELOAD entries are dropped |     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : ""); |     sprintf(value, "%s", library);
 check/wrapper.c | check-wire-own-pipe | with stdout closed, the $(...) pipe is named as the wire |     if (stat(fd1, &st) == 0 &&\n        !(fstat(1, &mine) == 0 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) { |     if (stat(fd1, &st) == 0 &&\n        !(fstat(1, &mine) == 0 && 0)) {
 check/main.c | check-usage-status | stdiogate-check with bad arguments exits 1, not 125 |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 125; |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 1;
-check/report.c | check-gated-is-strict | a server fixed by the default gate is reported as needing --strict (status 2) |         v->status = 1;\n        snprintf(v->summary, sizeof v->summary, "%s; the default gate keeps them off the wire", junk); |         v->status = 2;\n        snprintf(v->summary, sizeof v->summary, "%s; the default gate keeps them off the wire", junk);
+check/report.c | check-gated-is-strict | a server fixed by the default mode is reported as needing --strict (status 2) |         v->status = 1;\n        snprintf(v->summary, sizeof v->summary, "%s; stdiogate's default mode keeps them off the wire", junk); |         v->status = 2;\n        snprintf(v->summary, sizeof v->summary, "%s; stdiogate's default mode keeps them off the wire", junk);
 check/report.c | check-errors-clean | a run with wrong ids or missing answers counts as clean |     return !r->skipped && r->started && !died_before_answering(r) && junk_bytes(r) == 0 &&\n           protocol_errors(r) == 0; |     return !r->skipped && r->started && !died_before_answering(r) && junk_bytes(r) == 0;
 check/report.c | check-exit-junk-unsaid | junk at exit is left out of the description |     for (int phase = PHASE_BEFORE; phase <= PHASE_EXIT && k < cap; phase++) { |     for (int phase = PHASE_BEFORE; phase < PHASE_EXIT && k < cap; phase++) {
 check/report.c | check-timeout-is-errors | a run with no answer within --timeout gets a protocol-error verdict, not timed out |     if (runs[0].answer_timeout)\n        return 1; |     if (0)\n        return 1;
@@ -291,7 +304,7 @@ stdiogate | wrapper-126-for-127 | a command not found exits 126 |     127) die 1
 stdiogate | wrapper-dir-unsaid | a directory as COMMAND is called not executable |     126) [ -d "$resolved" ] && die 126 "$1: is a directory"\n |     126) \n
 stdiogate | wrapper-colon-ok | a library path with a colon is put in LD_PRELOAD (split there) |     *[\\ :]*) die 125 |     *[\\ ]*) die 125
 stdiogate | wrapper-v-counts-once | -vvv counts as -v |         -v*) verbosity=$((verbosity + ${#1} - 1)) ;; |         -v*) verbosity=$((verbosity + 1)) ;;
-stdiogate | wrapper-protocol-not-strict | --protocol=VALUE does not imply --strict |         --protocol=auto|--protocol=jsonl|--protocol=framed) strict=1 protocol=${1#*=} ;; |         --protocol=auto|--protocol=jsonl|--protocol=framed) protocol=${1#*=} ;;
+stdiogate | wrapper-protocol-ignored | --protocol=VALUE does not reach the library or the filter |         --protocol=auto\|--protocol=jsonl\|--protocol=framed) export STDIOGATE_PROTOCOL="${1#*=}" ;; |         --protocol=auto\|--protocol=jsonl\|--protocol=framed) : ;;
 stdiogate | wrapper-path-nonexec | PATH search stops at a file that is not executable |         if [ -f "$resolved" ] && [ -x "$resolved" ]; then |         if [ -f "$resolved" ]; then
 stdiogate | wrapper-discard-unset | --discard does nothing |         --discard) export STDIOGATE_DISCARD=1 ;; |         --discard) ;;
 stdiogate | wrapper-relative-self | a wrapper called by a relative path preloads a relative library path |         *) self=$PWD/${0#./} ;; |         *) self=$0 ;;
