@@ -348,11 +348,11 @@ static int to_diversion(int fd)
  * gate shut) or through the guard (the wire, lib/guard.c). */
 enum { AS_IS, FAILSAFE, GUARD };
 
-static int write_route(int fd)
+static int write_route(int fd, const struct iovec *iov, int cnt)
 {
     if (to_diversion(fd))
         return FAILSAFE;
-    return guarding() && guard_fd(fd) ? GUARD : AS_IS;
+    return guarding() && guard_fd(fd) && !guard_whole(iov, cnt) ? GUARD : AS_IS;
 }
 
 static ssize_t routed_call(int route, struct put *c, const struct iovec *iov, int cnt,
@@ -377,7 +377,7 @@ static ssize_t routed_call(int route, struct put *c, const struct iovec *iov, in
     WRITER(ssize_t, name, params, args, {                                       \
         struct iovec v = { (void *)buf, n };                                    \
         struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
-        int route = write_route(fd);                                            \
+        int route = write_route(fd, &v, 1);                                     \
         if (route == AS_IS)                                                     \
             return REAL(name) args;                                             \
         return routed_call(route, &c, &v, 1, #name);                            \
@@ -391,7 +391,7 @@ FD_WRITER(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, 
 #define IOV_WRITER(name, params, args, kind_, offset)                           \
     WRITER(ssize_t, name, params, args, {                                       \
         struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
-        int route = write_route(fd);                                            \
+        int route = write_route(fd, iov, cnt);                                  \
         if (route == AS_IS)                                                     \
             return REAL(name) args;                                             \
         return routed_call(route, &c, iov, cnt, #name);                         \
@@ -414,7 +414,7 @@ IOV_WRITER(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, 
         struct iovec v = { (void *)buf, n };                                    \
         struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,            \
                          .addr = (address), .alen = (address_len) };            \
-        int route = write_route(fd);                                            \
+        int route = write_route(fd, &v, 1);                                     \
         if (route == AS_IS)                                                     \
             return REAL(name) args;                                             \
         return routed_call(route, &c, &v, 1, #name);                            \
@@ -429,7 +429,7 @@ SEND_WRITER(sendto, (int fd, const void *buf, size_t n, int flags, const struct 
 WRITER(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), (fd, msg, flags), {
     struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,
                      .addr = msg->msg_name, .alen = msg->msg_namelen };
-    int route = msg->msg_controllen == 0 ? write_route(fd) : AS_IS;
+    int route = msg->msg_controllen == 0 ? write_route(fd, msg->msg_iov, (int)msg->msg_iovlen) : AS_IS;
     if (route == AS_IS)
         return REAL(sendmsg)(fd, msg, flags);
     return routed_call(route, &c, msg->msg_iov, (int)msg->msg_iovlen, "sendmsg");

@@ -757,6 +757,37 @@ as_is:;
 
 /* ---- Entry points ---- */
 
+/* The common case, the program's call as it is: nothing open on the stream
+ * (no message held, owed or pending, nothing queued or kept for stderr, the
+ * protocol decided), and the call, classified on the stack from between
+ * messages, is protocol from its first byte to its last and ends between
+ * messages.  Nothing shared is written and no system call of ours is made
+ * (no lock, no thread or process id): a vfork child may take it too.  A
+ * thread that opens a message meanwhile only holds it (its bytes are not
+ * on the wire yet), or has the wire take it in part, as unwrapped. */
+int guard_whole(const struct iovec *iov, int cnt)
+{
+    struct sg_stream s;
+    if (LOAD(g_hold.owner) || LOAD(g_hold.len) || LOAD(g_hold.owed) || LOAD(g_hold.pend) ||
+        LOAD(g_queue.len) || LOAD(g_backlog.len))
+        return 0;
+    unsigned char protocol = __atomic_load_n(&g_hold.s.protocol, __ATOMIC_RELAXED);
+    if (protocol == SG_AUTO || __atomic_load_n(&g_hold.s.where, __ATOMIC_RELAXED) != SW_OUTSIDE)
+        return 0;
+    sg_stream_start(&s, protocol);
+    for (int i = 0; i < cnt; i++) {
+        const unsigned char *p = iov[i].iov_base;
+        size_t n = iov[i].iov_len, off = 0;
+        while (off < n) {
+            enum sg_verdict v;
+            off += sg_stream_scan(&s, p + off, n - off, &v);
+            if (v == SG_JUNK)
+                return 0;       /* (undecided: only at the end, where it shows) */
+        }
+    }
+    return s.where == SW_OUTSIDE && !s.held;
+}
+
 /* A message is open on the stream (written in part) and this call is not
  * its rest: another thread's, or a signal handler's on the same thread.
  * Then the call waits in the queue, classified alone, for the message to
@@ -781,6 +812,11 @@ static int apart_from_open(const struct iovec *iov, int cnt)
 ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *how)
 {
     (void)how;
+    if (guard_whole(iov, cnt)) {
+        if (c->kind == PUT_WRITE && cnt > 1)
+            return REAL(writev)(c->fd, iov, cnt);
+        return put_range(c, iov, cnt, 0, iov_total(iov, cnt));
+    }
     if (in_vfork_child())
         return guard_alone(c, iov, cnt, 0);
     if (!hold_lock_how(0))      /* a signal handler inside the guard on this thread */

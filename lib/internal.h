@@ -416,6 +416,7 @@ extern int g_guard_wanted;          /* the guard starts when the gate opens (STD
 extern enum sg_protocol g_protocol; /* STDIOGATE_PROTOCOL */
 void guard_start(const char *why);
 int guard_fd(int fd);
+int guard_whole(const struct iovec *iov, int cnt);
 ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *how);
 ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt);
 int iov_slice(const struct iovec *iov, int cnt, size_t from, size_t to, struct iovec *out, int max);

@@ -26,11 +26,13 @@
  * functions' alone.  These are not async-signal-safe, no more than the
  * functions they stand for; they take the stream's lock as glibc does. */
 
-/* Is fp a narrow stream on the wire, in this process's own memory? */
+/* Is fp a narrow stream on the wire?  (In a vfork child too: the stream
+ * is the parent's memory there, as it is for glibc's own functions; what
+ * the guard is handed there, guard_call classifies without writing shared
+ * state.) */
 static int on_wire(FILE *fp)
 {
-    return fp && guarding() && fp->_mode <= 0 && guard_fd(fp->_fileno) && !in_vfork_child() &&
-           stdio_flags_known();
+    return fp && guarding() && fp->_mode <= 0 && guard_fd(fp->_fileno) && stdio_flags_known();
 }
 
 /* What fp holds, then p[0..n): through the guard, all of it.  The buffer
@@ -153,14 +155,14 @@ PRINTER(__fprintf_chk, (FILE *fp, int flag, const char *fmt, ...), __vfprintf_ch
  * write: for a descriptor on the wire, the guard. */
 EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
 {
-    if (!guarding() || !guard_fd(fd) || in_vfork_child())
+    if (!guarding() || !guard_fd(fd))
         return REAL(vdprintf)(fd, fmt, ap);
     return format_put(NULL, fd, fmt, ap, "vdprintf");
 }
 
 EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
 {
-    if (!guarding() || !guard_fd(fd) || in_vfork_child())
+    if (!guarding() || !guard_fd(fd))
         return REAL(__vdprintf_chk)(fd, flag, fmt, ap);
     return format_put(NULL, fd, fmt, ap, "vdprintf");
 }

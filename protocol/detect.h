@@ -359,6 +359,16 @@ static inline void sg_stream_init(struct sg_stream *s, enum sg_protocol protocol
     *s = (struct sg_stream){ .protocol = (unsigned char)protocol, .where = SW_OUTSIDE };
 }
 
+/* As sg_stream_init, for a stream on the stack that will be fed at once:
+ * the nesting bits are left as they are (each is written by the open that
+ * makes its level, before it is read). */
+static inline void sg_stream_start(struct sg_stream *s, enum sg_protocol protocol)
+{
+    __builtin_memset(s, 0, __builtin_offsetof(struct sg_stream, arrays));
+    s->protocol = (unsigned char)protocol;
+    s->where = SW_OUTSIDE;
+}
+
 static inline int sg_is_rpc_name(const unsigned char *name, unsigned len, int prefix_only)
 {
     static const char *const names[] = { "jsonrpc", "id", "method", "params", "result", "error" };
@@ -379,28 +389,51 @@ static inline int sg_is_rpc_name(const unsigned char *name, unsigned len, int pr
 #define SGK_ERROR 8u
 #define SGK_METHOD 16u
 
-static inline unsigned sg_key_bit(const unsigned char *name, unsigned len)
+/* A top-level member name is complete: is it "jsonrpc", one of the names
+ * that tell an answer (SGK_*), one of JSON-RPC's (sg_is_rpc_name)?  By
+ * length first: it runs once per name. */
+static inline int sg_name_is(const unsigned char *n, const char *lit, unsigned len)
 {
-    static const char *const keys[] = { "jsonrpc", "id", "result", "error", "method" };
-    for (unsigned k = 0; k < sizeof keys / sizeof *keys; k++) {
-        unsigned i = 0;
-        while (i < len && keys[k][i] && (unsigned char)keys[k][i] == name[i])
-            i++;
-        if (i == len && keys[k][i] == '\0')
-            return 1u << k;
-    }
-    return 0;
-}
-
-static inline int sg_is_jsonrpc(const unsigned char *name, unsigned len)
-{
-    static const char jsonrpc[] = "jsonrpc";
-    if (len != sizeof jsonrpc - 1)
-        return 0;
     for (unsigned i = 0; i < len; i++)
-        if (name[i] != (unsigned char)jsonrpc[i])
+        if (n[i] != (unsigned char)lit[i])
             return 0;
     return 1;
+}
+
+static inline void sg_name_done(struct sg_stream *s)
+{
+    const unsigned char *n = s->name;
+    unsigned key = 0;
+    int rpc = 0;
+    switch (s->name_len) {
+    case 2:
+        rpc = n[0] == 'i' && n[1] == 'd';
+        key = rpc ? SGK_ID : 0;
+        break;
+    case 5:
+        rpc = sg_name_is(n, "error", 5);
+        key = rpc ? SGK_ERROR : 0;
+        break;
+    case 6:
+        if (sg_name_is(n, "result", 6))
+            key = SGK_RESULT;
+        else if (sg_name_is(n, "method", 6))
+            key = SGK_METHOD;
+        rpc = key || sg_name_is(n, "params", 6);
+        break;
+    case 7:
+        rpc = sg_name_is(n, "jsonrpc", 7);
+        key = rpc ? SGK_JSONRPC : 0;
+        if (rpc)
+            s->has_jsonrpc = 1;
+        break;
+    default:
+        break;
+    }
+    s->keys |= (unsigned char)key;
+    if (!rpc)
+        s->rpc_names = 0;
+    s->named = 1;
 }
 
 /* One more unescaped byte of a top-level member name. */
@@ -413,6 +446,25 @@ static inline void sg_name_byte(struct sg_stream *s, unsigned c)
         return;
     }
     s->name[s->name_len++] = (unsigned char)c;
+}
+
+/* k more bytes of a top-level member name, none of them to unescape: as
+ * sg_name_byte one by one. */
+static inline void sg_name_run(struct sg_stream *s, const unsigned char *p, size_t k)
+{
+    if (s->name_len == 0xff)
+        return;
+    if (k > sizeof s->name - s->name_len) {
+        s->name_len = 0xff;
+        return;
+    }
+    for (size_t j = 0; j < k; j++) {
+        if (p[j] >= 0x80) {
+            s->name_len = 0xff;
+            return;
+        }
+        s->name[s->name_len++] = p[j];
+    }
 }
 
 static inline int sg_is_array(const struct sg_stream *s, unsigned level)
@@ -518,15 +570,8 @@ static inline int sg_string_byte(struct sg_stream *s, unsigned char c)
                 sg_value_done(s);
                 return 1;
             }
-            if (s->in_name) {
-                if (sg_is_jsonrpc(s->name, s->name_len))
-                    s->has_jsonrpc = 1;
-                if (s->name_len != 0xff)
-                    s->keys |= (unsigned char)sg_key_bit(s->name, s->name_len);
-                if (s->name_len == 0xff || !sg_is_rpc_name(s->name, s->name_len, 0))
-                    s->rpc_names = 0;
-                s->named = 1;
-            }
+            if (s->in_name)
+                sg_name_done(s);
             s->json = SJ_COLON;
             return 1;
         }
@@ -632,8 +677,8 @@ static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
         int r = sg_number_byte(s, c);
         if (r != 0)
             return r > 0;
-        sg_value_done(s);
-        return sg_json_candidate_byte(s, c);
+        sg_value_done(s);       /* the number ended before c: c is what follows it */
+        break;
     }
     case SJ_LITERAL: {
         const char *lit = literals[s->literal];
@@ -766,21 +811,36 @@ static inline size_t sg_find_newline(const unsigned char *p, size_t n)
     return nl ? (size_t)(nl - p) : n;
 }
 
+/* String bytes with nothing to look at: not a quote, a backslash or a
+ * control character. */
+static inline int sg_plain_string_byte(unsigned char c)
+{
+    return c >= 0x20 && c != '"' && c != '\\';
+}
+
 /* How many of p[0..n), at most max, are string bytes with nothing to look
- * at: no quote, backslash or control character.  Eight at a time. */
+ * at.  Eight at a time, then one at a time (short strings: member names,
+ * "2.0"). */
 static inline size_t sg_plain_string_bytes(const unsigned char *p, size_t n, unsigned long long max)
 {
     const unsigned long long ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
     size_t k = 0, lim = (unsigned long long)n < max ? n : (size_t)max;
     for (; k + 8 <= lim; k += 8) {
-        unsigned long long w, q, b;
+        unsigned long long w, q, b, hit;
         __builtin_memcpy(&w, p + k, sizeof w);
         q = w ^ (ones * '"');
         b = w ^ (ones * '\\');
-        if ((((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs)
+        hit = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
+        if (hit) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* the lowest byte flagged is one (a borrow only flags bytes above it) */
+            return k + (size_t)__builtin_ctzll(hit) / 8;
+#else
             break;
+#endif
+        }
     }
-    while (k < lim && p[k] >= 0x20 && p[k] != '"' && p[k] != '\\')
+    while (k < lim && sg_plain_string_byte(p[k]))
         k++;
     return k;
 }
@@ -811,8 +871,8 @@ static inline size_t sg_plain_junk_bytes(const unsigned char *p, size_t n, unsig
  * (held bytes of earlier calls included); if SG_UNDECIDED, k == n and
  * s->held bytes at the end are not decided yet.  A call may take 0 bytes
  * when it decides held ones. */
-static inline size_t sg_stream_scan(struct sg_stream *s, const unsigned char *p, size_t n,
-                                    enum sg_verdict *verdict)
+static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsigned char *__restrict p,
+                                    size_t n, enum sg_verdict *__restrict verdict)
 {
     size_t i = 0;
     *verdict = SG_UNDECIDED;
@@ -848,42 +908,52 @@ static inline size_t sg_stream_scan(struct sg_stream *s, const unsigned char *p,
             i++;
             break;
         }
-        case SW_JSON: {
-            if (s->json == SJ_STRING && !s->in_name) {
-                /* the bulk of a large message: string bytes, up to the bound */
-                size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - 1 - s->held);
-                i += k;
-                s->held += k;
-                if (k)
-                    continue;
-            }
-            if (c == '\n') {
-                if (s->json != SJ_CLOSED)
-                    goto fail;
-                s->where = SW_OUTSIDE;
-                s->protocol = SG_JSONL;
-                s->held = 0;
-                *verdict = SG_WIRE;
-                return i + 1;
-            }
-            int r = sg_json_candidate_byte(s, c);
-            if (r == 0)
-                goto fail;
-            i++;
-            if (r == 2 || ++s->held == SG_HOLD_MAX) {
-                s->held = 0;
-                if (!sg_json_looks_rpc(s)) {
+        case SW_JSON:
+            /* byte after byte of the candidate, without going back to the
+             * switch above: it stays a candidate until one of the returns */
+            for (;;) {
+                if (s->json == SJ_STRING) {
+                    /* string bytes with nothing to look at (the bulk of a
+                     * large message), up to the bound; a top-level name's kept */
+                    size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - 1 - s->held);
+                    if (k && s->in_name)
+                        sg_name_run(s, p + i, k);
+                    i += k;
+                    s->held += k;
+                    if (i == n)
+                        break;
+                    c = p[i];
+                }
+                if (c == '\n') {
+                    if (s->json != SJ_CLOSED)
+                        goto fail;
                     s->where = SW_OUTSIDE;
-                    *verdict = SG_JUNK;
+                    s->protocol = SG_JSONL;
+                    s->held = 0;
+                    *verdict = SG_WIRE;
+                    return i + 1;
+                }
+                int r = sg_json_candidate_byte(s, c);
+                if (r == 0)
+                    goto fail;
+                i++;
+                if (r == 2 || ++s->held == SG_HOLD_MAX) {
+                    s->held = 0;
+                    if (!sg_json_looks_rpc(s)) {
+                        s->where = SW_OUTSIDE;
+                        *verdict = SG_JUNK;
+                        return i;
+                    }
+                    s->where = SW_LINE;
+                    s->protocol = SG_JSONL;
+                    *verdict = SG_WIRE;
                     return i;
                 }
-                s->where = SW_LINE;
-                s->protocol = SG_JSONL;
-                *verdict = SG_WIRE;
-                return i;
+                if (i == n)
+                    break;
+                c = p[i];
             }
             break;
-        }
         case SW_HEADER: {
             int r = sg_header_candidate_byte(s, c);
             if (r == 0)
