@@ -908,18 +908,30 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
             i++;
             break;
         }
-        case SW_JSON:
+        case SW_JSON: {
             /* byte after byte of the candidate, without going back to the
-             * switch above: it stays a candidate until one of the returns */
+             * switch above: it stays a candidate until one of the returns
+             * (its byte count in a register meanwhile) */
+            unsigned long long held = s->held;
             for (;;) {
                 if (s->json == SJ_STRING) {
                     /* string bytes with nothing to look at (the bulk of a
                      * large message), up to the bound; a top-level name's kept */
-                    size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - 1 - s->held);
+                    size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - 1 - held);
                     if (k && s->in_name)
                         sg_name_run(s, p + i, k);
                     i += k;
-                    s->held += k;
+                    held += k;
+                    if (i == n)
+                        break;
+                    c = p[i];
+                } else if (s->json == SJ_NUMBER && s->number == SN_INT) {
+                    /* digits of an integer part, likewise */
+                    size_t k = 0, lim = n - i < SG_HOLD_MAX - 1 - held ? n - i : (size_t)(SG_HOLD_MAX - 1 - held);
+                    while (k < lim && p[i + k] >= '0' && p[i + k] <= '9')
+                        k++;
+                    i += k;
+                    held += k;
                     if (i == n)
                         break;
                     c = p[i];
@@ -937,7 +949,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 if (r == 0)
                     goto fail;
                 i++;
-                if (r == 2 || ++s->held == SG_HOLD_MAX) {
+                if (r == 2 || ++held == SG_HOLD_MAX) {
                     s->held = 0;
                     if (!sg_json_looks_rpc(s)) {
                         s->where = SW_OUTSIDE;
@@ -953,7 +965,9 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                     break;
                 c = p[i];
             }
+            s->held = held;
             break;
+        }
         case SW_HEADER: {
             int r = sg_header_candidate_byte(s, c);
             if (r == 0)
