@@ -759,17 +759,19 @@ as_is:;
 
 /* The common case, the program's call as it is: nothing open on the stream
  * (no message held, owed or pending, nothing queued or kept for stderr, the
- * protocol decided), and the call, classified on the stack from between
- * messages, is protocol from its first byte to its last and ends between
- * messages.  Nothing shared is written and no system call of ours is made
- * (no lock, no thread or process id): a vfork child may take it too.  A
- * thread that opens a message meanwhile only holds it (its bytes are not
- * on the wire yet), or has the wire take it in part, as unwrapped. */
+ * protocol decided), and the call, at most PIPE_BUF bytes (the wire takes
+ * it whole or not at all: no rest to owe, nothing a signal handler could
+ * land inside), classified on the stack from between messages, is protocol
+ * from its first byte to its last and ends between messages.  Nothing
+ * shared is written and no system call of ours is made (no lock, no
+ * thread or process id): a vfork child may take it too.  A thread that
+ * opens a message meanwhile only holds it (its bytes are not on the wire
+ * yet), or has the wire take it in part, as unwrapped. */
 int guard_whole(const struct iovec *iov, int cnt)
 {
     struct sg_stream s;
     if (LOAD(g_hold.owner) || LOAD(g_hold.len) || LOAD(g_hold.owed) || LOAD(g_hold.pend) ||
-        LOAD(g_queue.len) || LOAD(g_backlog.len))
+        LOAD(g_queue.len) || LOAD(g_backlog.len) || iov_total(iov, cnt) > PIPE_BUF)
         return 0;
     unsigned char protocol = __atomic_load_n(&g_hold.s.protocol, __ATOMIC_RELAXED);
     if (protocol == SG_AUTO || __atomic_load_n(&g_hold.s.where, __ATOMIC_RELAXED) != SW_OUTSIDE)
