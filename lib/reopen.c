@@ -346,18 +346,35 @@ static int names_diversion(int dirfd, const char *path)
     return n >= 0 && is_diversion(n) && on_diversion(n) == 1 ? n : -1;
 }
 
+/* After the gate, the guard's: a new open file on the wire, opened by
+ * name (rmcp's stdio_pipes does it), is a copy of the wire to watch. */
+static int open_guarded(enum opener how, int dirfd, const char *path, int flags, mode_t mode)
+{
+    int fd = open_real(how, dirfd, path, flags, mode), saved = errno;
+    if (fd >= 0 && !in_vfork_child() && is(fd, &g_wire_id)) {
+        int held = lock_wire();
+        set_copy(fd, 1);
+        unlock_wire(held);
+    }
+    errno = saved;
+    return fd;
+}
+
 __attribute__((noinline, cold)) static int slow_open(enum opener how, int dirfd, const char *path,
                                                      int flags, mode_t mode)
 {
     int saved = errno, n = names_diversion(dirfd, path);
     errno = saved;
-    if (n < 0)
-        return open_real(how, dirfd, path, flags, mode);
-    return open_by_name(n, path, flags, mode);
+    if (n >= 0)
+        return open_by_name(n, path, flags, mode);
+    if (guarding() && !gated() && path && path[0] == '/' && fd_named(path) >= 0)
+        return open_guarded(how, dirfd, path, flags, mode);
+    return open_real(how, dirfd, path, flags, mode);
 }
 
-/* With the gate open an opener is its real function plus one branch (and
- * the mode, taken only when the flags say there is one, as open(2) does). */
+/* With the gate open and no guard an opener is its real function plus one
+ * branch (and the mode, taken only when the flags say there is one, as
+ * open(2) does); with the guard, a look at the name. */
 #define MODE_ARG(flags, mode)                   \
     mode_t mode = 0;                            \
     if (__OPEN_NEEDS_MODE(flags)) {             \
@@ -369,7 +386,7 @@ __attribute__((noinline, cold)) static int slow_open(enum opener how, int dirfd,
 
 #define FAST_OPEN(name, args)                                                   \
     __typeof__(&name) p_ = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);     \
-    if (likely(p_ != NULL) && !gated())                                         \
+    if (likely(p_ != NULL) && !minding())                                       \
         return p_ args
 
 #define PATH_OPENER(name, how)                                  \

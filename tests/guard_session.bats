@@ -169,6 +169,16 @@ PY
     assert_stderr_bytes $'guard-junk on fd 1\nguard-junk on fd 1\n'
 }
 
+@test "guard: stdout opened again by name after the gate (/proc/self/fd/1, as rmcp does) is guarded too" {
+    ungated --line "$INIT1" --line "$PING2" -- "$GS" reopen
+    assert_status 0
+    assert_stdout_has "guard-junk reopened"
+    gated --line "$INIT1" --line "$PING2" -- "$GS" reopen
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    assert_stderr_bytes $'guard-junk reopened\nguard-junk reopened\n'
+}
+
 @test "guard: a Python tool's print, os.system's shell and a subprocess inheriting stdout (mcp-python-interpreter-like)" {
     JUNK=(tool-print-junk os-system-junk subprocess-junk)
     both --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
