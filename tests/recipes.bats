@@ -145,7 +145,7 @@ PY
   lsp_recipe helix.toml
 }
 
-@test "README: every command block is marked, and the ones it runs work as written in a clean clone" {
+@test "README, docs: every command block is marked, and the ones it runs work as written in a clean clone" {
   # A clone of this tree's HEAD, as a user gets it, given what the markers' SETUP
   # commands make: `make` (the library and programs, copied from this tree's
   # build) and `make npm-deps` (tests/node_modules, linked to this tree's).
@@ -153,10 +153,36 @@ PY
   git clone -q "$ROOT" clone
   cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" clone/
   ln -s "$TESTS/node_modules" clone/tests/node_modules
-  "$PY" "$TESTS/recipes.py" --readme clone/README.md clone 'make' 'make npm-deps'
+  "$PY" "$TESTS/recipes.py" --readme clone 'make' 'make npm-deps'
   # Without tests/node_modules the block fails, as it did on a fresh clone.
   rm clone/tests/node_modules
-  run "$PY" "$TESTS/recipes.py" --readme clone/README.md clone 'make' 'make npm-deps'
+  run "$PY" "$TESTS/recipes.py" --readme clone 'make' 'make npm-deps'
   [ "$status" -eq 1 ]
   [[ "$output" == *"Cannot find module"* ]]
+}
+
+@test "README, docs: a command block in docs/ without a marker fails, so does a .ci/run that runs another command" {
+  [ -n "$(git -C "$ROOT" ls-files)" ] || skip "not a git checkout"
+  git clone -q "$ROOT" clone
+  cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" clone/
+  ln -s "$TESTS/node_modules" clone/tests/node_modules
+  printf '# New\n\n```sh\nmake something\n```\n' >clone/docs/NEW.md
+  printf 'make test-fast\n' >>clone/.ci/run
+  run "$PY" "$TESTS/recipes.py" --readme clone 'make' 'make npm-deps'
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"docs/NEW.md:3: a command block without a <!-- test: ... --> marker"* ]]
+  [[ "$output" == *".ci/run runs ['make test', 'make test-fast'], the README's test command is 'make test'"* ]]
+}
+
+@test "README, docs: every relative link names a file that exists, and its #anchor a heading there" {
+  "$PY" "$TESTS/recipes.py" --links "$ROOT"
+  # A broken file and a broken anchor are found (the check can fail).
+  mkdir -p tree/docs
+  cp "$ROOT/README.md" tree/
+  cp "$ROOT"/docs/*.md tree/docs/
+  printf '[a](docs/NOPE.md) [b](docs/LIMITS.md#nope)\n' >>tree/README.md
+  run "$PY" "$TESTS/recipes.py" --links tree
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"README.md: (docs/NOPE.md): no such file"* ]]
+  [[ "$output" == *"README.md: (docs/LIMITS.md#nope): no heading #nope in docs/LIMITS.md"* ]]
 }
