@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# The client recipes of the README (examples/clients/): the README shows each
-# file verbatim, each parses as its client reads it (tests/recipes.py), and the
+# The client recipes (examples/clients/): docs/CLIENTS.md shows each file
+# verbatim and the README links each, each parses as its client reads it (tests/recipes.py), and the
 # command line it gives, with the wrapper's absolute path replaced by this
 # tree's ./stdiogate, runs a pinned real server clean: MCP servers from
 # tests/node_modules through the official TypeScript SDK client, pylsp (LSP,
@@ -77,19 +77,21 @@ PY
   grep -q 'gate opened by' lsp.err
 }
 
-@test "recipes: the README shows every file of examples/clients verbatim" {
-  "$PY" - "$ROOT/README.md" "$CLIENTS" <<'PY'
+@test "recipes: docs/CLIENTS.md shows every file of examples/clients verbatim, and the README links each" {
+  "$PY" - "$ROOT/docs/CLIENTS.md" "$ROOT/README.md" "$CLIENTS" <<'PY'
 import os, re, sys
-readme, clients = open(sys.argv[1]).read(), sys.argv[2]
+doc, readme, clients = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
 names = sorted(os.listdir(clients))
 assert names, "no recipes"
+linked = set(re.findall(r"\]\(\.\./examples/clients/([^)]+)\)", doc))
+assert linked == set(names), "docs/CLIENTS.md links %s, files %s" % (sorted(linked), names)
+for name in names:
+    at = doc.index("](../examples/clients/%s)" % name)
+    m = re.compile(r"^```[a-z]*\n(.*?)^```$", re.S | re.M).search(doc, at)
+    want = open(os.path.join(clients, name)).read()
+    assert m and m.group(1) == want, "%s: the docs/CLIENTS.md block after its link differs" % name
 linked = set(re.findall(r"\]\(examples/clients/([^)]+)\)", readme))
 assert linked == set(names), "README links %s, files %s" % (sorted(linked), names)
-for name in names:
-    at = readme.index("](examples/clients/%s)" % name)
-    m = re.compile(r"^```[a-z]*\n(.*?)^```$", re.S | re.M).search(readme, at)
-    want = open(os.path.join(clients, name)).read()
-    assert m and m.group(1) == want, "%s: the README block after its link differs" % name
 PY
 }
 
@@ -158,7 +160,7 @@ PY
   rm clone/tests/node_modules
   run "$PY" "$TESTS/recipes.py" --readme clone 'make' 'make npm-deps'
   [ "$status" -eq 1 ]
-  [[ "$output" == *"Cannot find module"* ]]
+  [[ "$output" == *"docs/CHECK.md:"*"Cannot find module"* ]]
 }
 
 @test "README, docs: a command block in docs/ without a marker fails, so does a .ci/run that runs another command" {
