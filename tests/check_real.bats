@@ -3,7 +3,7 @@
 # stdiogate --check against the real MCP servers pinned in tests/package-lock.json
 # (server-everything, server-filesystem, server-memory) and a real SDK server with
 # the startup noise users report (tests/integration/fixtures/noisy-server.cjs: a
-# console.log banner and dotenv 17's notice).  What the README says they get.
+# console.log banner and dotenv 17's notice).  What docs/CHECK.md says they get.
 
 load integration/real_helpers
 load check_helpers
@@ -56,18 +56,18 @@ every_run_clean() {
     expect quiet 0 "$status"
 }
 
-@test "check real: the README's example is what the command prints today (numbers aside)" {
+@test "check real: docs/CHECK.md's example is what the command prints today (numbers aside)" {
     local readme=$BATS_TEST_TMPDIR/readme.txt
     # the block after the "$ ./stdiogate --check -- node ..." line, up to its fence
     sed -n '/^\$ \.\/stdiogate --check -- node tests\/integration\/fixtures\/noisy-server.cjs$/,/^```$/p' \
-        "$ROOT/README.md" | sed '1d;$d' >"$readme"
+        "$ROOT/docs/CHECK.md" | sed '1d;$d' >"$readme"
     [ -s "$readme" ]
     status=0
     (cd "$ROOT" && timeout "$CHECK_BOUND" ./stdiogate --check -- node tests/integration/fixtures/noisy-server.cjs) \
         >"$BATS_TEST_TMPDIR/check.txt" || status=$?
     expect status 1 "$status"
     # byte counts and times vary (dotenv's tip is chosen at random): compare without digits;
-    # the entry's absolute paths are the README's checkout, /home/me/stdiogate
+    # the entry's absolute paths are the example's checkout, /home/me/stdiogate
     diff <(sed 's/[0-9][0-9.]*/N/g' "$readme") \
         <(sed "s|$(realpath "$ROOT")/|/home/me/stdiogate/|g; s/[0-9][0-9.]*/N/g" "$BATS_TEST_TMPDIR/check.txt")
 }

@@ -135,8 +135,8 @@ wide() {
     pinged "$(big_init)" fgetws "$WIDE" fgetws
 }
 @test "wide: wscanf, one 6 KB first message" {
-    # one conversion of more than a buffer: the documented limit (README,
-    # Limits): the gate opens when the call returns, after the bytes the
+    # one conversion of more than a buffer: the documented limit
+    # (docs/LIMITS.md): the gate opens when the call returns, after the bytes the
     # detector was shown before it (none)
     GATE_CALL=wscanf GATE_BYTES=0 served "$WIDE" wscanf --line "$(big_init)" --line "$PING"
     assert_frames "$(answer 6 initialize)" "$(answer '"p1"' ping)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# The client recipes of the README (examples/clients/): the README shows each
-# file verbatim, each parses as its client reads it (tests/recipes.py), and the
+# The client recipes (examples/clients/): docs/CLIENTS.md shows each file
+# verbatim and the README links each, each parses as its client reads it (tests/recipes.py), and the
 # command line it gives, with the wrapper's absolute path replaced by this
 # tree's ./stdiogate, runs a pinned real server clean: MCP servers from
 # tests/node_modules through the official TypeScript SDK client, pylsp (LSP,
@@ -77,19 +77,21 @@ PY
   grep -q 'gate opened by' lsp.err
 }
 
-@test "recipes: the README shows every file of examples/clients verbatim" {
-  "$PY" - "$ROOT/README.md" "$CLIENTS" <<'PY'
+@test "recipes: docs/CLIENTS.md shows every file of examples/clients verbatim, and the README links each" {
+  "$PY" - "$ROOT/docs/CLIENTS.md" "$ROOT/README.md" "$CLIENTS" <<'PY'
 import os, re, sys
-readme, clients = open(sys.argv[1]).read(), sys.argv[2]
+doc, readme, clients = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
 names = sorted(os.listdir(clients))
 assert names, "no recipes"
+linked = set(re.findall(r"\]\(\.\./examples/clients/([^)]+)\)", doc))
+assert linked == set(names), "docs/CLIENTS.md links %s, files %s" % (sorted(linked), names)
+for name in names:
+    at = doc.index("](../examples/clients/%s)" % name)
+    m = re.compile(r"^```[a-z]*\n(.*?)^```$", re.S | re.M).search(doc, at)
+    want = open(os.path.join(clients, name)).read()
+    assert m and m.group(1) == want, "%s: the docs/CLIENTS.md block after its link differs" % name
 linked = set(re.findall(r"\]\(examples/clients/([^)]+)\)", readme))
 assert linked == set(names), "README links %s, files %s" % (sorted(linked), names)
-for name in names:
-    at = readme.index("](examples/clients/%s)" % name)
-    m = re.compile(r"^```[a-z]*\n(.*?)^```$", re.S | re.M).search(readme, at)
-    want = open(os.path.join(clients, name)).read()
-    assert m and m.group(1) == want, "%s: the README block after its link differs" % name
 PY
 }
 
@@ -145,7 +147,7 @@ PY
   lsp_recipe helix.toml
 }
 
-@test "README: every command block is marked, and the ones it runs work as written in a clean clone" {
+@test "README, docs: every command block is marked, and the ones it runs work as written in a clean clone" {
   # A clone of this tree's HEAD, as a user gets it, given what the markers' SETUP
   # commands make: `make` (the library and programs, copied from this tree's
   # build) and `make npm-deps` (tests/node_modules, linked to this tree's).
@@ -153,10 +155,36 @@ PY
   git clone -q "$ROOT" clone
   cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" clone/
   ln -s "$TESTS/node_modules" clone/tests/node_modules
-  "$PY" "$TESTS/recipes.py" --readme clone/README.md clone 'make' 'make npm-deps'
+  "$PY" "$TESTS/recipes.py" --readme clone 'make' 'make npm-deps'
   # Without tests/node_modules the block fails, as it did on a fresh clone.
   rm clone/tests/node_modules
-  run "$PY" "$TESTS/recipes.py" --readme clone/README.md clone 'make' 'make npm-deps'
+  run "$PY" "$TESTS/recipes.py" --readme clone 'make' 'make npm-deps'
   [ "$status" -eq 1 ]
-  [[ "$output" == *"Cannot find module"* ]]
+  [[ "$output" == *"docs/CHECK.md:"*"Cannot find module"* ]]
+}
+
+@test "README, docs: a command block in docs/ without a marker fails, so does a .ci/run that runs another command" {
+  [ -n "$(git -C "$ROOT" ls-files)" ] || skip "not a git checkout"
+  git clone -q "$ROOT" clone
+  cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" clone/
+  ln -s "$TESTS/node_modules" clone/tests/node_modules
+  printf '# New\n\n```sh\nmake something\n```\n' >clone/docs/NEW.md
+  printf 'make test-fast\n' >>clone/.ci/run
+  run "$PY" "$TESTS/recipes.py" --readme clone 'make' 'make npm-deps'
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"docs/NEW.md:3: a command block without a <!-- test: ... --> marker"* ]]
+  [[ "$output" == *".ci/run runs ['make test', 'make test-fast'], the README's test command is 'make test'"* ]]
+}
+
+@test "README, docs: every relative link names a file that exists, and its #anchor a heading there" {
+  "$PY" "$TESTS/recipes.py" --links "$ROOT"
+  # A broken file and a broken anchor are found (the check can fail).
+  mkdir -p tree/docs
+  cp "$ROOT/README.md" tree/
+  cp "$ROOT"/docs/*.md tree/docs/
+  printf '[a](docs/NOPE.md) [b](docs/LIMITS.md#nope)\n' >>tree/README.md
+  run "$PY" "$TESTS/recipes.py" --links tree
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"README.md: (docs/NOPE.md): no such file"* ]]
+  [[ "$output" == *"README.md: (docs/LIMITS.md#nope): no heading #nope in docs/LIMITS.md"* ]]
 }

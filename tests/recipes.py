@@ -3,7 +3,8 @@
 """recipes.py - read a client recipe under examples/clients/ the way its client would.
 
 usage: recipes.py [--gate PATH] [--stdiogate PATH] FILE
-       recipes.py --readme README CLONE [SETUP]...
+       recipes.py --readme CLONE [SETUP]...
+       recipes.py --links ROOT
 
 Parses FILE (JSON, TOML, a `claude mcp add` line, or the `cmd = {...}` line of
 a Neovim Lua file), checks the shape its client expects (one server, the
@@ -15,9 +16,14 @@ a message on stderr if the recipe is malformed.  --stdiogate PATH: the
 absolute path the recipe must name instead of /usr/local/bin/stdiogate (for
 the entries `stdiogate --check --client` prints: tests/doctor.bats).
 
-With --readme: checks the command blocks of README against CLONE, a clean
-clone in which the SETUP commands have been run (see readme_blocks); exit 1
-with each difference on stderr.
+With --readme: checks the command blocks of CLONE's README.md and docs/*.md
+against CLONE, a clean clone in which the SETUP commands have been run (see
+readme_blocks), and that .ci/run runs the README's test command; exit 1 with
+each difference on stderr.
+
+With --links: every relative link of ROOT's README.md and docs/*.md names a
+file or directory that exists, and its #anchor a heading of that file; exit 1
+with each broken link on stderr.
 """
 
 import difflib
@@ -87,7 +93,8 @@ def parse(path, text):
     fail("none of mcpServers, servers, context_servers")
 
 
-# The README's command blocks (--readme).  A fenced block holds commands when
+# The command blocks of the README and of docs/*.md (--readme): the same
+# convention in every file.  A fenced block holds commands when
 # it is ```sh or its first line starts with "$ ".  Each one, but for the client
 # recipes (the files of examples/clients, shown verbatim), has a marker on the
 # line before its fence that says how it is tested:
@@ -116,7 +123,7 @@ def mask(text):
 
 
 def readme_blocks(text, recipes):
-    """(line, marker or None, body) of each command block of the README."""
+    """(line, marker or None, body) of each command block of a Markdown text."""
     for m in FENCE.finditer(text):
         lang, body = m.group(1), m.group(2)
         if not (lang == "sh" or body.startswith("$ ")) or body in recipes:
@@ -130,7 +137,7 @@ def readme_blocks(text, recipes):
 README_CLONE = "/home/me/stdiogate"
 
 
-def run_block(line, body, clone):
+def run_block(where, body, clone):
     """Runs each "$ " command of body in clone; returns the differences."""
     errors, chunks = [], re.split(r"^\$ ", body, flags=re.M)
     for chunk in chunks[1:]:
@@ -142,47 +149,112 @@ def run_block(line, body, clone):
         if mask(got.stdout.decode("utf-8", "replace")) != mask(want):
             diff = difflib.unified_diff(mask(want).splitlines(), mask(got.stdout.decode(
                 "utf-8", "replace")).splitlines(), "README", "stdout", lineterm="")
-            errors.append(f"README.md:{line}: $ {command}: stdout differs (status "
+            errors.append(f"{where}: $ {command}: stdout differs (status "
                           f"{got.returncode}):\n" + "\n".join(diff) + "\nstderr:\n"
                           + got.stderr.decode("utf-8", "replace")[-2000:])
     return errors
 
 
-def check_readme(readme, clone, provided):
-    """Every command block of readme is marked, and the marked ones hold."""
+def documents(root):
+    """README.md and docs/*.md of root, as paths relative to it."""
+    return ["README.md"] + sorted(os.path.relpath(f, root)
+                                  for f in glob.glob(os.path.join(root, "docs", "*.md")))
+
+
+def check_readme(clone, provided):
+    """Every command block of the README and docs/ is marked, and the marked
+    ones hold; .ci/run runs the README's test command."""
 
     recipes = {open(f, encoding="utf-8").read()
                for f in glob.glob(os.path.join(clone, "examples/clients/*"))}
     with open(os.path.join(clone, "tests/fresh.mk"), encoding="utf-8") as f:
         fresh = re.search(r"^FRESH_COMMANDS \?= (.*)$", f.read(), re.M).group(1)
-    errors, ran = [], 0
-    for line, marker, body in readme_blocks(open(readme, encoding="utf-8").read(), recipes):
-        if marker is None:
-            errors.append(f"README.md:{line}: a command block without a <!-- test: ... --> marker")
-        elif marker.startswith("run after "):
-            setups = [s.strip() for s in marker[len("run after "):].split(",")]
-            unknown = [s for s in setups if s not in provided]
-            if unknown:
-                errors.append(f"README.md:{line}: the test does not provide {unknown}")
-                continue
-            errors += run_block(line, body, clone)
-            ran += 1
-        elif marker == "make test-fresh":
-            shown = re.findall(r"^(make \w+)", body, re.M)
-            if shown != shlex.split(fresh):
-                errors.append(f"README.md:{line}: shows {shown}, make test-fresh runs {fresh}")
-        elif not marker.startswith("not run: "):
-            errors.append(f"README.md:{line}: unknown marker {marker!r}")
+    errors, ran, readme_fresh = [], 0, []
+    for doc in documents(clone):
+        text = open(os.path.join(clone, doc), encoding="utf-8").read()
+        for line, marker, body in readme_blocks(text, recipes):
+            where = f"{doc}:{line}"
+            if marker is None:
+                errors.append(f"{where}: a command block without a <!-- test: ... --> marker")
+            elif marker.startswith("run after "):
+                setups = [s.strip() for s in marker[len("run after "):].split(",")]
+                unknown = [s for s in setups if s not in provided]
+                if unknown:
+                    errors.append(f"{where}: the test does not provide {unknown}")
+                    continue
+                errors += run_block(where, body, clone)
+                ran += 1
+            elif marker == "make test-fresh":
+                shown = re.findall(r"^(make \w+)", body, re.M)
+                if shown != shlex.split(fresh):
+                    errors.append(f"{where}: shows {shown}, make test-fresh runs {fresh}")
+                if doc == "README.md":
+                    readme_fresh = shown
+            elif not marker.startswith("not run: "):
+                errors.append(f"{where}: unknown marker {marker!r}")
     if not ran:
-        errors.append("README.md: no block is run")
+        errors.append("README.md, docs/*.md: no block is run")
+    # CI runs exactly the README's test command: the last of its make test-fresh block.
+    with open(os.path.join(clone, ".ci/run"), encoding="utf-8") as f:
+        ci = [l.strip() for l in f if l.strip() and not l.lstrip().startswith("#")
+              and not re.match(r"(set|cd) ", l.strip())]
+    if not readme_fresh:
+        errors.append("README.md: no block marked <!-- test: make test-fresh -->")
+    elif ci != readme_fresh[-1:]:
+        errors.append(f".ci/run runs {ci}, the README's test command is {readme_fresh[-1]!r}")
+    for e in errors:
+        print(e, file=sys.stderr)
+    sys.exit(1 if errors else 0)
+
+
+# Relative links (--links): [text](path#anchor) outside code, in README.md
+# and docs/*.md.  An anchor is GitHub's: the heading lowercased, without
+# punctuation but - and _, its spaces made -, "-1", "-2"... for repeats.
+LINK = re.compile(r"\]\(([^()\s]*)\)")
+
+
+def anchors(text):
+    """The anchors of the headings of a Markdown text, outside fenced code."""
+    seen, out = {}, set()
+    for line in FENCE.sub("", text).splitlines():
+        m = re.match(r"#{1,6} (.*)", line)
+        if not m:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
+
+
+def check_links(root):
+    errors = []
+    for doc in documents(root):
+        text = open(os.path.join(root, doc), encoding="utf-8").read()
+        prose = re.sub(r"`[^`\n]*`", "", FENCE.sub("", text))
+        for m in LINK.finditer(prose):
+            target = m.group(1)
+            if not target or re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            file = os.path.normpath(os.path.join(root, os.path.dirname(doc), path)) if path \
+                else os.path.join(root, doc)
+            if not os.path.exists(file):
+                errors.append(f"{doc}: ({target}): no such file")
+            elif anchor and not file.endswith(".md"):
+                errors.append(f"{doc}: ({target}): an anchor in a file that is not Markdown")
+            elif anchor and anchor not in anchors(open(file, encoding="utf-8").read()):
+                errors.append(f"{doc}: ({target}): no heading #{anchor} in {os.path.relpath(file, root)}")
     for e in errors:
         print(e, file=sys.stderr)
     sys.exit(1 if errors else 0)
 
 
 args = sys.argv[1:]
-if args[:1] == ["--readme"] and len(args) >= 3:
-    check_readme(args[1], args[2], args[3:])
+if args[:1] == ["--readme"] and len(args) >= 2:
+    check_readme(args[1], args[2:])
+if args[:1] == ["--links"] and len(args) == 2:
+    check_links(args[1])
 gate = None
 while args[:1] in (["--gate"], ["--stdiogate"]) and len(args) >= 3:
     if args[0] == "--gate":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# Strict mode: what passes and what is junk, byte for byte (README, "Strict
-# mode"; docs/CONTRACT.md).  A fixture writes an exact byte sequence in one
+# Strict mode: what passes and what is junk, byte for byte (docs/STRICT.md;
+# docs/CONTRACT.md).  A fixture writes an exact byte sequence in one
 # write; the test asserts stdout is exactly the protocol part and stderr
 # exactly the junk part, and that unwrapped all of it was on stdout.
 

@@ -52,7 +52,7 @@ fault() {
 
 @test "strict fault: the client closes its end: the server's next write fails (EPIPE) as unwrapped" {
     # Python ignores SIGPIPE: BrokenPipeError.  Both runs with the unbuffered
-    # stdout stdiogate gives Python (PYTHONUNBUFFERED=1, README; the filter
+    # stdout stdiogate gives Python (PYTHONUNBUFFERED=1, docs/USAGE.md; the filter
     # alone, strict_alone.bats, gives none): buffered, the error comes at the
     # flush and again at exit (status 120), not at the write (status 1).  (The
     # machine's environment may have it set already.)

@@ -207,7 +207,7 @@ sys.stdout.write("junk after\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "result
     echo "earlier content" | cat - want >want-appended
     tag=t$$-$BATS_TEST_NUMBER
     "$STDIOGATE_WRAPPER" -- "$PYTHON" "$FIX/strict_emit.py" input "tag=$tag" </dev/null >>wire 2>err
-    # a file gives no end of file to wait for: wait for the filter (README, Limits of strict mode)
+    # a file gives no end of file to wait for: wait for the filter (docs/STRICT.md, Limits of strict mode)
     assert_no_filter "$tag"
     cmp want-appended wire
     [ "$(cat err)" = "junk after" ]
