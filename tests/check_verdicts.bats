@@ -179,6 +179,29 @@ setup() {
     [[ "$output" == *"\"args\": [\"--strict\", \"--protocol\", \"jsonl\", \"$SRV\", \"serving\", \"raw\"]"* ]]
 }
 
+@test "check: --gate-only (the gate alone): a log line while serving reaches the wire, status 2, fixed by --strict, the summary says why" {
+    status=0
+    timeout "$CHECK_BOUND" "$GATE" --gate-only --check --json --linger 0 -- "$SRV" serving \
+        >"$BATS_TEST_TMPDIR/check.json" 2>"$BATS_TEST_TMPDIR/check.err" || status=$?
+    expect status 2 "$status"
+    expect default_mode gate "$(q .program.default_mode)"
+    expect unwrapped_serving 24 "$(q .runs[0].stdout.junk.serving)"
+    # the gate opened at the first message and nothing guards the wire after it
+    expect gated_serving 24 "$(q .runs[1].stdout.junk.serving)"
+    expect gated_clean false "$(q .runs[1].clean)"
+    expect gated_stderr 0 "$(q .runs[1].stderr.bytes)"
+    expect strict_clean true "$(q .runs[2].clean)"
+    expect fixed_by strict "$(q .verdict.fixed_by)"
+    expect summary "24 bytes of non-protocol output (24 while serving); with --gate-only (STDIOGATE_GUARD=0) the default mode guards only what comes before the first message; --strict keeps them off the wire" \
+        "$(q .verdict.summary)"
+    # the startup junk it does guard: still status 1
+    status=0
+    timeout "$CHECK_BOUND" "$GATE" --gate-only --check --json --linger 0 -- "$SRV" banner \
+        >"$BATS_TEST_TMPDIR/check.json" 2>"$BATS_TEST_TMPDIR/check.err" || status=$?
+    expect banner_status 1 "$status"
+    expect banner_gated_clean true "$(q .runs[1].clean)"
+}
+
 @test "check: a static program's startup junk, --gate-only: the gate cannot enter it, status 2, fixed by --strict; facts say static" {
     STDIOGATE_AUTO_STRICT=0 check --linger 0 -- "$ROOT/tests/bin/tree_server_static"
     expect status 2 "$status"
