@@ -30,17 +30,20 @@
  * --check is `stdiogate --check` (the wrapper passes its own path): it plays
  * the client to the stdio server COMMAND and tells whether the server's
  * stdout carries anything but protocol, when, and which configuration keeps
- * it off the wire.  The server runs up to three times: unwrapped, under the
- * default gate (WRAPPER COMMAND), and under WRAPPER --strict when
- * stdiogate-filter is installed beside this program.  Each run drives a real
+ * it off the wire.  The server runs up to three times: unwrapped, in the
+ * default mode (WRAPPER COMMAND: the gate, then the library's guard), and
+ * under WRAPPER --strict when stdiogate-filter is installed beside this
+ * program.  Each run drives a real
  * session, then lingers for output on timers, closes stdin and waits for
  * the exit; the server runs in its own process group, and whatever it
  * leaves behind is killed.  What is protocol on stdout is decided by the
  * strict filter's own stream classifier (detect.h); the messages it passes
  * are then read for their ids.  The report (text, or JSON with --json:
  * docs/check-json.md) goes to stdout, diagnostics to stderr.  Exit status:
- * 0 clean unwrapped, 1 fixed by the default gate, 2 junk while serving or
- * at exit, 3 protocol errors, 4 the server could not start or died before
+ * 0 clean unwrapped, 1 fixed by the default mode (junk before or after the
+ * first message), 2 junk the default mode lets through (written by raw
+ * system calls, or with --gate-only), fixed by --strict or by no installed
+ * mode, 3 protocol errors, 4 the server could not start or died before
  * answering, 5 timed out (no answer within --timeout: a timing verdict,
  * never one on the output), 125 bad usage.
  */
@@ -113,8 +116,8 @@ static void check_usage(FILE *f)
 static void check_help(void)
 {
     check_usage(stdout);
-    fputs("\nPlay the client to the stdio server COMMAND: run it unwrapped, under the\n"
-          "default gate and under --strict (when installed), drive a session in each\n"
+    fputs("\nPlay the client to the stdio server COMMAND: run it unwrapped, in the\n"
+          "default mode and under --strict (when installed), drive a session in each\n"
           "run, and report every stretch of non-protocol bytes on its stdout, the\n"
           "answers, the exit, and the configuration that keeps the junk off the wire.\n\n"
           "  --protocol P   mcp (default), lsp or dap\n"
@@ -125,11 +128,12 @@ static void check_help(void)
           "Every server your clients are configured with (stdiogate --check --config --help):\n"
           "  --config [FILE]  check each one (--fix: wrap those that need it), --list them,\n"
           "  --client NAME    print the entry to paste for client NAME\n\n"
-          "Exit status: 0 clean unwrapped; 1 junk before the first message only, fixed\n"
-          "by the default gate; 2 junk while serving or at exit; 3 protocol errors no\n"
-          "mode fixes; 4 the server could not be started or died before answering;\n"
-          "5 timed out: no answer within --timeout (slow, or silent), not judged;\n"
-          "125 bad usage.\n", stdout);
+          "Exit status: 0 clean unwrapped; 1 junk the default mode keeps off the wire\n"
+          "(before or after the first message); 2 junk it lets through (written by raw\n"
+          "system calls, or with --gate-only): fixed by --strict, or by no installed\n"
+          "mode; 3 protocol errors no mode fixes; 4 the server could not be started or\n"
+          "died before answering; 5 timed out: no answer within --timeout (slow, or\n"
+          "silent), not judged; 125 bad usage.\n", stdout);
 }
 
 static void usage_error(const char *fmt, const char *arg)
@@ -355,7 +359,7 @@ static int check_main(int argc, char **argv)
     runs[0].title = "unwrapped";
     runs[0].argv = make_argv(NULL, NULL, o.command);
     runs[1].mode = "gated";
-    runs[1].title = facts.auto_strict ? "default mode (strict, chosen by itself)" : "default gate";
+    runs[1].title = facts.auto_strict ? "default mode (strict, chosen by itself)" : "default mode";
     runs[1].argv = make_argv(o.wrapper, plain_extra, o.command);
     runs[2].mode = "strict";
     runs[2].title = "--strict";

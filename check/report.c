@@ -163,14 +163,20 @@ static void describe_junk(const struct run *u, char *out, size_t cap)
 }
 
 /* Why the default mode cannot keep it all off: the program's own stdout is
- * not guarded (sg_inspect), or the junk passed the library by (raw system
- * calls, a child the library does not enter). */
+ * not guarded (sg_inspect), the runs had no guard after the gate
+ * (STDIOGATE_GUARD=0, --gate-only: the library reads it as this check got
+ * it), or the junk passed the library by (raw system calls, a child the
+ * library does not enter). */
 static const char *gate_shortfall(const struct run *u, const struct program_facts *facts)
 {
     static const unsigned unguarded = SG_SETUID | SG_SETGID | SG_CAPABILITIES | SG_DOCKER | SG_FOREIGN_LOADER |
                                       SG_STATIC | SG_GO | SG_BUN;
+    const char *guard = getenv("STDIOGATE_GUARD");
     if (facts->known && (facts->in.findings & unguarded))
         return "the library cannot guard this program's own stdout (see the warning above)";
+    if ((u->junk[PHASE_SERVING] || u->junk[PHASE_EXIT]) && guard && strcmp(guard, "0") == 0)
+        return "with --gate-only (STDIOGATE_GUARD=0) the default mode guards only what comes before the first "
+               "message";
     if (u->junk[PHASE_SERVING] || u->junk[PHASE_EXIT])
         return "the default mode does not see all of it (written past the library, by raw system calls)";
     return "the default mode lets it through";

@@ -110,7 +110,7 @@ exercise() {
     grep -q '^Loaded 1 tool: echo' err
     run -1 timeout 120 "$1" --check --linger 0 --timeout 30 -- "$SERVER"
     [[ "$output" == *"run 1, unwrapped: $SERVER"*"non-protocol output"* ]]
-    [[ "$output" == *"run 2, default gate:"*"stdout: protocol only, 3 messages"* ]]
+    [[ "$output" == *"run 2, default mode:"*"stdout: protocol only, 3 messages"* ]]
     [[ "$output" == *"run 3, --strict:"*"stdout: protocol only, 3 messages"* ]]
 }
 

@@ -124,7 +124,9 @@ all_gone() {
 
 @test "check: 100 MiB on stdout: every byte counted, memory bounded, the stretch list truncated with a count" {
     check --timeout 60 --linger 0 -- "$SRV" flood many
-    expect status 2 "$status"
+    # the default mode keeps both off the wire: the flood before the first message, the lines after it
+    expect status 1 "$status"
+    expect fixed_by gated "$(q .verdict.fixed_by)"
     expect junk_before 104857601 "$(q .runs[0].stdout.junk.before_first_message)"
     expect stdout_bytes_over_100MiB true "$(q '.runs[0].stdout.bytes > 104857600')"
     # 1 flood stretch + 40 junk lines between notifications: 16 kept, 25 counted
@@ -133,12 +135,14 @@ all_gone() {
     expect omitted_bytes $((25 * 27)) "$(q .runs[0].stdout.bytes_omitted)"
     expect first_bytes '{xxxxxxxx' "$(q '.runs[0].stdout.stretches[0].first_bytes[0:9]')"
     expect answers "result result result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
-    # the gate kept the flood off the wire, sending it to stderr
+    # the gate kept the flood off the wire, sending it to stderr, and the guard the 40 lines
     expect gated_before 0 "$(q .runs[1].stdout.junk.before_first_message)"
+    expect gated_serving 0 "$(q .runs[1].stdout.junk.serving)"
+    expect gated_notifications 40 "$(q .runs[1].stdout.notifications)"
     expect gated_stderr '{xxxxxxxx' "$(q '.runs[1].stderr.first_bytes[0:9]')"
     # nothing lost: the check reads stderr all along, so the drain drops nothing
     expect dropped 0 "$(q .runs[1].stderr.dropped_by_stdiogate)"
-    expect all_on_stderr true "$(q '.runs[1].stderr.bytes >= 104857601')"
+    expect all_on_stderr true "$(q '.runs[1].stderr.bytes >= 104857601 + 40 * 27')"
     # far below the 100 MiB it read (a line is never kept whole)
     [ "$(q .self.max_rss_kib)" -lt 65536 ] || { show_check; return 1; }
     check_text --timeout 60 --linger 0 -- "$SRV" flood many

@@ -44,7 +44,7 @@ every_run_clean() {
     every_run_clean
 }
 
-@test "check real: an SDK server with a banner and dotenv's notice: status 1, fixed by the default gate" {
+@test "check real: an SDK server with a banner and dotenv's notice: status 1, fixed by the default mode" {
     check --linger 1 --timeout 30 -- "$NODE" "$FIX/noisy-server.cjs"
     expect status 1 "$status"
     expect phase before_first_message "$(q .runs[0].stdout.stretches[0].phase)"

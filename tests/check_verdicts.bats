@@ -3,8 +3,10 @@
 # stdiogate --check: one fixture server (tests/fixtures/check_srv.c) per
 # verdict and exit status, MCP, LSP and DAP; the --json fields and the text
 # report.  Each junk test also asserts where the junk went in the other runs
-# (the default gate puts it on stderr, --strict too), so that a check that
-# saw nothing could not pass.
+# (the default mode puts it on stderr, --strict too), so that a check that
+# saw nothing could not pass.  Status 2 (junk the default mode lets through)
+# comes from junk the library cannot see: check_srv's word raw writes it with
+# syscall(SYS_write), as Go and static programs do; or from --gate-only.
 
 bats_require_minimum_version 1.5.0
 
@@ -51,7 +53,7 @@ setup() {
     [[ "$output" == *"\"command\": \"$SRV\", \"args\": []"* ]]
 }
 
-@test "check: a banner before the first message: status 1, fixed by the default gate, the junk on stderr" {
+@test "check: a banner before the first message: status 1, fixed by the default mode, the junk on stderr" {
     check --linger 0 -- "$SRV" banner
     expect status 1 "$status"
     expect verdict 1 "$(q .verdict.status)"
@@ -75,7 +77,8 @@ setup() {
     check_text --linger 0 -- "$SRV" banner
     expect text_status 1 "$status"
     [[ "$output" == *'before the first message, offset 0, 20 bytes: "check_srv: starting\n"'* ]]
-    [[ "$output" == *"verdict (exit status 1)"*"the default gate keeps them off the wire"* ]]
+    [[ "$output" == *"verdict (exit status 1): 20 bytes of non-protocol output (20 before the first message); stdiogate's default mode keeps them off the wire"* ]]
+    [[ "$output" == *"run 2, default mode: $GATE -- $SRV banner"* ]]
     [[ "$output" == *"\"command\": \"$(realpath "$GATE")\", \"args\": [\"$SRV\", \"banner\"]"* ]]
 }
 
@@ -122,25 +125,81 @@ setup() {
     expect gated_clean true "$(q .runs[1].clean)"
 }
 
-@test "check: a log line while serving: status 2, not fixed by the gate, fixed by --strict" {
+@test "check: a log line while serving: status 1, the default mode's guard sends it to stderr" {
     check --linger 0 -- "$SRV" serving
+    expect status 1 "$status"
+    expect fixed_by gated "$(q .verdict.fixed_by)"
+    expect phase serving "$(q .runs[0].stdout.stretches[0].phase)"
+    expect first_bytes 'log: handled tools/list\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
+    expect length 24 "$(q .runs[0].stdout.junk.serving)"
+    expect unwrapped_stderr 0 "$(q .runs[0].stderr.bytes)"
+    # the default mode: the gate opened at the first message, the guard kept the line off the wire
+    expect gated_junk 0 "$(q .runs[1].stdout.junk_bytes)"
+    expect gated_clean true "$(q .runs[1].clean)"
+    expect gated_stderr 'log: handled tools/list\n' "$(q .runs[1].stderr.first_bytes)"
+    expect gated_answers "result result result result" "$(q '[.runs[1].requests[].outcome] | join(" ")')"
+    # strict: the same
+    expect strict_junk 0 "$(q .runs[2].stdout.junk_bytes)"
+    expect strict_stderr 'log: handled tools/list\n' "$(q .runs[2].stderr.first_bytes)"
+    expect config_command "$(realpath "$GATE")" "$(q .verdict.config.command)"
+    expect config_args "[\"$SRV\",\"serving\"]" "$(q -c .verdict.config.args)"
+
+    check_text --linger 0 -- "$SRV" serving
+    expect text_status 1 "$status"
+    [[ "$output" == *'while serving, offset '*', 24 bytes: "log: handled tools/list\n"'* ]]
+    [[ "$output" == *"verdict (exit status 1): 24 bytes of non-protocol output (24 while serving); stdiogate's default mode keeps them off the wire"* ]]
+    [[ "$output" == *$'\n'"run it under stdiogate:"$'\n'* ]]
+    [[ "$output" == *"\"command\": \"$(realpath "$GATE")\", \"args\": [\"$SRV\", \"serving\"]"* ]]
+    [[ "$output" != *'"--strict"'* ]]
+}
+
+@test "check: a log line written by a raw system call while serving: the library cannot see it, status 2, fixed by --strict" {
+    check --linger 0 -- "$SRV" serving raw
     expect status 2 "$status"
     expect fixed_by strict "$(q .verdict.fixed_by)"
     expect phase serving "$(q .runs[0].stdout.stretches[0].phase)"
     expect first_bytes 'log: handled tools/list\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
     expect length 24 "$(q .runs[0].stdout.junk.serving)"
-    # the gate opened at the first message: the line is still on stdout
+    # the default mode: the line went past the library, onto the wire, none on stderr
     expect gated_junk 24 "$(q .runs[1].stdout.junk.serving)"
+    expect gated_first_bytes 'log: handled tools/list\n' "$(q .runs[1].stdout.stretches[0].first_bytes)"
     expect gated_clean false "$(q .runs[1].clean)"
+    expect gated_stderr 0 "$(q .runs[1].stderr.bytes)"
+    expect gated_answers "result result result result" "$(q '[.runs[1].requests[].outcome] | join(" ")')"
     # strict: stdout clean, the line on stderr
     expect strict_junk 0 "$(q .runs[2].stdout.junk_bytes)"
     expect strict_stderr 'log: handled tools/list\n' "$(q .runs[2].stderr.first_bytes)"
-    expect config_args "[\"--strict\",\"--protocol\",\"jsonl\",\"$SRV\",\"serving\"]" "$(q -c .verdict.config.args)"
+    expect config_args "[\"--strict\",\"--protocol\",\"jsonl\",\"$SRV\",\"serving\",\"raw\"]" "$(q -c .verdict.config.args)"
+    [[ "$(q .verdict.summary)" == *"the default mode does not see all of it (written past the library, by raw system calls); --strict keeps them off the wire" ]]
 
-    check_text --linger 0 -- "$SRV" serving
+    check_text --linger 0 -- "$SRV" serving raw
+    expect text_status 2 "$status"
     [[ "$output" == *'while serving, offset '*', 24 bytes: "log: handled tools/list\n"'* ]]
     [[ "$output" == *"verdict (exit status 2)"*"--strict keeps them off the wire"* ]]
-    [[ "$output" == *"\"args\": [\"--strict\", \"--protocol\", \"jsonl\", \"$SRV\", \"serving\"]"* ]]
+    [[ "$output" == *"\"args\": [\"--strict\", \"--protocol\", \"jsonl\", \"$SRV\", \"serving\", \"raw\"]"* ]]
+}
+
+@test "check: --gate-only (the gate alone): a log line while serving reaches the wire, status 2, fixed by --strict, the summary says why" {
+    status=0
+    timeout "$CHECK_BOUND" "$GATE" --gate-only --check --json --linger 0 -- "$SRV" serving \
+        >"$BATS_TEST_TMPDIR/check.json" 2>"$BATS_TEST_TMPDIR/check.err" || status=$?
+    expect status 2 "$status"
+    expect default_mode gate "$(q .program.default_mode)"
+    expect unwrapped_serving 24 "$(q .runs[0].stdout.junk.serving)"
+    # the gate opened at the first message and nothing guards the wire after it
+    expect gated_serving 24 "$(q .runs[1].stdout.junk.serving)"
+    expect gated_clean false "$(q .runs[1].clean)"
+    expect gated_stderr 0 "$(q .runs[1].stderr.bytes)"
+    expect strict_clean true "$(q .runs[2].clean)"
+    expect fixed_by strict "$(q .verdict.fixed_by)"
+    expect summary "24 bytes of non-protocol output (24 while serving); with --gate-only (STDIOGATE_GUARD=0) the default mode guards only what comes before the first message; --strict keeps them off the wire" \
+        "$(q .verdict.summary)"
+    # the startup junk it does guard: still status 1
+    status=0
+    timeout "$CHECK_BOUND" "$GATE" --gate-only --check --json --linger 0 -- "$SRV" banner \
+        >"$BATS_TEST_TMPDIR/check.json" 2>"$BATS_TEST_TMPDIR/check.err" || status=$?
+    expect banner_status 1 "$status"
+    expect banner_gated_clean true "$(q .runs[1].clean)"
 }
 
 @test "check: a static program's startup junk, --gate-only: the gate cannot enter it, status 2, fixed by --strict; facts say static" {
@@ -157,7 +216,7 @@ setup() {
     STDIOGATE_AUTO_STRICT=0 check_text --linger 0 -- "$ROOT/tests/bin/tree_server_static"
     [[ "$output" == *"program: $ROOT/tests/bin/tree_server_static: statically linked"* ]]
     [[ "$output" == *"  stdiogate: warning: $ROOT/tests/bin/tree_server_static is statically linked"* ]]
-    [[ "$output" == *"run 2, default gate: "* ]]
+    [[ "$output" == *"run 2, default mode: "* ]]
 }
 
 @test "check: a static program's startup junk: the default mode runs it under the filter by itself, status 1, the runs say which mode" {
@@ -187,45 +246,78 @@ setup() {
     expect fixed_by strict "$(q .verdict.fixed_by)"
 }
 
-@test "check: output at exit (after stdin closed): phase at_exit, status 2" {
+@test "check: output at exit (after stdin closed): phase at_exit, status 1; by a raw system call, status 2" {
     check --linger 0 -- "$SRV" atexit
-    expect status 2 "$status"
+    expect status 1 "$status"
     expect phase at_exit "$(q .runs[0].stdout.stretches[0].phase)"
     expect first_bytes 'bye\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
+    expect fixed_by gated "$(q .verdict.fixed_by)"
+    # the default mode's guard: on stderr, not on the wire
+    expect gated_junk 0 "$(q .runs[1].stdout.junk_bytes)"
+    expect gated_stderr 'bye\n' "$(q .runs[1].stderr.first_bytes)"
     expect strict_clean true "$(q .runs[2].clean)"
+    check --linger 0 -- "$SRV" atexit raw
+    expect raw_status 2 "$status"
+    expect raw_phase at_exit "$(q .runs[0].stdout.stretches[0].phase)"
+    expect raw_gated_at_exit 4 "$(q .runs[1].stdout.junk.at_exit)"
+    expect raw_gated_first_bytes 'bye\n' "$(q .runs[1].stdout.stretches[0].first_bytes)"
+    expect raw_strict_clean true "$(q .runs[2].clean)"
+    expect raw_strict_stderr 'bye\n' "$(q .runs[2].stderr.first_bytes)"
+    expect raw_fixed_by strict "$(q .verdict.fixed_by)"
 }
 
 @test "check: output on a timer after the session: caught while lingering" {
     check --linger 3 -- "$SRV" timer
-    expect status 2 "$status"
+    expect status 1 "$status"
     expect phase serving "$(q .runs[0].stdout.stretches[0].phase)"
     expect first_bytes 'tick\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
     expect linger 3 "$(q .linger)"
+    # caught in the default mode's run too: by its guard, on stderr
+    expect gated_junk 0 "$(q .runs[1].stdout.junk_bytes)"
+    expect gated_stderr 'tick\n' "$(q .runs[1].stderr.first_bytes)"
+    expect fixed_by gated "$(q .verdict.fixed_by)"
 }
 
-@test "check: without stdiogate-filter beside it: two runs, the third says why, status 2 not fixed" {
+@test "check: without stdiogate-filter beside it: two runs, the third says why; the guard needs no filter (status 1), raw junk is status 2 not fixed" {
     mkdir inst
     cp "$ROOT/stdiogate" "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" inst/
-    check --linger 0 -- "$SRV" serving
+    check --linger 0 -- "$SRV" serving raw
     expect with_filter strict "$(q .verdict.fixed_by)"
     status=0
-    timeout "$CHECK_BOUND" inst/stdiogate --check --json --linger 0 -- "$SRV" serving \
+    timeout "$CHECK_BOUND" inst/stdiogate --check --json --linger 0 -- "$SRV" serving raw \
         >"$BATS_TEST_TMPDIR/check.json" || status=$?
     expect status 2 "$status"
     expect strict_available false "$(q .strict_available)"
     expect ran "true true false" "$(q '[.runs[].ran | tostring] | join(" ")')"
     [[ "$(q .runs[2].note)" == "strict mode is not installed"* ]]
+    expect gated_junk 24 "$(q .runs[1].stdout.junk.serving)"
     expect fixed_by null "$(q .verdict.fixed_by)"
     expect config null "$(q .verdict.config)"
     [[ "$(q .verdict.advice)" == *"not installed"* ]]
+    # the library's own guard: a line written through libc is kept off without the filter
+    status=0
+    timeout "$CHECK_BOUND" inst/stdiogate --check --json --linger 0 -- "$SRV" serving \
+        >"$BATS_TEST_TMPDIR/check.json" || status=$?
+    expect guard_status 1 "$status"
+    expect guard_ran "true true false" "$(q '[.runs[].ran | tostring] | join(" ")')"
+    expect guard_gated_junk 0 "$(q .runs[1].stdout.junk_bytes)"
+    expect guard_fixed_by gated "$(q .verdict.fixed_by)"
 }
 
 @test "check: a run broken by a stronger mode is named in a note (do no harm), the verdict stays" {
-    check --linger 0 -- "$SRV" hatesgate
+    # hatesgate: "preloaded!" on stdout when the library is preloaded; raw: past the library, onto the wire
+    check --linger 0 -- "$SRV" hatesgate raw
     expect status 0 "$status"
     expect gated_junk 'preloaded!\n' "$(q .runs[1].stdout.stretches[0].first_bytes)"
+    expect strict_clean true "$(q .runs[2].clean)"
     expect notes 1 "$(q '.verdict.notes | length')"
-    [[ "$(q '.verdict.notes[0]')" == "the default gate run was not clean although the unwrapped one was"* ]]
+    [[ "$(q '.verdict.notes[0]')" == "the default mode run was not clean although the unwrapped one was"* ]]
+    # written through libc, the guard keeps it off: no harm, no note
+    check --linger 0 -- "$SRV" hatesgate
+    expect guarded_status 0 "$status"
+    expect guarded_clean "true true true" "$(q '[.runs[].clean | tostring] | join(" ")')"
+    expect guarded_stderr 'preloaded!\n' "$(q .runs[1].stderr.first_bytes)"
+    expect guarded_notes 0 "$(q '.verdict.notes | length')"
     check --linger 0 -- "$SRV"
     expect clean_notes 0 "$(q '.verdict.notes | length')"
 }
@@ -281,9 +373,18 @@ setup() {
     expect banner_bytes 'check_srv: starting\n' "$(q .runs[0].stdout.stretches[0].first_bytes)"
     expect banner_answers "result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
     check --protocol lsp --linger 0 -- "$SRV" --lsp serving
-    expect serving_status 2 "$status"
-    expect serving_fixed strict "$(q .verdict.fixed_by)"
-    expect serving_args "[\"--strict\",\"--protocol\",\"framed\",\"$SRV\",\"--lsp\",\"serving\"]" \
+    expect serving_status 1 "$status"
+    # a line after each answer (the second's phase, serving or at exit, is timing)
+    expect serving_unwrapped 46 "$(q .runs[0].stdout.junk_bytes)"
+    expect serving_phase serving "$(q .runs[0].stdout.stretches[0].phase)"
+    expect serving_gated 0 "$(q .runs[1].stdout.junk_bytes)"
+    expect serving_fixed gated "$(q .verdict.fixed_by)"
+    expect serving_args "[\"$SRV\",\"--lsp\",\"serving\"]" "$(q -c .verdict.config.args)"
+    check --protocol lsp --linger 0 -- "$SRV" --lsp serving raw
+    expect raw_status 2 "$status"
+    expect raw_gated 46 "$(q .runs[1].stdout.junk_bytes)"
+    expect raw_fixed strict "$(q .verdict.fixed_by)"
+    expect raw_args "[\"--strict\",\"--protocol\",\"framed\",\"$SRV\",\"--lsp\",\"serving\",\"raw\"]" \
         "$(q -c .verdict.config.args)"
 }
 
@@ -320,7 +421,8 @@ setup() {
     local bin=$BATS_TEST_TMPDIR/root/usr/bin/stdiogate
     # (found through ../lib/stdiogate beside bin: DESTDIR is not in the configured LIBDIR)
     status=0
-    timeout "$CHECK_BOUND" "$bin" --check --json --linger 0 -- "$SRV" serving >"$BATS_TEST_TMPDIR/check.json" ||
+    # (raw: junk only the filter keeps off, so that the strict run must be the fix)
+    timeout "$CHECK_BOUND" "$bin" --check --json --linger 0 -- "$SRV" serving raw >"$BATS_TEST_TMPDIR/check.json" ||
         status=$?
     expect status 2 "$status"
     expect gated_argv0 "$bin" "$(q '.runs[1].argv[0]')"

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # stdiogate --check --config / --list / --fix (doctor/stdiogate-doctor) on a
 # fixture HOME (tests/fixtures/doctor/home) with every client's files: clean
-# servers, startup junk, junk while serving, one that cannot start, one that
+# servers, startup junk, junk while serving (written through libc: the
+# default mode's guard keeps it off; by raw system calls, check_srv's raw:
+# only --strict does), one that cannot start, one that
 # never answers (timed out with --timeout 1), remote ones, and project files
 # from a "cloned repository" whose servers would leave a marker file if run.
 # The servers are tests/bin/check_srv, found through PATH as a client would.
@@ -79,7 +81,7 @@ sums() {
     row vscode vscode-project "project +asks +.*"
     row windsurf hosted "user +no +not stdio \(url: https://example.com/mcp\)"
     row zed old-form "user +yes +check_srv banner"
-    row zed new-form "user +yes +check_srv serving"
+    row zed new-form "user +yes +check_srv serving raw"
     row zed postgres-context-server "user +no +no command.*"
     row codex chatty "user +yes +check_srv banner"
     row codex slow "user +yes +check_srv silent"
@@ -101,13 +103,17 @@ sums() {
     expect status 5 "$status"
     row claude-code memory "clean +none"
     row claude-code chatty "startup junk +default gate +check_srv: starting"
-    row claude-code local-logger "junk while serving +--strict +log: handled tools/list"
+    # junk while serving that the default mode keeps off: the check's status 1, which the
+    # doctor calls "startup junk" (its verdict for status 1), fixed by the default mode
+    row claude-code local-logger "startup junk +default gate +log: handled tools/list"
+    row cursor logger "startup junk +default gate +log: handled tools/list"
     row claude-code team-clean "clean +none"
     row claude-code from-the-repo "not run +not approved"
     row claude-desktop missing "cannot start +- +no-such-mcp-server: command not found"
     row vscode glued "startup junk +default gate +Starting"
     row windsurf clean "clean +none"
     row zed old-form "startup junk +default gate +check_srv: starting"
+    # junk while serving written past the library (raw system calls): --strict
     row zed new-form "junk while serving +--strict +log: handled tools/list"
     row codex slow "timed out +- +no answer within 1 s: raise --timeout if it is slow"
     row codex remote "not run +not stdio \(url: https://example.com/mcp\)"
@@ -135,6 +141,11 @@ sums() {
     expect check_status 1 "$(j "$sel | .before.check.verdict.status")"
     expect env_names '["CODEX_TOKEN"]' "$(j -c "$sel | .env_names")"
     expect slow "timed out 5" "$(j '.servers[] | select(.name == "slow") | "\(.before.verdict) \(.before.status)"')"
+    # junk while serving: through libc the default mode fixes it (status 1); by raw system calls --strict (2)
+    expect logger "startup junk|1|default gate|gated|0 24 0" \
+        "$(j '.servers[] | select(.name == "local-logger") | .before | "\(.verdict)|\(.status)|\(.fix)|\(.check.verdict.fixed_by)|\(.check.runs[0].stdout.junk | "\(.before_first_message) \(.serving) \(.at_exit)")"')"
+    expect raw "junk while serving|2|--strict|strict|24" \
+        "$(j '.servers[] | select(.name == "new-form") | .before | "\(.verdict)|\(.status)|\(.fix)|\(.check.verdict.fixed_by)|\(.check.runs[1].stdout.junk.serving)"')"
     expect unapproved "false false null" "$(j '.servers[] | select(.name == "vscode-project") | "\(.approved) \(.ran) \(.before)"')"
     expect not_stdio "http" "$(j '.servers[] | select(.name == "github") | .transport')"
     ! grep -q secret "$BATS_TEST_TMPDIR/out.txt" || false
@@ -170,7 +181,9 @@ sums() {
     expect files "$before" "$(sums)"
     grep -qxF -- "--- ~/.codex/config.toml" <<<"$output"
     grep -qxF -- "+command = \"$GATE\" # resolved through PATH" <<<"$output"
-    grep -qxF -- "+      \"args\": [\"--strict\", \"check_srv\", \"serving\"]," <<<"$output"
+    grep -qxF -- "+      \"args\": [\"--strict\", \"check_srv\", \"serving\", \"raw\"]," <<<"$output"
+    grep -qxF -- "+      \"args\": [\"check_srv\", \"serving\"]," <<<"$output"
+    ! grep -qF -- "\"--strict\", \"check_srv\", \"serving\"]" <<<"$output" || false
     grep -qxF -- '       "env": {"ZED_TOKEN": "***"}' <<<"$output" || { show; return 1; }
     ! grep -q secret "$BATS_TEST_TMPDIR/out.txt" "$BATS_TEST_TMPDIR/err.txt" || false
 }
@@ -185,6 +198,8 @@ fixed_diff() {
     doctor --config --fix --timeout 1 --linger 0
     expect status 5 "$status"
     grep -qx 'zed new-form: junk while serving -> clean: fixed' <<<"$output" || { show; return 1; }
+    grep -qx 'claude-code local-logger: startup junk -> clean: fixed' <<<"$output"
+    grep -qx 'cursor logger: startup junk -> clean: fixed' <<<"$output"
     grep -qx 'codex chatty: startup junk -> clean: fixed' <<<"$output"
     grep -qx 'wrote ~/.codex/config.toml (the old one is ~/.codex/config.toml.stdiogate-backup)' <<<"$output"
     # every backup is the file as it was
@@ -211,11 +226,11 @@ fixed_diff() {
     expect zed_lines "-        \"path\": \"check_srv\",
 -        \"args\": [\"banner\"],
 -      \"command\": \"check_srv\",
--      \"args\": [\"serving\"],
+-      \"args\": [\"serving\", \"raw\"],
 +        \"path\": \"$GATE\",
 +        \"args\": [\"check_srv\", \"banner\"],
 +      \"command\": \"$GATE\",
-+      \"args\": [\"--strict\", \"check_srv\", \"serving\"]," "$(fixed_diff .config/zed/settings.json | grep '^-'; fixed_diff .config/zed/settings.json | grep '^+')"
++      \"args\": [\"--strict\", \"check_srv\", \"serving\", \"raw\"]," "$(fixed_diff .config/zed/settings.json | grep '^-'; fixed_diff .config/zed/settings.json | grep '^+')"
     expect codex "@@ -3,8 +3,9 @@
  
  [mcp_servers.chatty]
@@ -242,9 +257,9 @@ def wrap(doc, keys, strict=False, key="command"):
     e[key] = gate
 cases = {
     ".claude.json": [(["mcpServers", "chatty"], False),
-                     (["projects", f"{new}/work/app", "mcpServers", "local-logger"], True)],
+                     (["projects", f"{new}/work/app", "mcpServers", "local-logger"], False)],
     ".config/Claude/claude_desktop_config.json": [(["mcpServers", "filesystem"], False)],
-    ".cursor/mcp.json": [(["mcpServers", "logger"], True)],
+    ".cursor/mcp.json": [(["mcpServers", "logger"], False)],
     ".codeium/windsurf/mcp_config.json": [(["mcpServers", "noisy"], False)],
     ".codex/config.toml": [(["mcp_servers", "chatty"], False)],
     ".gemini/settings.json": [(["mcpServers", "chatty"], False)],
@@ -263,6 +278,7 @@ PY
     expect unchanged "$after" "$(sums)"
     grep -qx 'nothing to fix' <<<"$output" || { show; return 1; }
     row zed new-form "clean +already wrapped"
+    row cursor logger "clean +already wrapped"
     row codex chatty "clean +already wrapped"
 }
 
@@ -365,11 +381,15 @@ $H/srv/server.sh" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS
     client_entry cursor "$BATS_TEST_TMPDIR/cursor-alone.json" check_srv banner -- ./server.sh
     cmp "$BATS_TEST_TMPDIR/cursor.json" "$BATS_TEST_TMPDIR/cursor-alone.json"
     expect only_cursor '["cursor"]' "$(jq -c '.client_entries | keys' "$BATS_TEST_TMPDIR/out.txt")"
-    # junk while serving: --strict; LSP entries for Neovim and Helix
+    # junk while serving: the default mode; by raw system calls: --strict; LSP entries for Neovim and Helix
     client_entry helix "$BATS_TEST_TMPDIR/helix.toml" --protocol lsp check_srv --lsp serving
-    expect helix_status 2 "$status"
-    expect helix "$GATE --strict $SRV --lsp serving" \
+    expect helix_status 1 "$status"
+    expect helix "$GATE $SRV --lsp serving" \
         "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/helix.toml" | tr '\n' ' ' | sed 's/ $//')"
+    client_entry helix "$BATS_TEST_TMPDIR/helix-raw.toml" --protocol lsp check_srv --lsp serving raw
+    expect helix_raw_status 2 "$status"
+    expect helix_raw "$GATE --strict $SRV --lsp serving raw" \
+        "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/helix-raw.toml" | tr '\n' ' ' | sed 's/ $//')"
     client_entry neovim "$BATS_TEST_TMPDIR/neovim.lua" --protocol lsp check_srv --lsp banner
     expect neovim "$GATE $SRV --lsp banner" \
         "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/neovim.lua" | tr '\n' ' ' | sed 's/ $//')"

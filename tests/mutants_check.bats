@@ -73,7 +73,7 @@ debug_of() {
 
 @test "check: output at exit is named in the summary (N at exit)" {
     check --linger 0 -- "$SRV" atexit
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 1 ]
     summary=$(q .verdict.summary)
     echo "summary: $summary" >&2
     [[ "$summary" == *" at exit)"* ]]

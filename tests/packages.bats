@@ -75,7 +75,7 @@ exercise() {
     [ "$(cat pid.txt)" = "$!" ]
     run -1 timeout 60 "$1" --check --linger 0 -- "$SERVER"
     [[ "$output" == *"run 1, unwrapped: $SERVER"*"non-protocol output"* ]]
-    [[ "$output" == *"run 2, default gate:"*"stdout: protocol only, 3 messages"* ]]
+    [[ "$output" == *"run 2, default mode:"*"stdout: protocol only, 3 messages"* ]]
     [[ "$output" == *"run 3, --strict:"*"stdout: protocol only, 3 messages"* ]]
 }
 
@@ -179,7 +179,7 @@ registry() {
     printf '%s\n' "$ANSWER" | cmp - out
     grep -q '^Starting noisy-server 1.0 in stdio mode' err
     run -1 timeout 60 npx -y stdiogate --check --linger 0 -- "$SERVER"
-    [[ "$output" == *"run 2, default gate:"*"stdout: protocol only, 3 messages"* ]]
+    [[ "$output" == *"run 2, default mode:"*"stdout: protocol only, 3 messages"* ]]
 }
 
 @test "npm: the launcher finds the platform package nested, beside, or in a node_modules higher up, through a bin symlink" {

@@ -59,7 +59,7 @@ serve() {
     serve "$PWD/root/usr/bin/stdiogate" --strict
     grep -q '^Loaded 1 tool: echo' err
     run -1 timeout 60 "$PWD/root/usr/bin/stdiogate" --check --linger 0 -- "$SERVER"
-    [[ "$output" == *"run 2, default gate:"*"stdout: protocol only, 3 messages"* ]]
+    [[ "$output" == *"run 2, default mode:"*"stdout: protocol only, 3 messages"* ]]
     [[ "$output" == *"run 3, --strict:"*"stdout: protocol only, 3 messages"* ]]
     serve "$PWD/root/usr/bin/stdiogate" -v
     # (the wrapper names the library by the directory it found it in)
