@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # stdiogate --check --config / --list / --fix (doctor/stdiogate-doctor) on a
 # fixture HOME (tests/fixtures/doctor/home) with every client's files: clean
-# servers, startup junk, junk while serving (written through libc: the
-# default mode's guard keeps it off; by raw system calls, check_srv's raw:
-# only --strict does), one that cannot start, one that
+# servers, junk (written through libc: the default mode's guard keeps it
+# off), unguarded junk (by raw system calls, check_srv's raw: only --strict
+# does), one that cannot start, one that
 # never answers (timed out with --timeout 1), remote ones, and project files
 # from a "cloned repository" whose servers would leave a marker file if run.
 # The servers are tests/bin/check_srv, found through PATH as a client would.
@@ -102,22 +102,22 @@ sums() {
     doctor --config --timeout 1 --linger 0
     expect status 5 "$status"
     row claude-code memory "clean +none"
-    row claude-code chatty "startup junk +default gate +check_srv: starting"
+    row claude-code chatty "junk +default gate +check_srv: starting"
     # junk while serving that the default mode keeps off: the check's status 1, which the
-    # doctor calls "startup junk" (its verdict for status 1), fixed by the default mode
-    row claude-code local-logger "startup junk +default gate +log: handled tools/list"
-    row cursor logger "startup junk +default gate +log: handled tools/list"
+    # doctor calls "junk" (its verdict for status 1), fixed by the default mode
+    row claude-code local-logger "junk +default gate +log: handled tools/list"
+    row cursor logger "junk +default gate +log: handled tools/list"
     row claude-code team-clean "clean +none"
     row claude-code from-the-repo "not run +not approved"
     row claude-desktop missing "cannot start +- +no-such-mcp-server: command not found"
-    row vscode glued "startup junk +default gate +Starting"
+    row vscode glued "junk +default gate +Starting"
     row windsurf clean "clean +none"
-    row zed old-form "startup junk +default gate +check_srv: starting"
+    row zed old-form "junk +default gate +check_srv: starting"
     # junk while serving written past the library (raw system calls): --strict
-    row zed new-form "junk while serving +--strict +log: handled tools/list"
+    row zed new-form "unguarded junk +--strict +log: handled tools/list"
     row codex slow "timed out +- +no answer within 1 s: raise --timeout if it is slow"
     row codex remote "not run +not stdio \(url: https://example.com/mcp\)"
-    row gemini chatty "startup junk +default gate +check_srv: starting"
+    row gemini chatty "junk +default gate +check_srv: starting"
     # the servers ran (a positive control for the markers), the project
     # ones nobody approved did not, and their commands are shown
     [ -s "$CHECK_PIDS" ]
@@ -136,15 +136,15 @@ sums() {
     expect doc_status 5 "$(j .status)"
     expect files 13 "$(j '.files | length')"
     sel='.servers[] | select(.client == "codex" and .name == "chatty")'
-    expect verdict "startup junk" "$(j "$sel | .before.verdict")"
+    expect verdict "junk" "$(j "$sel | .before.verdict")"
     expect fix "default gate" "$(j "$sel | .before.fix")"
     expect check_status 1 "$(j "$sel | .before.check.verdict.status")"
     expect env_names '["CODEX_TOKEN"]' "$(j -c "$sel | .env_names")"
     expect slow "timed out 5" "$(j '.servers[] | select(.name == "slow") | "\(.before.verdict) \(.before.status)"')"
     # junk while serving: through libc the default mode fixes it (status 1); by raw system calls --strict (2)
-    expect logger "startup junk|1|default gate|gated|0 24 0" \
+    expect logger "junk|1|default gate|gated|0 24 0" \
         "$(j '.servers[] | select(.name == "local-logger") | .before | "\(.verdict)|\(.status)|\(.fix)|\(.check.verdict.fixed_by)|\(.check.runs[0].stdout.junk | "\(.before_first_message) \(.serving) \(.at_exit)")"')"
-    expect raw "junk while serving|2|--strict|strict|24" \
+    expect raw "unguarded junk|2|--strict|strict|24" \
         "$(j '.servers[] | select(.name == "new-form") | .before | "\(.verdict)|\(.status)|\(.fix)|\(.check.verdict.fixed_by)|\(.check.runs[1].stdout.junk.serving)"')"
     expect unapproved "false false null" "$(j '.servers[] | select(.name == "vscode-project") | "\(.approved) \(.ran) \(.before)"')"
     expect not_stdio "http" "$(j '.servers[] | select(.name == "github") | .transport')"
@@ -197,10 +197,10 @@ fixed_diff() {
     cp -a "$H" "$BATS_TEST_TMPDIR/orig"
     doctor --config --fix --timeout 1 --linger 0
     expect status 5 "$status"
-    grep -qx 'zed new-form: junk while serving -> clean: fixed' <<<"$output" || { show; return 1; }
-    grep -qx 'claude-code local-logger: startup junk -> clean: fixed' <<<"$output"
-    grep -qx 'cursor logger: startup junk -> clean: fixed' <<<"$output"
-    grep -qx 'codex chatty: startup junk -> clean: fixed' <<<"$output"
+    grep -qx 'zed new-form: unguarded junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    grep -qx 'claude-code local-logger: junk -> clean: fixed' <<<"$output"
+    grep -qx 'cursor logger: junk -> clean: fixed' <<<"$output"
+    grep -qx 'codex chatty: junk -> clean: fixed' <<<"$output"
     grep -qx 'wrote ~/.codex/config.toml (the old one is ~/.codex/config.toml.stdiogate-backup)' <<<"$output"
     # every backup is the file as it was
     for f in .claude.json .config/Claude/claude_desktop_config.json .cursor/mcp.json \
@@ -311,14 +311,14 @@ PY
     doctor --config "$H/flaky.json" --fix --linger 0
     cmp "$H/flaky.orig" "$H/flaky.json"
     [ ! -e "$H/flaky.json.stdiogate-backup" ]
-    grep -q '^file flaky: startup junk -> cannot start: not fixed: through the new entry: cannot start' <<<"$output" || { show; return 1; }
+    grep -q '^file flaky: junk -> cannot start: not fixed: through the new entry: cannot start' <<<"$output" || { show; return 1; }
     expect status 1 "$status"
 }
 
 @test "doctor: --fix refuses a file that changed since it was read" {
     printf '{"mcpServers": {"edits-its-config": {"command": "sh", "args": ["-c", "echo >>\\"$HOME/changing.json\\"; exec check_srv banner"]}}}\n' >"$H/changing.json"
     doctor --config "$H/changing.json" --fix --linger 0
-    grep -q '^file edits-its-config: startup junk -> clean: not fixed: ~/changing.json changed since it was read; run again' <<<"$output" || { show; return 1; }
+    grep -q '^file edits-its-config: junk -> clean: not fixed: ~/changing.json changed since it was read; run again' <<<"$output" || { show; return 1; }
     [ ! -e "$H/changing.json.stdiogate-backup" ]
     grep -q '^{"mcpServers"' "$H/changing.json"
     ! grep -q stdiogate "$H/changing.json" || false
@@ -436,8 +436,8 @@ $H/srv/server.sh" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS
     printf '# two ways to write a server\n[mcp_servers]\ninline = { command = "check_srv", args = ["banner"] }\n\n[mcp_servers.table]\ncommand = "check_srv"\nargs = ["banner"]\n' >"$H/config.toml"
     doctor --config "$H/config.toml" --fix --linger 0
     expect status 1 "$status"
-    grep -qx 'codex inline: startup junk -> clean: not fixed: the entry is not a \[mcp_servers.NAME\] table of its own; edit it by hand' <<<"$output" || { show; return 1; }
-    grep -qx 'codex table: startup junk -> clean: fixed' <<<"$output"
+    grep -qx 'codex inline: junk -> clean: not fixed: the entry is not a \[mcp_servers.NAME\] table of its own; edit it by hand' <<<"$output" || { show; return 1; }
+    grep -qx 'codex table: junk -> clean: fixed' <<<"$output"
     expect toml "# two ways to write a server
 [mcp_servers]
 inline = { command = \"check_srv\", args = [\"banner\"] }
