@@ -64,13 +64,13 @@
 #include <unistd.h>
 
 #include "protocol/detect.h"
+#include "backlog.h"
 #include "helper.h"
 #include "stall.h"
 
 #define WIRE 1
 #define READ_SIZE (256 * 1024)
 #define IOV_MAX_BATCH 64
-#define JUNK_BACKLOG (1024 * 1024)
 /* A stderr that takes nothing for this long is taken as read by nobody
  * (stall.h). */
 #define STALL_MS SG_STALL_MS
@@ -194,30 +194,24 @@ static ssize_t err_write(const struct iovec *iov, int cnt)
 
 /* Junk that stderr could not take yet waits here, written as stderr
  * drains while the protocol goes on; what does not fit is dropped. */
-static struct {
-    unsigned char b[JUNK_BACKLOG];
-    size_t start, len;
-} g_backlog;
+static struct sg_backlog g_backlog;
 
 static void backlog_drop(void)
 {
     settle(g_backlog.len, 1);
-    g_backlog.start = g_backlog.len = 0;
+    sg_backlog_taken(&g_backlog, g_backlog.len);
 }
 
 static void backlog_drain(void)
 {
-    struct iovec v = { g_backlog.b + g_backlog.start, g_backlog.len };
+    struct iovec v = { g_backlog.buf + g_backlog.start, g_backlog.len };
     ssize_t w = err_write(&v, 1);
     if (w < 0) {
         backlog_drop();
         return;
     }
     settle((size_t)w, 0);
-    g_backlog.start += (size_t)w;
-    g_backlog.len -= (size_t)w;
-    if (g_backlog.len == 0)
-        g_backlog.start = 0;
+    sg_backlog_taken(&g_backlog, (size_t)w);
 }
 
 /* ---- The log ---- */
@@ -324,20 +318,7 @@ static void junk_out(const struct iovec *iov, int cnt)
     }
     if (done == total)
         return;
-    if (g_backlog.start + g_backlog.len + (total - done) > sizeof g_backlog.b && g_backlog.start) {
-        memmove(g_backlog.b, g_backlog.b + g_backlog.start, g_backlog.len);
-        g_backlog.start = 0;
-    }
-    for (int i = 0; i < cnt; i++) {
-        size_t n = iov[i].iov_len, skip = done < n ? done : n;
-        done -= skip;
-        n -= skip;
-        size_t room = sizeof g_backlog.b - g_backlog.start - g_backlog.len;
-        size_t take = n < room ? n : room;
-        memcpy(g_backlog.b + g_backlog.start + g_backlog.len, (const unsigned char *)iov[i].iov_base + skip, take);
-        g_backlog.len += take;
-        settle(n - take, 1);
-    }
+    settle(sg_backlog_add(&g_backlog, iov, cnt, done), 1);
 }
 
 /* Does stderr take bytes again within STALL_MS? */
@@ -705,7 +686,7 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
 
     for (;;) {
         /* room for all the junk one more read can make */
-        while (g_backlog.len > sizeof g_backlog.b - (size_t)READ_SIZE - SG_HOLD_MAX)
+        while (g_backlog.len > sizeof g_backlog.buf - (size_t)READ_SIZE - SG_HOLD_MAX)
             backlog_wait();
         if (g_backlog.len && !wait_input(in))  /* wait for the server and for stderr */
             continue;

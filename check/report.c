@@ -305,6 +305,17 @@ static void put_json_argv(char **argv, int skip_first)
     putchar(']');
 }
 
+/* "command": ARGV[0], "args": [ARGV[1]...]: the fix, as a client's
+ * configuration holds it (the text report and the JSON one). */
+static void put_command_args(char **argv)
+{
+    printf("\"command\": ");
+    put_json_string(argv[0]);
+    printf(", \"args\": ");
+    put_json_argv(argv, 1);
+}
+
+
 /* A path as a client needs it: absolute, since clients start servers from
  * a directory of their own and graphical ones without the shell's PATH. */
 static char *absolute(const char *path)
@@ -467,10 +478,8 @@ void text_report(const struct options *o, const char *program, const struct prog
         printf("note: %s\n", v->notes[i]);
     printf("%s%s\n", v->advice, fix ? ":" : ".");
     if (fix) {
-        printf("  \"command\": ");
-        put_json_string(fix[0]);
-        printf(", \"args\": ");
-        put_json_argv(fix, 1);
+        fputs("  ", stdout);
+        put_command_args(fix);
         putchar('\n');
     }
 }
@@ -617,11 +626,9 @@ void json_report(const struct options *o, const char *program, const struct prog
     }
     printf("],\n   \"config\": ");
     if (fix) {
-        printf("{\"command\": ");
-        put_json_string(fix[0]);
-        printf(", \"args\": ");
-        put_json_argv(fix, 1);
-        printf("}");
+        putchar('{');
+        put_command_args(fix);
+        putchar('}');
     } else {
         fputs("null", stdout);
     }

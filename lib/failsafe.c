@@ -54,17 +54,16 @@ ssize_t put_bytes(struct put *c, const void *p, size_t n)
  * at the first short write, or -1 (errno set) if none did. */
 ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to)
 {
-    size_t done = 0, pos = 0;
-    for (int i = 0; i < cnt && pos < to; pos += iov[i].iov_len, i++) {
-        size_t len = iov[i].iov_len;
-        if (pos + len <= from)
-            continue;
-        size_t a = from > pos ? from - pos : 0, b = to - pos < len ? to - pos : len;
-        ssize_t r = put_bytes(c, (const char *)iov[i].iov_base + a, b - a);
+    size_t done = 0;
+    while (from + done < to) {
+        struct iovec piece;     /* the call's next stretch in one of its iovecs */
+        if (iov_slice(iov, cnt, from + done, to, &piece, 1) == 0)
+            break;
+        ssize_t r = put_bytes(c, piece.iov_base, piece.iov_len);
         if (r < 0)
             return done ? (ssize_t)done : -1;
         done += (size_t)r;
-        if ((size_t)r < b - a)
+        if ((size_t)r < piece.iov_len)
             break;
     }
     return (ssize_t)done;
@@ -363,15 +362,7 @@ static ssize_t routed_call(int route, struct put *c, const struct iovec *iov, in
 
 /* The write entry points: the readers' fast path, with the guard's word
  * beside the gate's (minding()): one load more. */
-#define WRITER(ret, name, params, args, ...)                                    \
-    __attribute__((noinline, cold)) static ret slow_##name params __VA_ARGS__     \
-    EXPORT ret name params                                                        \
-    {                                                                             \
-        __typeof__(&name) p_ = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);   \
-        if (likely(p_ != NULL) && !minding())                                     \
-            return p_ args;                                                       \
-        return slow_##name args;                                                  \
-    }
+#define WRITER(ret, name, params, args, ...) FAST_PATH(minding, ret, name, params, args, __VA_ARGS__)
 
 #define FD_WRITER(name, params, args, kind_, offset)                            \
     WRITER(ssize_t, name, params, args, {                                       \

@@ -303,23 +303,19 @@ static int fcntl_done(int fd, int cmd, int r)
     return r;
 }
 
-EXPORT int fcntl(int fd, int cmd, ...)
-{
-    va_list ap;
-    va_start(ap, cmd);
-    void *arg = va_arg(ap, void *);
-    va_end(ap);
-    return fcntl_done(fd, cmd, REAL(fcntl)(fd, cmd, arg));
-}
-
-EXPORT int fcntl64(int fd, int cmd, ...)
-{
-    va_list ap;
-    va_start(ap, cmd);
-    void *arg = va_arg(ap, void *);
-    va_end(ap);
-    return fcntl_done(fd, cmd, REAL(fcntl64)(fd, cmd, arg));
-}
+/* fcntl and fcntl64 (CPython 3.12 and Node import the latter): the one
+ * argument there may be, passed on as it came. */
+#define FCNTL(name)                                             \
+    EXPORT int name(int fd, int cmd, ...)                       \
+    {                                                           \
+        va_list ap;                                             \
+        va_start(ap, cmd);                                      \
+        void *arg = va_arg(ap, void *);                         \
+        va_end(ap);                                             \
+        return fcntl_done(fd, cmd, REAL(name)(fd, cmd, arg));   \
+    }
+FCNTL(fcntl)
+FCNTL(fcntl64)
 
 /* Programs close what they don't know about (a daemon, CPython's
  * subprocess child): the wire is not theirs to close. */

@@ -145,12 +145,7 @@ static ssize_t stderr_try(const struct iovec *v, int n)
  * the next write and at exit; what does not fit is dropped and counted.
  * Only the guard's owner touches it (a signal handler on its thread writes
  * what stderr takes and drops the rest). */
-#define BACKLOG_SIZE (1024 * 1024)
-
-static struct {
-    size_t start, len;
-    unsigned char buf[BACKLOG_SIZE];
-} g_backlog;
+static struct sg_backlog g_backlog;
 
 static void backlog_drain(void)
 {
@@ -160,10 +155,7 @@ static void backlog_drain(void)
         __atomic_add_fetch(&g_junk.dropped, (unsigned long long)g_backlog.len, __ATOMIC_RELAXED);
         w = (ssize_t)g_backlog.len;
     }
-    g_backlog.start += (size_t)w;
-    g_backlog.len -= (size_t)w;
-    if (!g_backlog.len)
-        g_backlog.start = 0;
+    sg_backlog_taken(&g_backlog, (size_t)w);
 }
 
 /* At exit and exec the process cannot wait for stderr as the filter does
@@ -190,7 +182,7 @@ static void backlog_finish(void)
             struct pollfd p = { .fd = 2, .events = POLLOUT };
             if (left <= 0 || poll(&p, 1, (int)left) != 1) {
                 __atomic_add_fetch(&g_junk.dropped, (unsigned long long)g_backlog.len, __ATOMIC_RELAXED);
-                g_backlog.start = g_backlog.len = 0;
+                sg_backlog_taken(&g_backlog, g_backlog.len);
             }
         }
     }
@@ -198,21 +190,9 @@ static void backlog_finish(void)
 
 static void backlog_add(const struct iovec *v, int n, size_t skip)
 {
-    if (g_backlog.start + g_backlog.len + iov_total(v, n) > sizeof g_backlog.buf && g_backlog.start) {
-        memmove(g_backlog.buf, g_backlog.buf + g_backlog.start, g_backlog.len);
-        g_backlog.start = 0;
-    }
-    for (int i = 0; i < n; i++) {
-        size_t k = v[i].iov_len, from = skip < k ? skip : k;
-        skip -= from;
-        k -= from;
-        size_t room = sizeof g_backlog.buf - g_backlog.start - g_backlog.len;
-        size_t lost = k > room ? k - room : 0;
-        memcpy(g_backlog.buf + g_backlog.start + g_backlog.len, (const char *)v[i].iov_base + from, k - lost);
-        g_backlog.len += k - lost;
-        if (lost)
-            __atomic_add_fetch(&g_junk.dropped, (unsigned long long)lost, __ATOMIC_RELAXED);
-    }
+    size_t lost = sg_backlog_add(&g_backlog, v, n, skip);
+    if (lost)
+        __atomic_add_fetch(&g_junk.dropped, (unsigned long long)lost, __ATOMIC_RELAXED);
 }
 
 /* How junk_out is called: by the guard's owner (the backlog is its), by a

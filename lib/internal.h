@@ -49,6 +49,7 @@
 #include <wchar.h>
 
 #include "../protocol/detect.h"
+#include "../backlog.h"
 #include "../helper.h"
 #include "../inspect.h"
 #include "../stall.h"
@@ -223,12 +224,17 @@ struct spawn_action {
  * function known, an interposer is a load, two tests and a jump.  Its body
  * lives out of line, so that this path needs no stack frame.  Deciding
  * before the call is safe: once open, the gate never shuts again. */
-#define READER(ret, name, params, args, ...)                                    \
+#define READER(ret, name, params, args, ...) FAST_PATH(gated, ret, name, params, args, __VA_ARGS__)
+
+/* An interposer whose fast path is its real function while busy() (one or
+ * two relaxed loads) says there is nothing to do: the body is the slow
+ * path, out of line. */
+#define FAST_PATH(busy, ret, name, params, args, ...)                           \
     __attribute__((noinline, cold)) static ret slow_##name params __VA_ARGS__     \
     EXPORT ret name params                                                        \
     {                                                                             \
         __typeof__(&name) p_ = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);   \
-        if (likely(p_ != NULL) && !gated())                                       \
+        if (likely(p_ != NULL) && !busy())                                        \
             return p_ args;                                                       \
         return slow_##name args;                                                  \
     }

@@ -235,14 +235,17 @@ static void stdio_end(struct stdio_call *c, const void *p, size_t n, const char 
 /* ------------------------------------------------------------------ */
 /* Read paths on stdin. */
 
-#define FD_READER(name, params, args)                   \
+/* A read of fd: the real one, and what it read shown to the detector
+ * (seen: how) if fd is stdin while the gate is shut. */
+#define WATCHED_READER(name, params, args, seen)        \
     READER(ssize_t, name, params, args, {               \
         int watched = gated() && watch(fd);             \
         ssize_t r = REAL(name) args;                    \
         if (watched)                                    \
-            saw(buf, n, r, #name);                      \
+            seen;                                       \
         return r;                                       \
     })
+#define FD_READER(name, params, args) WATCHED_READER(name, params, args, saw(buf, n, r, #name))
 FD_READER(read, (int fd, void *buf, size_t n), (fd, buf, n))
 FD_READER(__read_chk, (int fd, void *buf, size_t n, size_t len), (fd, buf, n, len))
 FD_READER(pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
@@ -250,14 +253,7 @@ FD_READER(pread64, (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off)
 FD_READER(__pread_chk, (int fd, void *buf, size_t n, off_t off, size_t len), (fd, buf, n, off, len))
 FD_READER(__pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t len), (fd, buf, n, off, len))
 
-#define IOV_READER(name, params, args)                  \
-    READER(ssize_t, name, params, args, {               \
-        int watched = gated() && watch(fd);             \
-        ssize_t r = REAL(name) args;                    \
-        if (watched)                                    \
-            saw_iov(iov, cnt, r, #name);                \
-        return r;                                       \
-    })
+#define IOV_READER(name, params, args) WATCHED_READER(name, params, args, saw_iov(iov, cnt, r, #name))
 IOV_READER(readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
 IOV_READER(preadv, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
 IOV_READER(preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off))
@@ -343,13 +339,19 @@ BLOCK_READER(__fread_unlocked_chk, (void *p, size_t len, size_t size, size_t n, 
         stdio_end(&c_, &b_, c == EOF ? 0 : 1, #name);           \
         return c;                                               \
     })
-CHAR_READER(getc, (FILE *fp), (fp), fp, 1)
-CHAR_READER(fgetc, (FILE *fp), (fp), fp, 1)
+/* The one-character readers, each narrow one beside its wide twin (those
+ * are below, "Wide stdio"): NAME, WIDE-NAME, params, args, the stream,
+ * whether it locks the stream. */
+#define CHAR_READERS(X)                                                 \
+    X(getc, getwc, (FILE *fp), (fp), fp, 1)                             \
+    X(fgetc, fgetwc, (FILE *fp), (fp), fp, 1)                           \
+    X(getc_unlocked, getwc_unlocked, (FILE *fp), (fp), fp, 0)           \
+    X(fgetc_unlocked, fgetwc_unlocked, (FILE *fp), (fp), fp, 0)         \
+    X(getchar, getwchar, (void), (), stdin, 1)                          \
+    X(getchar_unlocked, getwchar_unlocked, (void), (), stdin, 0)
+#define NARROW_CHAR_READER(name, wide, params, args, fp, lock) CHAR_READER(name, params, args, fp, lock)
+CHAR_READERS(NARROW_CHAR_READER)
 CHAR_READER(_IO_getc, (FILE *fp), (fp), fp, 1)
-CHAR_READER(getc_unlocked, (FILE *fp), (fp), fp, 0)
-CHAR_READER(fgetc_unlocked, (FILE *fp), (fp), fp, 0)
-CHAR_READER(getchar, (void), (), stdin, 1)
-CHAR_READER(getchar_unlocked, (void), (), stdin, 0)
 
 /* An inline getc_unlocked calls __uflow only when the buffer is used up,
  * then takes the rest of the next fill without calling anything: a new
@@ -500,18 +502,27 @@ static void scan_before(struct refill_view *v, FILE *fp, const char *how)
     v->point = a.point;
 }
 
-static void scan_after(struct refill_view *v, FILE *fp, int r, const char *how)
+/* The end of a call watched through its refills (scanf, wide stdio): what
+ * it took of the area (the buffer: area(fp, ...)) is fed, and the end of
+ * input if it met it (at_eof: the call says so, and the stream agrees). */
+static void refills_done(struct refill_view *v, FILE *fp, void (*area)(FILE *, struct area *),
+                         int at_eof, int one_refill, const char *how)
 {
     struct area a;
     if (!v->on)
         return;
     long long got = refill_count(v, fp);
-    main_area(fp, &a);
+    area(fp, &a);
     if (shut())
-        refill_feed(v, fp, a.point, a.end, got, 0, how);
-    if (r == EOF && shut() && feof_unlocked(fp))
+        refill_feed(v, fp, a.point, a.end, got, one_refill, how);
+    if (at_eof && shut() && feof_unlocked(fp))
         feed(NULL, 0, how);
     stdio_done(&v->call);
+}
+
+static void scan_after(struct refill_view *v, FILE *fp, int r, const char *how)
+{
+    refills_done(v, fp, main_area, r == EOF, 0, how);
 }
 
 typedef int vfscanf_fn(FILE *, const char *, va_list);
@@ -624,16 +635,7 @@ static void wide_begin(struct refill_view *v, FILE *fp, int lock, const char *ho
 
 static void wide_end(struct refill_view *v, FILE *fp, int none, int one_refill, const char *how)
 {
-    struct area a;
-    if (!v->on)
-        return;
-    long long got = refill_count(v, fp);
-    byte_area(fp, &a);
-    if (shut())
-        refill_feed(v, fp, a.point, a.end, got, one_refill, how);
-    if (none && shut() && feof_unlocked(fp))
-        feed(NULL, 0, how);
-    stdio_done(&v->call);
+    refills_done(v, fp, byte_area, none, one_refill, how);
 }
 
 #define WIDE_CHAR_READER(name, params, args, fp, lock)  \
@@ -644,12 +646,8 @@ static void wide_end(struct refill_view *v, FILE *fp, int none, int one_refill, 
         wide_end(&v_, fp, c == WEOF, 1, #name);            \
         return c;                                       \
     })
-WIDE_CHAR_READER(fgetwc, (FILE *fp), (fp), fp, 1)
-WIDE_CHAR_READER(getwc, (FILE *fp), (fp), fp, 1)
-WIDE_CHAR_READER(fgetwc_unlocked, (FILE *fp), (fp), fp, 0)
-WIDE_CHAR_READER(getwc_unlocked, (FILE *fp), (fp), fp, 0)
-WIDE_CHAR_READER(getwchar, (void), (), stdin, 1)
-WIDE_CHAR_READER(getwchar_unlocked, (void), (), stdin, 0)
+#define WIDE_TWIN_READER(name, wide, params, args, fp, lock) WIDE_CHAR_READER(wide, params, args, fp, lock)
+CHAR_READERS(WIDE_TWIN_READER)
 WIDE_CHAR_READER(__wuflow, (FILE *fp), (fp), fp, 0)
 
 /* fgetws reads on through as many refills as its line needs, and only the

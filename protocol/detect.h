@@ -615,49 +615,41 @@ static inline int sg_string_byte(struct sg_stream *s, unsigned char c)
 
 /* A byte inside a number.  Returns 1 if it belongs to the number, 0 if the
  * number ended before it (the caller goes on with the byte), -1 if it fails. */
+/* A byte that must come (ok), taking the number to next: 1, or -1. */
+static inline int sg_number_to(struct sg_stream *s, int ok, unsigned char next)
+{
+    if (!ok)
+        return -1;
+    s->number = next;
+    return 1;
+}
+
 static inline int sg_number_byte(struct sg_stream *s, unsigned char c)
 {
     int digit = c >= '0' && c <= '9';
     switch (s->number) {
     case SN_MINUS:
-        if (!digit)
-            return -1;
-        s->number = c == '0' ? SN_ZERO : SN_INT;
-        return 1;
+        return sg_number_to(s, digit, c == '0' ? SN_ZERO : SN_INT);
     case SN_INT:
         if (digit)
             return 1;
         /* fall through */
     case SN_ZERO:
-        if (c == '.') {
-            s->number = SN_DOT;
-            return 1;
-        }
+        if (c == '.')
+            return sg_number_to(s, 1, SN_DOT);
         /* fall through */
     case SN_FRAC:
         if (s->number == SN_FRAC && digit)
             return 1;
-        if (c == 'e' || c == 'E') {
-            s->number = SN_E;
-            return 1;
-        }
-        return 0;
+        return c == 'e' || c == 'E' ? sg_number_to(s, 1, SN_E) : 0;
     case SN_DOT:
-        if (!digit)
-            return -1;
-        s->number = SN_FRAC;
-        return 1;
+        return sg_number_to(s, digit, SN_FRAC);
     case SN_E:
-        if (c == '+' || c == '-') {
-            s->number = SN_ESIGN;
-            return 1;
-        }
+        if (c == '+' || c == '-')
+            return sg_number_to(s, 1, SN_ESIGN);
         /* fall through */
     case SN_ESIGN:
-        if (!digit)
-            return -1;
-        s->number = SN_EXP;
-        return 1;
+        return sg_number_to(s, digit, SN_EXP);
     default:                    /* SN_EXP */
         return digit ? 1 : 0;
     }
