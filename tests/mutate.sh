@@ -79,7 +79,7 @@ shim.c | skip-flush | startup bytes left in C stdio's stdout buffer are not flus
 lib/reads.c | open-on-first-byte | the gate opens on the first byte read, not at the end of the first message |         done = k != 0 || sg_detect_done(&g_detect); |         done = 1;
 lib/reads.c | open-late | the last byte of every read is not shown to the detector |         k = sg_detect_feed(&g_detect, p, n); |         k = sg_detect_feed(&g_detect, p, n > 1 ? n - 1 : n);
 lib/reads.c | eof-keeps-shut | end of input does not open the gate |     if (n == 0) {\n        done = 1; |     if (n == 0) {\n        done = 0;
-lib/reads.c | ignore-readv | readv/preadv are not watched |             saw_iov(iov, cnt, r, #name); |             (void)0;
+lib/reads.c | ignore-readv | readv/preadv are not watched | WATCHED_READER(name, params, args, saw_iov(iov, cnt, r, #name)) | WATCHED_READER(name, params, args, (void)0)
 lib/reads.c | ignore-recv | recv/recvfrom are not watched |         int watched = gated() && !(flags & MSG_PEEK) && watch(fd);      \ |         int watched = 0 && gated() && !(flags & MSG_PEEK) && watch(fd); \
 lib/reads.c | ignore-fgets | fgets and friends are not watched |         stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \ |         stdio_done(&c_);                                        \
 lib/reads.c | ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
