@@ -29,6 +29,7 @@ import collections
 import datetime
 import fcntl
 import hashlib
+import json
 import os
 import platform
 import re
@@ -522,9 +523,12 @@ class Bench:
         os.close(w)
         out = os.read(r, 4096).decode()
         os.close(r)
-        kv = parse_kv(out)
+        try:
+            kv = json.loads(out)["params"]
+        except (ValueError, KeyError, TypeError):
+            kv = {}
         if p.returncode != 0 or "calls" not in kv:
-            if gated and "calls=" in p.stderr.decode(errors="replace"):
+            if gated and '"method":"reader"' in p.stderr.decode(errors="replace"):
                 self.notes.append("WARNING: reader's result went to stderr in the gated state: "
                                   "the gate did not open.")
             return None, None

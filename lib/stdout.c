@@ -275,6 +275,9 @@ static int flush_on_wire(FILE *fp, int lock)
     return r;
 }
 
+/* A stream on the wire is flushed by the guard: glibc's own flush would
+ * find its buffer empty and, with nothing read ahead to give back (as on
+ * a stream only written: stdout), have nothing to do; it is not called. */
 EXPORT int fflush(FILE *fp)
 {
     if (likely(!minding()))
@@ -283,6 +286,8 @@ EXPORT int fflush(FILE *fp)
         stdout_through_hold("fflush");
     if (fp == NULL)
         stdout_through_guard("fflush");
+    else if (on_wire(fp) && fp->_IO_read_ptr == fp->_IO_read_end)
+        return flush_on_wire(fp, 1);
     else if (on_wire(fp) && flush_on_wire(fp, 1) != 0)
         return EOF;
     return REAL(fflush)(fp);
@@ -290,6 +295,8 @@ EXPORT int fflush(FILE *fp)
 
 EXPORT int fflush_unlocked(FILE *fp)
 {
+    if (on_wire(fp) && fp->_IO_read_ptr == fp->_IO_read_end)
+        return flush_on_wire(fp, 0);
     if (on_wire(fp) && flush_on_wire(fp, 0) != 0)
         return EOF;
     return REAL(fflush_unlocked)(fp);

@@ -660,65 +660,64 @@ static inline int sg_number_byte(struct sg_stream *s, unsigned char c)
 static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
 {
     static const char *const literals[] = { "true", "false", "null" };
-    switch (s->json) {
-    case SJ_STRING:
-    case SJ_ESCAPE:
-    case SJ_HEX:
-        return sg_string_byte(s, c);
-    case SJ_NUMBER: {
-        int r = sg_number_byte(s, c);
-        if (r != 0)
-            return r > 0;
-        sg_value_done(s);       /* the number ended before c: c is what follows it */
-        break;
-    }
-    case SJ_LITERAL: {
-        const char *lit = literals[s->literal];
-        if (c != (unsigned char)lit[s->literal_at])
-            return 0;
-        if (lit[++s->literal_at] == '\0')
-            sg_value_done(s);
-        return 1;
-    }
-    default:
-        break;
-    }
-    if (c == ' ' || c == '\t' || c == '\r')
-        return 1;
-    switch (s->json) {
-    case SJ_VALUE_OR_CLOSE:
-        if (c == ']')
-            return sg_close(s, c);
-        /* fall through */
-    case SJ_VALUE:
-        return sg_value_byte(s, c);
-    case SJ_NAME_OR_CLOSE:
-        if (c == '}')
-            return sg_close(s, c);
-        /* fall through */
-    case SJ_NAME:
-        if (c != '"')
-            return 0;
-        s->json = SJ_STRING;
-        s->is_name = 1;
-        s->in_name = s->depth == sg_record_level(s);
-        s->name_len = 0;
-        return 1;
-    case SJ_COLON:
-        if (c != ':')
-            return 0;
-        s->json = SJ_VALUE;
-        return 1;
-    case SJ_AFTER:
-        if (c == ',') {
-            s->json = sg_is_array(s, s->depth) ? SJ_VALUE : SJ_NAME;
+    /* one switch: between tokens, white space (space, tab, CR) is taken in
+     * every state, after the bytes that state looks for (none is white) */
+    int white = c == ' ' || c == '\t' || c == '\r';
+    for (;;) {
+        switch (s->json) {
+        case SJ_STRING:
+        case SJ_ESCAPE:
+        case SJ_HEX:
+            return sg_string_byte(s, c);
+        case SJ_NUMBER: {
+            int r = sg_number_byte(s, c);
+            if (r != 0)
+                return r > 0;
+            sg_value_done(s);   /* the number ended before c: c is what follows it */
+            continue;
+        }
+        case SJ_LITERAL: {
+            const char *lit = literals[s->literal];
+            if (c != (unsigned char)lit[s->literal_at])
+                return 0;
+            if (lit[++s->literal_at] == '\0')
+                sg_value_done(s);
             return 1;
         }
-        if (c == '}' || c == ']')
-            return sg_close(s, c);
-        return 0;
-    default:                    /* SJ_CLOSED: only the newline may follow */
-        return 0;
+        case SJ_VALUE_OR_CLOSE:
+            if (c == ']')
+                return sg_close(s, c);
+            /* fall through */
+        case SJ_VALUE:
+            return white ? 1 : sg_value_byte(s, c);
+        case SJ_NAME_OR_CLOSE:
+            if (c == '}')
+                return sg_close(s, c);
+            /* fall through */
+        case SJ_NAME:
+            if (c != '"')
+                return white;
+            s->json = SJ_STRING;
+            s->is_name = 1;
+            s->in_name = s->depth == sg_record_level(s);
+            s->name_len = 0;
+            return 1;
+        case SJ_COLON:
+            if (c != ':')
+                return white;
+            s->json = SJ_VALUE;
+            return 1;
+        case SJ_AFTER:
+            if (c == ',') {
+                s->json = sg_is_array(s, s->depth) ? SJ_VALUE : SJ_NAME;
+                return 1;
+            }
+            if (c == '}' || c == ']')
+                return sg_close(s, c);
+            return white;
+        default:                /* SJ_CLOSED: only the newline may follow */
+            return white;
+        }
     }
 }
 

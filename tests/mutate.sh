@@ -228,7 +228,7 @@ protocol/detect.h | first-name-short | a header block whose first name begins "C
 protocol/detect.h | answer-without-id | a message with "result" but no "id" counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & (SGK_RESULT \| SGK_ERROR));
 protocol/detect.h | answer-request | a request (method, no result) counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & SGK_ID);
 protocol/detect.h | control-in-string | a raw control character inside a string passes |         if (c < 0x20)\n            return 0;           /* control characters must be escaped */ |         if (c < 0x1f)\n            return 0;           /* control characters must be escaped */
-protocol/detect.h | trailing-cr-junk | a CR between a message and its newline fails it |     if (c == ' ' || c == '\t' || c == '\r')\n        return 1;\n    switch (s->json) { |     if (c == ' ' || c == '\t')\n        return 1;\n    switch (s->json) {
+protocol/detect.h | trailing-cr-junk | a CR between a message and its newline fails it |     int white = c == ' ' \|\| c == '\t' \|\| c == '\r'; |     int white = c == ' ' \|\| c == '\t';
 # ---- filter.c: stdiogate-filter (not its signal set-up, being rewritten)
 filter.c | filter-127 | COMMAND not found exits 126, not 127 |     exit(e == ENOENT ? 127 : 126); |     exit(126);
 filter.c | filter-usage-status | bad usage exits 1, not 125 |             what);\n    exit(125); |             what);\n    exit(1);
