@@ -63,7 +63,10 @@ static int stream_put(FILE *fp, const char *p, size_t n, const char *how)
     if (!fp->_IO_write_base || (fp->_flags & SG_IO_UNBUFFERED))
         return push(fp, p, n, how);
     if (fp->_flags & SG_IO_LINE_BUF) {
-        const char *nl = n ? memrchr(p, '\n', n) : NULL;
+        const char *nl = p + n;
+        while (nl > p && nl[-1] != '\n')
+            nl--;
+        nl = nl > p ? nl - 1 : NULL;    /* the last newline */
         if (nl) {
             size_t k = (size_t)(nl - p) + 1;
             if (push(fp, p, k, how) != 0)

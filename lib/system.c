@@ -50,7 +50,7 @@ static void signals_restore(void)
 static void shell_cancelled(void *arg)
 {
     pid_t pid = *(pid_t *)arg;
-    kill(pid, SIGKILL);
+    syscall(SYS_kill, pid, SIGKILL);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
         ;
     signals_restore();
