@@ -298,7 +298,9 @@ static int in_handler(void)
     sigset_t now;
     if (pthread_sigmask(SIG_SETMASK, NULL, &now) != 0)
         return 0;
-    for (size_t w = 0; w < sizeof now.__val / sizeof now.__val[0]; w++)
+    /* the kernel's signals only: the rest of a sigset_t is not written */
+    const size_t bits = 8 * sizeof now.__val[0], words = (NSIG - 1 + bits - 1) / bits;
+    for (size_t w = 0; w < words; w++)
         if (now.__val[w] & ~g_hold.open_mask.__val[w])
             return 1;
     return 0;
