@@ -3,7 +3,8 @@
 # Do no harm: real MCP servers (server-everything, server-filesystem, server-memory, pinned in
 # tests/package-lock.json) give the same result wrapped as unwrapped, to the official SDK client
 # (sockets) and to the strict raw client (sockets and pipes), with no junk line and no transport
-# error on either side.
+# error on either side. And one that prints while it serves (mcp-server-code-runner, pinned too):
+# junk unwrapped, none wrapped, the same result.
 
 load integration/real_helpers
 
@@ -90,4 +91,36 @@ memory() {
 
 @test "real: server-memory, raw client over pipes: same result wrapped, no junk line" {
   memory raw pipe
+}
+
+# mcp-server-code-runner (npm, pinned): it console.logs on stdout at start and on every tool call
+# (issue 34). Unwrapped those lines are junk on stdout (the test can fail); in the default mode
+# the session guard keeps them all off, the result is the same and the lines are on stderr;
+# with --gate-only the ones printed during the call reach the client, as before the guard.
+code_runner() {
+  local tag="code-runner-$1" args='{"code":"console.log(6*7)","languageId":"javascript"}'
+  local start="Code Runner MCP Server running on stdio"
+  raw "$tag-plain" --transport "$1" --call run-code --args "$args" -- "$BIN/mcp-server-code-runner" ||
+    { show "$tag-plain"; return 1; }
+  expect_eq "unwrapped junk lines" 3 "$(q "$tag-plain" '.junk_count')" || { show "$tag-plain"; return 1; }
+  expect_eq "unwrapped first junk line" "\"$start\"" "$(q "$tag-plain" '.junk[0]')" || { show "$tag-plain"; return 1; }
+  raw "$tag-gated" --transport "$1" --call run-code --args "$args" -- "$GATE" "$BIN/mcp-server-code-runner" ||
+    { show "$tag-gated"; return 1; }
+  clean_raw "$tag-gated" || { show "$tag-gated"; return 1; }
+  same_result "$tag-plain" "$tag-gated"
+  expect_eq "the call's result" '"42\n"' "$(q "$tag-gated" '.call.content[0].text')"
+  grep -qxF "$start" "$BATS_TEST_TMPDIR/$tag-gated.err" &&
+    grep -q '^Executing command: node ' "$BATS_TEST_TMPDIR/$tag-gated.err" || { show "$tag-gated"; return 1; }
+  raw "$tag-gate-only" --transport "$1" --call run-code --args "$args" -- "$GATE" --gate-only \
+    "$BIN/mcp-server-code-runner" || { show "$tag-gate-only"; return 1; }
+  expect_eq "--gate-only junk lines (the call's two)" 2 "$(q "$tag-gate-only" '.junk_count')" ||
+    { show "$tag-gate-only"; return 1; }
+}
+
+@test "real: mcp-server-code-runner prints while serving: kept off by the default mode (sockets)" {
+  code_runner socket
+}
+
+@test "real: mcp-server-code-runner prints while serving: kept off by the default mode (pipes)" {
+  code_runner pipe
 }
