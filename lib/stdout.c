@@ -76,7 +76,8 @@ static int stream_put(FILE *fp, const char *p, size_t n, const char *how)
         }
     }
     if (n < (size_t)(fp->_IO_buf_end - fp->_IO_write_ptr)) {
-        memcpy(fp->_IO_write_ptr, p, n);
+        if (n)
+            memcpy(fp->_IO_write_ptr, p, n);
         fp->_IO_write_ptr += n;
         return 0;
     }

@@ -123,6 +123,6 @@ serve() {
     printf '{\n  "mcpServers": {\n    "noisy": {"command": "%s"}\n  }\n}\n' "$SERVER" >home/.cursor/mcp.json
     run env HOME="$PWD/home" PATH="$P/bin:$PATH" stdiogate --check --config --fix --linger 0
     [ "$status" -eq 0 ]
-    [[ "$output" == *"cursor noisy: startup junk -> clean: fixed"* ]]
+    [[ "$output" == *"cursor noisy: junk -> clean: fixed"* ]]
     grep -qF "\"command\": \"$P/bin/stdiogate\", \"args\": [\"$SERVER\"]" home/.cursor/mcp.json
 }
