@@ -63,12 +63,10 @@ static int stream_put(FILE *fp, const char *p, size_t n, const char *how)
     if (!fp->_IO_write_base || (fp->_flags & SG_IO_UNBUFFERED))
         return push(fp, p, n, how);
     if (fp->_flags & SG_IO_LINE_BUF) {
-        const char *nl = p + n;
-        while (nl > p && nl[-1] != '\n')
-            nl--;
-        nl = nl > p ? nl - 1 : NULL;    /* the last newline */
-        if (nl) {
-            size_t k = (size_t)(nl - p) + 1;
+        size_t k = n;           /* through the last newline */
+        while (k && p[k - 1] != '\n')
+            k--;
+        if (k) {
             if (push(fp, p, k, how) != 0)
                 return EOF;
             p += k;
@@ -76,8 +74,7 @@ static int stream_put(FILE *fp, const char *p, size_t n, const char *how)
         }
     }
     if (n < (size_t)(fp->_IO_buf_end - fp->_IO_write_ptr)) {
-        if (n)
-            memcpy(fp->_IO_write_ptr, p, n);
+        memcpy(fp->_IO_write_ptr, p, n);
         fp->_IO_write_ptr += n;
         return 0;
     }
