@@ -3,8 +3,9 @@
 # Do no harm: real MCP servers (server-everything, server-filesystem, server-memory, pinned in
 # tests/package-lock.json) give the same result wrapped as unwrapped, to the official SDK client
 # (sockets) and to the strict raw client (sockets and pipes), with no junk line and no transport
-# error on either side. And one that prints while it serves (mcp-server-code-runner, pinned too):
-# junk unwrapped, none wrapped, the same result.
+# error on either side. And two that print while they serve (mcp-server-code-runner, pinned too;
+# mcp-python-interpreter from PyPI, pinned with hashes in tests/real/requirements.txt, built by
+# tests/real.mk): junk unwrapped, none wrapped, the same result.
 
 load integration/real_helpers
 
@@ -123,4 +124,43 @@ code_runner() {
 
 @test "real: mcp-server-code-runner prints while serving: kept off by the default mode (pipes)" {
   code_runner pipe
+}
+
+# mcp-python-interpreter 1.2.3 (PyPI; make real-python): its tool run_python_code runs the code in
+# the server's own process, so a program that code starts writes on the server's stdout, the wire:
+# here os.system's /bin/sh, which echoes a line. Unwrapped that line is the one junk line on stdout
+# (the test can fail); in the default mode the session guard sends it to stderr and the result is
+# the same; with --gate-only it reaches the client again (the child writes after the first message).
+PYI="$ROOT/build/real/py/venv/bin/mcp-python-interpreter"
+python_interpreter() {
+  local tag="python-interpreter-$1" dir="$BATS_TEST_TMPDIR/work" line="from a child of the tool"
+  local args="{\"code\":\"__import__('os').system('echo $line')\"}"
+  # What the tool answers: system()'s value, 0 (the shell succeeded), as the code's output.
+  local result='"Execution in session '\''default'\'' (inline mode):\n\n--- Output ---\n0\n"'
+  [ -x "$PYI" ] || { echo "$PYI is missing: run 'make real-python' (or 'make test')"; return 1; }
+  mkdir -p "$dir"
+  raw "$tag-plain" --transport "$1" --call run_python_code --args "$args" -- "$PYI" --dir "$dir" ||
+    { show "$tag-plain"; return 1; }
+  expect_eq "unwrapped junk lines" 1 "$(q "$tag-plain" '.junk_count')" || { show "$tag-plain"; return 1; }
+  expect_eq "unwrapped junk line" "\"$line\"" "$(q "$tag-plain" '.junk[0]')" || { show "$tag-plain"; return 1; }
+  expect_eq "the call's result, unwrapped" "$result" "$(q "$tag-plain" '.call.content[0].text')" ||
+    { show "$tag-plain"; return 1; }
+  raw "$tag-gated" --transport "$1" --call run_python_code --args "$args" -- "$GATE" "$PYI" --dir "$dir" ||
+    { show "$tag-gated"; return 1; }
+  clean_raw "$tag-gated"
+  same_result "$tag-plain" "$tag-gated"
+  grep -qxF "$line" "$BATS_TEST_TMPDIR/$tag-gated.err" || { show "$tag-gated"; return 1; }
+  raw "$tag-gate-only" --transport "$1" --call run_python_code --args "$args" -- "$GATE" --gate-only \
+    "$PYI" --dir "$dir" || { show "$tag-gate-only"; return 1; }
+  expect_eq "--gate-only junk lines" 1 "$(q "$tag-gate-only" '.junk_count')" || { show "$tag-gate-only"; return 1; }
+  expect_eq "--gate-only junk line" "\"$line\"" "$(q "$tag-gate-only" '.junk[0]')" ||
+    { show "$tag-gate-only"; return 1; }
+}
+
+@test "real: mcp-python-interpreter, a child of the tool's code prints: kept off by the default mode (sockets)" {
+  python_interpreter socket
+}
+
+@test "real: mcp-python-interpreter, a child of the tool's code prints: kept off by the default mode (pipes)" {
+  python_interpreter pipe
 }
