@@ -448,16 +448,38 @@ static inline void sg_name_byte(struct sg_stream *s, unsigned c)
     s->name[s->name_len++] = (unsigned char)c;
 }
 
-/* k more bytes of a top-level member name, none of them to unescape: as
- * sg_name_byte one by one. */
-static inline void sg_name_run(struct sg_stream *s, const unsigned char *p, size_t k)
+/* k more bytes of a top-level member name, none of them to unescape, with
+ * at least avail bytes readable at p: as sg_name_byte one by one (on a
+ * little-endian machine with eight bytes to read, as one word). */
+static inline void sg_name_run(struct sg_stream *s, const unsigned char *p, size_t k, size_t avail)
 {
-    if (s->name_len == 0xff)
+    if (s->name_len == 0xff || k == 0)
         return;
     if (k > sizeof s->name - s->name_len) {
         s->name_len = 0xff;
         return;
     }
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (avail >= 8) {
+        unsigned long long w, name;
+        __builtin_memcpy(&w, p, sizeof w);
+        __builtin_memcpy(&name, s->name, sizeof name);
+        if (k < 8)
+            w &= (1ULL << (8 * k)) - 1;
+        if (w & 0x8080808080808080ULL) {
+            s->name_len = 0xff;
+            return;
+        }
+        /* (the bytes past name_len are an earlier name's: cleared) */
+        name = s->name_len ? name & ((1ULL << (8 * s->name_len)) - 1) : 0;
+        name |= w << (8 * s->name_len);
+        __builtin_memcpy(s->name, &name, sizeof name);
+        s->name_len = (unsigned char)(s->name_len + k);
+        return;
+    }
+#else
+    (void)avail;
+#endif
     for (size_t j = 0; j < k; j++) {
         if (p[j] >= 0x80) {
             s->name_len = 0xff;
@@ -910,7 +932,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                      * large message), up to the bound; a top-level name's kept */
                     size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - 1 - held);
                     if (k && s->in_name)
-                        sg_name_run(s, p + i, k);
+                        sg_name_run(s, p + i, k, n - i);
                     i += k;
                     held += k;
                     if (i == n)
