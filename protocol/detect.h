@@ -868,28 +868,68 @@ static inline int sg_plain_string_byte(unsigned char c)
     return c >= 0x20 && c != '"' && c != '\\';
 }
 
-/* How many of p[0..n), at most max, are string bytes with nothing to look
- * at.  Eight at a time, then one at a time (short strings: member names,
- * "2.0"). */
-static inline size_t sg_plain_string_bytes(const unsigned char *p, size_t n, unsigned long long max)
+/* Eight bytes at p: the offset of the first that is not a plain string
+ * byte, or 8 (on a big-endian machine, 0 for any: the caller goes on one
+ * byte at a time). */
+static inline size_t sg_plain_string_word(const unsigned char *p)
 {
     const unsigned long long ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    size_t k = 0, lim = (unsigned long long)n < max ? n : (size_t)max;
-    for (; k + 8 <= lim; k += 8) {
-        unsigned long long w, q, b, hit;
-        __builtin_memcpy(&w, p + k, sizeof w);
-        q = w ^ (ones * '"');
-        b = w ^ (ones * '\\');
-        hit = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
-        if (hit) {
+    unsigned long long w, q, b, hit;
+    __builtin_memcpy(&w, p, sizeof w);
+    q = w ^ (ones * '"');
+    b = w ^ (ones * '\\');
+    hit = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
+    if (!hit)
+        return 8;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            /* the lowest byte flagged is one (a borrow only flags bytes above it) */
-            return k + (size_t)__builtin_ctzll(hit) / 8;
+    /* the lowest byte flagged is one (a borrow only flags bytes above it) */
+    return (size_t)__builtin_ctzll(hit) / 8;
 #else
-            break;
+    return 0;
 #endif
+}
+
+/* Does any of the 16 bytes at p need a look?  (GCC's vector extension:
+ * SSE2 on x86-64, NEON on aarch64.) */
+typedef unsigned char sg_v16 __attribute__((vector_size(16)));
+typedef unsigned long long sg_q2 __attribute__((vector_size(16)));
+
+static inline int sg_plain_string_block(const unsigned char *p)
+{
+    sg_v16 v;
+    __builtin_memcpy(&v, p, sizeof v);
+    sg_q2 m = (sg_q2)((v == '"') | (v == '\\') | (v < 0x20));
+    return !(m[0] | m[1]);
+}
+
+/* How many of p[0..n), at most max, are string bytes with nothing to look
+ * at.  Two words first (short strings: member names, "2.0"), then 16 bytes
+ * at a time (the bulk of a large message), then words, then bytes. */
+static inline size_t sg_plain_string_bytes(const unsigned char *p, size_t n, unsigned long long max)
+{
+    const int exact = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+    size_t k = 0, lim = (unsigned long long)n < max ? n : (size_t)max;
+    for (int words = 0; words < 2 && k + 8 <= lim; words++) {
+        size_t r = sg_plain_string_word(p + k);
+        k += r;
+        if (r < 8) {
+            if (exact)
+                return k;
+            goto bytes;
         }
     }
+    while (k + 16 <= lim && sg_plain_string_block(p + k))
+        k += 16;
+    while (k + 8 <= lim) {
+        size_t r = sg_plain_string_word(p + k);
+        k += r;
+        if (r < 8) {
+            if (exact)
+                return k;
+            break;
+        }
+    }
+bytes:
     while (k < lim && sg_plain_string_byte(p[k]))
         k++;
     return k;
@@ -976,7 +1016,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                         break;
                     c = p[i];
                     if (c == '"' && held + 3 < SG_HOLD_MAX) {
-                        size_t k = sg_string_end(s, p + i, n - i);
+                        k = sg_string_end(s, p + i, n - i);
                         i += k;
                         held += k;
                         if (i == n)
