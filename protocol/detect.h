@@ -956,6 +956,44 @@ static inline size_t sg_plain_junk_bytes(const unsigned char *p, size_t n, unsig
     return k;
 }
 
+/* A run of bytes at p that need no look one at a time, up to the bound
+ * (held bytes of the candidate so far): a string's bytes with nothing to
+ * look at (the bulk of a large message; a top-level name's kept), or the
+ * digits of an integer part.  Returns how many. */
+static inline size_t sg_json_run(struct sg_stream *__restrict s, const unsigned char *__restrict p,
+                                 size_t n, unsigned long long held)
+{
+    unsigned long long room = SG_HOLD_MAX - 1 - held;
+    size_t k = 0;
+    if (s->json == SJ_STRING) {
+        k = sg_plain_string_bytes(p, n, room);
+        if (k && s->in_name)
+            sg_name_run(s, p, k, n);
+    } else if (s->json == SJ_NUMBER && s->number == SN_INT) {
+        size_t lim = n < room ? n : (size_t)room;
+        while (k < lim && p[k] >= '0' && p[k] <= '9')
+            k++;
+    }
+    return k;
+}
+
+/* What ends such a run, at p[0], when it is the usual: a string's closing
+ * quote and what follows it (sg_string_end), or the comma after an
+ * integer and the next name's quote (sg_next_name).  Taken as
+ * sg_json_candidate_byte would, short of the bound.  Returns how many
+ * bytes it took, 0: none (the integer may be ended, the comma not taken). */
+static inline size_t sg_json_run_end(struct sg_stream *__restrict s, const unsigned char *__restrict p,
+                                     size_t n, unsigned long long held)
+{
+    if (s->json == SJ_STRING && p[0] == '"' && held + 3 < SG_HOLD_MAX)
+        return sg_string_end(s, p, n);
+    if (s->json == SJ_NUMBER && s->number == SN_INT && p[0] == ',' && held + 2 < SG_HOLD_MAX) {
+        sg_value_done(s);       /* (as sg_number_byte would say at the comma) */
+        return sg_next_name(s, p, n);
+    }
+    return 0;
+}
+
 /* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if
  * SG_WIRE or SG_JUNK, every byte fed so far through p[k-1] is decided so
  * (held bytes of earlier calls included); if SG_UNDECIDED, k == n and
@@ -1004,49 +1042,16 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
              * (its byte count in a register meanwhile) */
             unsigned long long held = s->held;
             for (;;) {
-                if (s->json == SJ_STRING) {
-                    /* string bytes with nothing to look at (the bulk of a
-                     * large message), up to the bound; a top-level name's kept */
-                    size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - 1 - held);
-                    if (k && s->in_name)
-                        sg_name_run(s, p + i, k, n - i);
+                size_t k = sg_json_run(s, p + i, n - i, held);
+                i += k;
+                held += k;
+                if (i == n)
+                    break;
+                c = p[i];
+                if ((k = sg_json_run_end(s, p + i, n - i, held)) != 0) {
                     i += k;
                     held += k;
-                    if (i == n)
-                        break;
-                    c = p[i];
-                    if (c == '"' && held + 3 < SG_HOLD_MAX) {
-                        k = sg_string_end(s, p + i, n - i);
-                        i += k;
-                        held += k;
-                        if (i == n)
-                            break;
-                        c = p[i];
-                        continue;
-                    }
-                } else if (s->json == SJ_NUMBER && s->number == SN_INT) {
-                    /* digits of an integer part, likewise */
-                    size_t k = 0, lim = n - i < SG_HOLD_MAX - 1 - held ? n - i : (size_t)(SG_HOLD_MAX - 1 - held);
-                    while (k < lim && p[i + k] >= '0' && p[i + k] <= '9')
-                        k++;
-                    i += k;
-                    held += k;
-                    if (i == n)
-                        break;
-                    c = p[i];
-                    if (c == ',' && held + 2 < SG_HOLD_MAX) {
-                        /* the integer ends at a comma (as sg_number_byte
-                         * would say): then perhaps the next name */
-                        sg_value_done(s);
-                        k = sg_next_name(s, p + i, n - i);
-                        i += k;
-                        held += k;
-                        if (i == n)
-                            break;
-                        c = p[i];
-                        if (k)
-                            continue;
-                    }
+                    continue;
                 }
                 if (c == '\n') {
                     if (s->json != SJ_CLOSED)
@@ -1073,9 +1078,6 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                     *verdict = SG_WIRE;
                     return i;
                 }
-                if (i == n)
-                    break;
-                c = p[i];
             }
             s->held = held;
             break;

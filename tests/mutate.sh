@@ -215,7 +215,7 @@ protocol/detect.h | detect-first-line-plain | a first line with no "name:" is re
 protocol/detect.h equivalent | detect-depth-unsaturated | JSON nesting is not saturated (wraps after 2^64 - 1 levels) |         if (d->depth != SG_DEPTH_CAP)\n            d->depth++; |         d->depth++;
 # ---- detect.h: the stream classifier (strict mode, the fail-safe, --check)
 protocol/detect.h | hold-max-plus-one | a candidate is decided at byte 65537, not 65536 |                 if (r == 2 || ++held == SG_HOLD_MAX) { |                 if (r == 2 || ++held == SG_HOLD_MAX + 1) {
-protocol/detect.h | hold-string-past-bound | the string fast path runs past the bound (a candidate held beyond SG_HOLD_MAX) |                     size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - 1 - held); |                     size_t k = sg_plain_string_bytes(p + i, n - i, SG_HOLD_MAX - held);
+protocol/detect.h | hold-string-past-bound | the runs of string bytes and digits go past the bound (a candidate held beyond SG_HOLD_MAX) |     unsigned long long room = SG_HOLD_MAX - 1 - held; |     unsigned long long room = SG_HOLD_MAX - held;
 protocol/detect.h | header-max-plus-one | a header block of 4097 bytes passes (SG_HEADER_MAX off by one) |             if (++s->held == SG_HEADER_MAX) { |             if (++s->held == SG_HEADER_MAX + 1) {
 protocol/detect.h | depth-max-plus-one | a candidate nested 4097 deep is not decided at the bound |     if (s->depth == SG_DEPTH_MAX)\n        return 2; |     if (s->depth == SG_DEPTH_MAX + 1)\n        return 2;
 protocol/detect.h | bound-unnamed-passes | at the bound, a candidate with no member name at all is protocol |     if (!s->rpc_names || !s->named)\n        return 0; |     if (!s->rpc_names)\n        return 0;
