@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <sys/auxv.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -127,7 +128,8 @@ extern ssize_t __send(int, const void *, size_t, int);
 #define WRITE_FUNCTIONS(X) \
     X(write) X(writev) X(pwrite) X(pwrite64) X(send) X(sendto) X(sendmsg)
 #define LAZY_WRITE_FUNCTIONS(X) \
-    X(__write) X(pwritev) X(pwritev64) X(pwritev2) X(pwritev64v2) X(__send) X(fflush)
+    X(__write) X(pwritev) X(pwritev64) X(pwritev2) X(pwritev64v2) X(__send) X(fflush) \
+    X(sendfile) X(sendfile64) X(splice) X(vmsplice)
 
 /* C stdio's output functions (lib/stdout.c). */
 extern int __printf_chk(int, const char *, ...);

@@ -46,6 +46,10 @@ writer() {
     row_table writer write writev dprintf
 }
 
+@test "guard: bytes the kernel moves onto the wire (sendfile, splice, vmsplice) go through the guard too" {
+    row_table writer sendfile splice vmsplice
+}
+
 @test "guard: C stdio's buffer is classified where glibc would write it (printf, puts, fputs, fwrite, putchar, inline putc)" {
     row_table writer printf puts fputs fwrite putchar fputc-unlocked
 }

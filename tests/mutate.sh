@@ -61,7 +61,7 @@ first_files() {
     case $1 in
         lib/exec.c) echo "families_exec.bats strict_auto.bats setups_wrapper.bats" ;;
         lib/helper.c) echo "setups_stderr.bats helper_process.bats" ;;
-        lib/guard.c|lib/stdout.c|lib/system.c) echo "guard_session.bats strict_alone.bats edges_bound.bats" ;;
+        lib/guard.c|lib/stdout.c|lib/system.c|lib/transfer.c) echo "guard_session.bats strict_alone.bats edges_bound.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
@@ -186,6 +186,7 @@ lib/guard.c | guard-no-backlog | junk stderr cannot take at once (a line longer 
 lib/stdout.c | stdout-unguarded | C stdio's buffer reaches the wire with glibc's own write after the gate |     return fp && guarding() && fp->_mode <= 0 && guard_fd(fp->_fileno) && stdio_flags_known(); |     return 0 && fp && guarding() && fp->_mode <= 0 && guard_fd(fp->_fileno) && stdio_flags_known();
 lib/stdout.c | stdout-exit-unpushed | stdout's buffer left at exit is written by glibc, past the guard |     if (!on_wire(fp) \|\| stdout_locked_here())\n        return; |     if (1)\n        return;
 lib/system.c | system-unguarded | system(3)'s shell runs on the wire without the guard |     say(3, "system: the shell starts on the wire with the guard");\n    return run_shell(line); |     (void)run_shell;\n    return REAL(system)(line);
+lib/transfer.c | transfer-unguarded | sendfile, splice and vmsplice onto the wire go past the guard |     return guarding() && !shut() && guard_fd(fd); |     return 0 && guard_fd(fd);
 lib/exec.c | guard-child-no-marker | a program started on the wire after the gate does not get the guard |     x->guard = !x->hand && check && should_guard_child(); |     x->guard = 0 && !x->hand && check && should_guard_child();
 lib/failsafe.c | failsafe-no-trigger | an answer written to the diversion does not open the gate |             } else if (v == SG_WIRE && before != SW_LINE && before != SW_BODY && |             } else if (0 && v == SG_WIRE && before != SW_LINE && before != SW_BODY &&
 lib/failsafe.c | failsafe-held-lost | the pieces of an answer held from earlier writes are not put on the wire with it |                 struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } }; |                 struct iovec answer[2] = { { g_hold.buf, 0 }, { (void *)(p + off), k } };

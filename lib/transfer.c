@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* sendfile(2), splice(2) and vmsplice(2) onto the wire while the session
+ * guard is on.  The kernel would move those bytes past the classifier (and
+ * past a line the guard holds undecided), so here they are read in a piece
+ * (the kernel too may move less than asked: callers loop) and written
+ * through the guard like any write.  Anywhere else, and before the gate
+ * (fd 1 is the diversion then), the real call. */
+#include <limits.h>
+#include "internal.h"
+
+#define PIECE 4096              /* at most per call: small on any stack */
+
+static int onto_guarded_wire(int fd)
+{
+    return guarding() && !shut() && guard_fd(fd);
+}
+
+/* One piece from in (at *off, or at its file offset) to the wire. */
+static ssize_t move_piece(int in, off64_t *off, int out, size_t len, const char *how)
+{
+    unsigned char buf[PIECE];
+    size_t want = len < sizeof buf ? len : sizeof buf;
+    ssize_t n = off ? REAL(pread64)(in, buf, want, *off) : REAL(read)(in, buf, want);
+    if (n <= 0)
+        return n;
+    struct iovec v = { buf, (size_t)n };
+    if (guard_write_all(out, &v, 1, how) < 0)
+        return -1;
+    if (off)
+        *off += n;
+    return n;
+}
+
+EXPORT ssize_t sendfile64(int out, int in, off64_t *offset, size_t count)
+{
+    if (!onto_guarded_wire(out))
+        return REAL(sendfile64)(out, in, offset, count);
+    return move_piece(in, offset, out, count, "sendfile");
+}
+
+EXPORT ssize_t sendfile(int out, int in, off_t *offset, size_t count)
+{
+    if (!onto_guarded_wire(out))
+        return REAL(sendfile)(out, in, offset, count);
+    off64_t at = offset ? *offset : 0;
+    ssize_t n = move_piece(in, offset ? &at : NULL, out, count, "sendfile");
+    if (offset)
+        *offset = (off_t)at;
+    return n;
+}
+
+EXPORT ssize_t splice(int in, off64_t *off_in, int out, off64_t *off_out, size_t len, unsigned int flags)
+{
+    if (off_out || !onto_guarded_wire(out))
+        return REAL(splice)(in, off_in, out, off_out, len, flags);
+    if (flags & SPLICE_F_NONBLOCK) {
+        /* nothing to move now: what the real call says of an empty pipe */
+        struct pollfd q = { .fd = in, .events = POLLIN };
+        if (poll(&q, 1, 0) == 0) {
+            errno = EAGAIN;
+            return -1;
+        }
+    }
+    return move_piece(in, off_in, out, len, "splice");
+}
+
+EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned int flags)
+{
+    if (!onto_guarded_wire(fd) || cnt > IOV_MAX)
+        return REAL(vmsplice)(fd, iov, cnt, flags);
+    if (guard_write_all(fd, iov, (int)cnt, "vmsplice") < 0)
+        return -1;
+    return (ssize_t)iov_total(iov, (int)cnt);
+}
