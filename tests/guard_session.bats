@@ -162,25 +162,26 @@ PY
     [ ! -s "$ERR" ] || { show_run; return 1; }
 }
 
-@test "guard: answers on a copy of stdout made after the gate are guarded too; a stdout the program points at /dev/null (freopen) is its own" {
-    ungated --line "$INIT1" --line "$PING2" -- "$GS" fdcopy
+# guard_srv MODE writes the line JUNK once per request: on stdout unwrapped;
+# wrapped, the two answers alone on stdout and JUNK twice on stderr.
+junk_per_request() {
+    local mode=$1 junk=$2
+    ungated --line "$INIT1" --line "$PING2" -- "$GS" "$mode"
     assert_status 0
-    assert_stdout_has "guard-junk on fd 1"
-    gated --line "$INIT1" --line "$PING2" -- "$GS" fdcopy
+    assert_stdout_has "$junk"
+    gated --line "$INIT1" --line "$PING2" -- "$GS" "$mode"
     assert_status 0
     assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
-    # freopen's junk went where the program sent it, not to stderr
-    assert_stderr_bytes $'guard-junk on fd 1\nguard-junk on fd 1\n'
+    assert_stderr_bytes "$junk"$'\n'"$junk"$'\n'
+}
+
+@test "guard: answers on a copy of stdout made after the gate are guarded too; a stdout the program points at /dev/null (freopen) is its own" {
+    # (freopen's junk goes where the program sent it: not to stderr, so JUNK only twice)
+    junk_per_request fdcopy "guard-junk on fd 1"
 }
 
 @test "guard: stdout opened again by name after the gate (/proc/self/fd/1, as rmcp does) is guarded too" {
-    ungated --line "$INIT1" --line "$PING2" -- "$GS" reopen
-    assert_status 0
-    assert_stdout_has "guard-junk reopened"
-    gated --line "$INIT1" --line "$PING2" -- "$GS" reopen
-    assert_status 0
-    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
-    assert_stderr_bytes $'guard-junk reopened\nguard-junk reopened\n'
+    junk_per_request reopen "guard-junk reopened"
 }
 
 @test "guard: a Python tool's print, os.system's shell and a subprocess inheriting stdout (mcp-python-interpreter-like)" {
