@@ -67,6 +67,14 @@ unsigned long long g_detect_bytes;
 
 int g_wire_busy;             /* the wire lock: see lock_wire() */
 
+/* A child that may write to the diversion finds its helper running: one
+ * reader of the pipe, whichever process writes. */
+static void atfork_prepare(void)
+{
+    if (LOAD(g_drain_in) >= 0 && shut())
+        drain_now("fork");
+}
+
 /* The child has one thread: no lock of ours is held in it. */
 static void atfork_child(void)
 {
@@ -206,6 +214,7 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
     STORE(g_opener, (pid_t)syscall(SYS_gettid));
     hold_settle(how, 1);
     flush_stdout();
+    drain_if_needed("the gate", 0, 0);
     wait_drained();
     int held = lock_wire();
     int wire = LOAD(g_wire);
@@ -416,8 +425,9 @@ static void map_copies(void)
 }
 
 /* The marker handed on at exec: the wire's identity and the helper that
- * the next program (the same process) reaps. */
-static void hand_marker(void)
+ * the next program (the same process) reaps.  Made again when a lazy
+ * helper starts (drain_now). */
+void hand_marker(void)
 {
     char dev[24], ino[24], pid[24];
     pid_t h = LOAD(g_helper) ? LOAD(g_helper) : LOAD(g_helper_inherited);
@@ -458,9 +468,10 @@ static void divert(void)
     /* /dev/null may land on a closed fd 0 or 2 for a moment: it is closed
      * again right after, so they stay closed. */
     int target = 2, helper_failed = 0;
-    /* The log is written by the helper: it runs whenever there is one. */
+    /* The log is written by the helper: it runs whenever there is one.
+     * Otherwise it starts only when there is something to carry. */
     if ((to_stderr && stderr_needs_drain()) || logging) {
-        target = start_drain(to_stderr, log);
+        target = start_drain(to_stderr, log, !logging);
         drained = target >= 0;
         if (!drained) {
             /* Straight to stderr could block for good (a full pipe): the
@@ -505,14 +516,16 @@ static void divert(void)
     g_wire = wire;
     g_fd1_ours = 1;
     g_pid = getpid();
-    pthread_atfork(NULL, NULL, atfork_child);
+    pthread_atfork(atfork_prepare, NULL, atfork_child);
     STORE(g_state, GATE_SHUT);
     g_div_name = !drained || !logging ? (to_stderr ? "stderr" : "/dev/null")
                  : to_stderr ? "stderr and the log" : "the log";
     say(2, "diverting stdout to ", g_div_name);
-    if (drained) {
+    if (drained && LOAD(g_helper)) {
         char pid[24];
         say(3, "through the helper, process ", NUM_IN(pid, g_helper_pid));
+    } else if (drained) {
+        say(3, "through a pipe whose helper starts when there is something to carry");
     }
     hand_marker();
     say(3, "the wire is kept at descriptor ", NUM(wire));
@@ -695,7 +708,7 @@ EXPORT void _exit(int status)
         hold_settle("_exit", 0);
     if (guarding())
         guard_settle("_exit", SETTLE_EXIT);
-    if (LOAD(g_helper) || LOAD(g_helper_inherited))
+    if (LOAD(g_helper) || LOAD(g_helper_inherited) || LOAD(g_drain_in) >= 0)
         helper_at_exit();
     for (;;)
         syscall(SYS_exit_group, status);

@@ -420,6 +420,7 @@ static void exec_begin(struct exec_plan *x, const char *what)
 {
     if (!x->hand)
         return;
+    drain_if_needed("exec", LOAD(g_ncopies) > 0, 0);
     wait_drained();
     int held = lock_wire();
     if (!should_hand_wire()) {
@@ -751,6 +752,7 @@ static int spawn_with(int search, pid_t *pid, const char *file,
     if (x.hand) {
         /* As at exec: what the helper holds reaches stderr first, so that
          * the new program's stderr lines come after it. */
+        drain_if_needed("spawn", LOAD(g_ncopies) > 0, 0);
         wait_drained();
         mine = spawn_actions(&c, &x, fa);
     }

@@ -163,6 +163,8 @@ void hold_forget(void)
 
 static void divert_whole(int fd, const void *p, size_t n, const char *how)
 {
+    if (n)
+        carry(how);
     count_diverted(p, write_whole(fd, p, n, 1), how);
 }
 
@@ -194,6 +196,8 @@ struct batch {
 static void batch_out(struct batch *b, int fd, const char *how)
 {
     size_t done = 0, pos = 0;
+    if (b->v[0].iov_len || b->v[1].iov_len)
+        carry(how);
     if (b->v[0].iov_len && b->v[1].iov_len) {
         ssize_t r = REAL(writev)(fd, b->v, 2);
         done = r > 0 ? (size_t)r : 0;
@@ -308,6 +312,7 @@ static ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, cons
     int opened = 0;
 
     if (!hold_lock()) {     /* a signal handler inside the hold: as it is */
+        carry(how);
         ssize_t r = put_range(c, iov, cnt, 0, total);
         return r;
     }

@@ -147,7 +147,8 @@ void unlock_wire(int held)
 
 static int is_private(int fd)
 {
-    return fd >= 0 && (fd == LOAD(g_wire) || fd == LOAD(g_div) || fd == LOAD(g_err));
+    return fd >= 0 && (fd == LOAD(g_wire) || fd == LOAD(g_div) || fd == LOAD(g_err) ||
+                       fd == LOAD(g_drain_in));
 }
 
 /* The program wants the number a private descriptor sits on: move it. */
@@ -156,7 +157,7 @@ static void move_private(int fd)
     char numbuf[24], to[24];
     int held = lock_wire(), moved = -2;
     int *which = fd == LOAD(g_wire) ? &g_wire : fd == LOAD(g_div) ? &g_div
-               : fd == LOAD(g_err) ? &g_err : NULL;
+               : fd == LOAD(g_err) ? &g_err : fd == LOAD(g_drain_in) ? &g_drain_in : NULL;
     if (which) {
         moved = high_dup(fd);
         if (moved >= 0) {
@@ -189,6 +190,8 @@ void drop_privates(void)
     if (err >= 0)
         REAL(close)(err);
     drop_reopened();
+    /* A lazy pipe: the helper only if a child still writes to it. */
+    drain_if_needed("the gate", 1, 1);
     /* The helper's input has ended, unless a child holds the pipe: it
      * exits within moments, and is reaped here if it does (else at exit). */
     (void)reap_helper(&g_helper, HELPER_END_MS);
@@ -360,18 +363,18 @@ static void note_range_closed(unsigned first, unsigned last)
  * [first, last] between them, in order. */
 static int close_range_around(unsigned first, unsigned last, int flags)
 {
-    int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0;
-    unsigned lo = first, skip[3];
-    for (int i = 0; i < 3; i++)         /* in order, -1 first */
-        for (int j = i + 1; j < 3; j++)
+    int mine[4] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err), LOAD(g_drain_in) }, r = 0;
+    unsigned lo = first, skip[4];
+    for (int i = 0; i < 4; i++)         /* in order, -1 first */
+        for (int j = i + 1; j < 4; j++)
             if (mine[j] < mine[i]) {
                 int t = mine[i];
                 mine[i] = mine[j];
                 mine[j] = t;
             }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         skip[i] = (unsigned)mine[i];
-    for (int i = 0; i < 3 && lo <= last; i++) {
+    for (int i = 0; i < 4 && lo <= last; i++) {
         if (mine[i] < 0 || skip[i] < lo || skip[i] > last)
             continue;
         if (skip[i] > lo)
@@ -406,7 +409,8 @@ EXPORT void closefrom(int low)
         REAL(closefrom)(low);
         return;
     }
-    if (!gated() || low < 0 || (LOAD(g_wire) < low && LOAD(g_div) < low && LOAD(g_err) < low)) {
+    if (!gated() || low < 0 || (LOAD(g_wire) < low && LOAD(g_div) < low && LOAD(g_err) < low &&
+                                LOAD(g_drain_in) < low)) {
         REAL(closefrom)(low);
     } else {
         (void)close_range_around((unsigned)low, ~0U, 0);

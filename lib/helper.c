@@ -37,6 +37,10 @@
  * take what is queued before the gate opens (the rest follows, not lost). */
 #define DRAIN_WAIT_MS 2000
 
+/* The lazy pipe's size: the most an unprivileged process may ask for by
+ * default (/proc/sys/fs/pipe-max-size); smaller where it is refused. */
+#define DRAIN_PIPE_SIZE (1 << 20)
+
 static struct sg_drain_counters *g_drain;
 pid_t g_helper_pid;                  /* the helper itself (for diagnostics) */
 char g_helper_path[4096];           /* beside this library; "" if unknown */
@@ -169,21 +173,39 @@ static void helper_environment(int to_stderr, const char *log)
     g_helper_env[n] = NULL;
 }
 
-/* Starts the helper, which passes what it takes to stderr (unless
- * to_stderr is 0) and to the log (STDIOGATE_LOG, if set); returns the
- * pipe's write end, or -1 (errno set). */
-int start_drain(int to_stderr, const char *log)
+/* The helper's pipe, made at the constructor: its write end becomes fd 1,
+ * its read end stays with the helper, or (lazy) with this process until
+ * there is something to carry.  The lazy pipe is made as large as the
+ * system lets a user make one, for what reaches it unseen (below).  The read
+ * end, or -1 (errno set); *into the write end. */
+static int drain_pipe(int *into, int lazy)
 {
-    int p[2], st[2], e = 0, counters = -1;
-    int from, into, st_rd, st_wr;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    *into = p[1];
+    if (!lazy)
+        return p[0];
+    (void)REAL(fcntl)(p[1], F_SETPIPE_SZ, DRAIN_PIPE_SIZE);
+    int high = high_dup(p[0]);
+    int e = errno;
+    REAL(close)(p[0]);
+    if (high < 0) {
+        REAL(close)(p[1]);
+        errno = e;
+    }
+    return high;
+}
+
+/* Starts the helper on the pipe's read end, from (closed here): 0, or -1
+ * (errno set). */
+static int start_helper(int from)
+{
+    int st[2], e = 0, counters = -1;
+    int st_rd, st_wr;
     void *page = MAP_FAILED;
     sigset_t all, caller;
 
-    if (!g_helper_path[0] || access(g_helper_path, X_OK) != 0) {
-        if (!g_helper_path[0])
-            errno = ENOENT;
-        return -1;
-    }
 #ifdef SYS_memfd_create
     counters = (int)syscall(SYS_memfd_create, "stdiogate-drain", MFD_CLOEXEC);
 #endif
@@ -193,14 +215,11 @@ int start_drain(int to_stderr, const char *log)
         REAL(close)(counters);
         counters = -1;
     }
-    if (pipe2(p, O_CLOEXEC) != 0)
-        goto fail;
-    from = p[0];
-    into = p[1];
     if (pipe2(st, O_CLOEXEC) != 0) {
         e = errno;
         REAL(close)(from);
-        REAL(close)(into);
+        if (counters >= 0)
+            REAL(close)(counters);
         errno = e;
         goto fail;
     }
@@ -208,10 +227,6 @@ int start_drain(int to_stderr, const char *log)
     from = above_helper_fds(from);
     counters = above_helper_fds(counters);
     st_wr = above_helper_fds(st[1]);
-    char num[24];
-    const char *me = fmt_num(num + sizeof num, (unsigned long long)getpid());
-    memcpy(g_helper_as, me, strlen(me) + 1);
-    helper_environment(to_stderr, log);
     /* No handler of the program's may run in the child before the exec. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &caller);
@@ -246,20 +261,127 @@ int start_drain(int to_stderr, const char *log)
     }
     REAL(close)(st_rd);
     if (pid <= 0 || e) {
-        REAL(close)(into);
         errno = e ? e : EAGAIN;
         goto fail;
     }
     if (page != MAP_FAILED)
         g_drain = page;
     STORE(g_helper, pid);
-    return into;
+    return 0;
 fail:
     e = errno;
     if (page != MAP_FAILED)
         munmap(page, sizeof *g_drain);
     errno = e;
     return -1;
+}
+
+/* Makes the diversion's pipe and, unless lazy, starts the helper on it,
+ * which passes what it takes to stderr (unless to_stderr is 0) and to the
+ * log (STDIOGATE_LOG, if set).  Lazy: the read end is kept (g_drain_in)
+ * and the helper started by drain_now.  Returns the pipe's write end, or
+ * -1 (errno set). */
+int start_drain(int to_stderr, const char *log, int lazy)
+{
+    int into = -1;
+    if (!g_helper_path[0] || access(g_helper_path, X_OK) != 0) {
+        if (!g_helper_path[0])
+            errno = ENOENT;
+        return -1;
+    }
+    char num[24];
+    const char *me = fmt_num(num + sizeof num, (unsigned long long)getpid());
+    memcpy(g_helper_as, me, strlen(me) + 1);
+    helper_environment(to_stderr, log);
+    int from = drain_pipe(&into, lazy);
+    if (from < 0)
+        return -1;
+    if (lazy) {
+        STORE(g_drain_in, from);
+        return into;
+    }
+    if (start_helper(from) != 0) {
+        int e = errno;
+        REAL(close)(into);
+        errno = e;
+        return -1;
+    }
+    return into;
+}
+
+/* ------------------------------------------------------------------ */
+/* The lazy drain (issue 35).  A server that prints nothing before its
+ * first message needs no helper: the pipe is made, its read end kept here,
+ * and the helper started only when there is something to carry: at the
+ * first write of the program's that reaches the diversion (lib/failsafe.c,
+ * C stdio in lib/stdout.c), before a fork, a spawn or an exec that hands
+ * on bytes or copies of the pipe, before system(), when the gate opens or
+ * the process exits with bytes in the pipe or a child holding it.  What
+ * reaches the pipe unseen (raw system calls, a popen child) waits there,
+ * in order, for the next of those; the pipe holds DRAIN_PIPE_SIZE first. */
+
+int g_drain_in = -1;                /* the kept read end, until a helper has it */
+static int g_drain_starting;        /* one starter at a time */
+
+/* Bytes waiting in the kept pipe (0 without one, or unknown). */
+static int drain_pending(void)
+{
+    int fd = LOAD(g_drain_in), n = 0;
+    return fd >= 0 && ioctl(fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+/* Does a process other than this one hold the kept pipe's write end?
+ * (Called once this process has let go of its own.) */
+static int drain_has_writers(void)
+{
+    int fd = LOAD(g_drain_in);
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    return fd >= 0 && !(poll(&p, 1, 0) == 1 && (p.revents & POLLHUP));
+}
+
+/* Something to carry: the helper takes the kept read end.  Not in a vfork
+ * child (it would record a child in the parent's memory); a caller that
+ * finds another starting (a signal handler on the starter's thread, another
+ * thread) goes on at once: the pipe keeps its bytes, in order. */
+void drain_now(const char *why)
+{
+    int idle = 0;
+    if (LOAD(g_drain_in) < 0 || in_vfork_child() ||
+        !__atomic_compare_exchange_n(&g_drain_starting, &idle, 1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_RELAXED))
+        return;
+    int from = LOAD(g_drain_in), saved = errno;
+    if (from >= 0) {
+        STORE(g_drain_in, -1);
+        if (start_helper(from) == 0) {
+            char pid[24];
+            hand_marker();      /* the next program reaps it */
+            say(3, "startup output to carry (", why, "): the helper started, process ",
+                NUM_IN(pid, g_helper_pid));
+        } else {
+            say(1, "cannot start the helper ", g_helper_path, " (", err_name(errno),
+                "): startup output written from now on may be lost");
+        }
+    }
+    STORE(g_drain_starting, 0);
+    errno = saved;
+}
+
+/* Before a child or the next program may write to the pipe, or after the
+ * process has let go of it: the helper if the pipe holds bytes, or (others)
+ * someone else may write to it; otherwise the kept read end is closed when
+ * let_go. */
+void drain_if_needed(const char *why, int others, int let_go)
+{
+    if (LOAD(g_drain_in) < 0 || in_vfork_child())
+        return;
+    if (drain_pending() || (others && (let_go ? drain_has_writers() : 1)))
+        drain_now(why);
+    int fd = LOAD(g_drain_in);
+    if (let_go && fd >= 0 && !LOAD(g_drain_starting)) {
+        STORE(g_drain_in, -1);
+        REAL(close)(fd);
+    }
 }
 
 /* What was written to the diversion before the call has reached stderr
@@ -349,10 +471,16 @@ void helper_at_exit(void)
 {
     if (in_vfork_child())
         return;
-    if (LOAD(g_helper) && shut() && LOAD(g_fd1_ours)) {
+    /* A lazy pipe with bytes in it: the helper carries them, before what
+     * the last flush writes to stderr directly. */
+    if (drain_pending())
+        drain_now("exit");
+    if ((LOAD(g_helper) || LOAD(g_drain_in) >= 0) && shut() && LOAD(g_fd1_ours)) {
         wait_drained();
         end_diversion();
     }
+    /* Nothing more to carry unless a child holds the pipe. */
+    drain_if_needed("exit", 1, 1);
     struct sg_drain_counters *d = g_drain;
     int busy = d && (LOAD(d->stuck) || LOAD(d->dropped));
     if (LOAD(g_helper) && !reap_helper(&g_helper, busy ? 0 : HELPER_EXIT_MS))
@@ -365,7 +493,8 @@ void helper_at_exit(void)
  * is settled: see stdiogate_fini.) */
 void helper_fini(void)
 {
-    if (LOAD(g_helper) && shut() && LOAD(g_fd1_ours) && !in_vfork_child())
+    if ((LOAD(g_helper) || LOAD(g_drain_in) >= 0) && shut() && LOAD(g_fd1_ours) &&
+        !in_vfork_child())
         flush_stdout();
     helper_at_exit();
 }

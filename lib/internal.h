@@ -260,6 +260,7 @@ extern struct identity g_wire_id, g_stdin_id, g_div_id;
 extern const char *g_div_name;
 extern char g_marker[80];
 extern char *g_marker_out;
+void hand_marker(void);
 extern char *g_marker_guarded;
 extern unsigned long *g_copies;
 extern unsigned long g_tracked;
@@ -368,7 +369,16 @@ extern char g_helper_path[4096];
 extern int g_auto_strict;         /* lib/exec.c: start programs we cannot enter under the filter */
 void find_helper(void);
 int reap_helper(pid_t *which, int ms);
-int start_drain(int to_stderr, const char *log);
+int start_drain(int to_stderr, const char *log, int lazy);
+extern int g_drain_in;            /* the lazy pipe's read end, until a helper has it */
+void drain_now(const char *why);
+void drain_if_needed(const char *why, int others, int let_go);
+/* Bytes about to reach the diversion: the helper, if it is lazy still. */
+static inline void carry(const char *why)
+{
+    if (__builtin_expect(__atomic_load_n(&g_drain_in, __ATOMIC_RELAXED) >= 0, 0))
+        drain_now(why);
+}
 void wait_drained(void);
 int stderr_needs_drain(void);
 int drained_count(unsigned long long *bytes, unsigned long long *lines);

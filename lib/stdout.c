@@ -30,9 +30,27 @@
  * is the parent's memory there, as it is for glibc's own functions; what
  * the guard is handed there, guard_call classifies without writing shared
  * state.) */
-static int on_wire(FILE *fp)
+static int wire_stream(FILE *fp)
 {
     return fp && guarding() && fp->_mode <= 0 && guard_fd(fp->_fileno) && stdio_flags_known();
+}
+
+/* The same, for a call that writes to fp.  Before the gate glibc writes
+ * a stream on the diversion unseen: the helper first, if it is lazy still
+ * (lib/helper.c). */
+static int on_wire(FILE *fp)
+{
+    if (__builtin_expect(LOAD(g_drain_in) >= 0, 0) && fp && shut() && is_diversion(fp->_fileno))
+        drain_now("C stdio");
+    return wire_stream(fp);
+}
+
+/* The same, for a flush or a close: it writes only what fp holds. */
+static int flushed_on_wire(FILE *fp)
+{
+    if (fp && fp->_IO_write_ptr > fp->_IO_write_base)
+        return on_wire(fp);
+    return wire_stream(fp);
 }
 
 /* What fp holds, then p[0..n): through the guard, all of it.  The buffer
@@ -287,18 +305,18 @@ EXPORT int fflush(FILE *fp)
         stdout_through_hold("fflush");
     if (fp == NULL)
         stdout_through_guard("fflush");
-    else if (on_wire(fp) && fp->_IO_read_ptr == fp->_IO_read_end)
+    else if (flushed_on_wire(fp) && fp->_IO_read_ptr == fp->_IO_read_end)
         return flush_on_wire(fp, 1);
-    else if (on_wire(fp) && flush_on_wire(fp, 1) != 0)
+    else if (flushed_on_wire(fp) && flush_on_wire(fp, 1) != 0)
         return EOF;
     return REAL(fflush)(fp);
 }
 
 EXPORT int fflush_unlocked(FILE *fp)
 {
-    if (on_wire(fp) && fp->_IO_read_ptr == fp->_IO_read_end)
+    if (flushed_on_wire(fp) && fp->_IO_read_ptr == fp->_IO_read_end)
         return flush_on_wire(fp, 0);
-    if (on_wire(fp) && flush_on_wire(fp, 0) != 0)
+    if (flushed_on_wire(fp) && flush_on_wire(fp, 0) != 0)
         return EOF;
     return REAL(fflush_unlocked)(fp);
 }
@@ -306,7 +324,7 @@ EXPORT int fflush_unlocked(FILE *fp)
 /* glibc closes the descriptor with its own close: the bookkeeping is told. */
 EXPORT int fclose(FILE *fp)
 {
-    if (!on_wire(fp))
+    if (!flushed_on_wire(fp))
         return REAL(fclose)(fp);
     int fd = fp->_fileno, flushed = flush_on_wire(fp, 1);
     int r = REAL(fclose)(fp);

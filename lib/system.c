@@ -98,6 +98,8 @@ static int run_shell(const char *line)
 EXPORT int system(const char *line)
 {
     int fl;
+    if (shut() && line)
+        drain_now("system");   /* the shell writes to the diversion unseen */
     if (!line || !guarding() || in_vfork_child() || line[0] == '-' || line[0] == '+' ||
         (fl = REAL(fcntl)(1, F_GETFD)) < 0 || (fl & FD_CLOEXEC) || !is(1, &g_wire_id))
         return REAL(system)(line);

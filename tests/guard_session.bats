@@ -21,12 +21,6 @@ A2='{"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}}'
 
 setup() { [ -x "$GS" ] || { echo "make fixtures" >&2; return 1; }; }
 
-# assert_stderr_bytes TEXT: stderr is exactly TEXT (no diagnostics: level 1)
-assert_stderr_bytes() {
-    printf '%s' "$1" | cmp -s - "$ERR" ||
-        { echo "stderr is not exactly:" >&2; printf '%s' "$1" | od -c | head -20 >&2; show_run; return 1; }
-}
-
 # writer W [CLIENT-OPTION...]: guard_srv writes a junk line, a pino-like
 # JSON log line and the answer with W, per request.
 writer() {

@@ -197,3 +197,90 @@ in_namespace() {
     [[ "${lines[1]}" == *" Z stdiogate-filte" ]]
     [ "$(cat out)" = "$(printf '%s\n%s' "$(answer 0 initialize)" '{"jsonrpc":"2.0","method":"last"}')" ]
 }
+
+# lazy_lib: a copy of the library beside a stdiogate-filter that notes each
+# start ("--drain PID" a line, in ./started) and execs the real one.
+lazy_lib() {
+    mkdir -p lazy
+    cp "$STDIOGATE_LIB" lazy/
+    printf '#!/bin/sh\necho "$*" >>%s/started\nexec %s "$@"\n' "$PWD" "$ROOT/stdiogate-filter" >lazy/stdiogate-filter
+    chmod 755 lazy/stdiogate-filter
+    rm -f started
+}
+
+# lazy_run PYTHON-CODE: the code as a server, the client sending $INIT and
+# waiting for one frame, under lazy_lib's library (stdout and stderr pipes).
+lazy_run() {
+    rm -f started
+    STDIOGATE_WRAPPER= STDIOGATE_LIB="$PWD/lazy/libstdiogate.so" gated --frames 1 --line "$INIT" -- "$PYTHON" -c "$1"
+}
+
+LAZY_ANSWER='import sys; sys.stdin.readline(); sys.stdout.write(A + "\n"); sys.stdout.flush()'
+
+@test "helper: started only when there is something to carry: none for a server silent before its first message; at the first line, a raw system call's bytes, 2 MiB of C stdio (no hang), byte-exact on stderr" {
+    cd "$BATS_TEST_TMPDIR"
+    lazy_lib
+    local ans pre
+    ans=$(answer 0 initialize)
+    pre="A = '$ans'; import ctypes, os; libc = ctypes.CDLL(None)"
+    # silent: the answer alone, nothing on stderr, no helper
+    lazy_run "$pre; $LAZY_ANSWER"
+    assert_status 0
+    assert_stdout_bytes "$ans"$'\n'
+    [ ! -s "$ERR" ] || { show_run; false; }
+    [ ! -e started ] || { echo "a helper started for a silent server: $(cat started)" >&2; false; }
+    # a line through write(2): the helper, the line on stderr
+    lazy_run "$pre; os.write(1, b'lazy-banner\n'); $LAZY_ANSWER"
+    assert_status 0
+    assert_stdout_bytes "$ans"$'\n'
+    assert_stderr_bytes $'lazy-banner\n'
+    grep -q -- '^--drain [0-9]*$' started
+    # a raw system call the library cannot see: carried when the gate opens
+    lazy_run "$pre; libc.syscall(1, 1, b'lazy-raw\n', 9); $LAZY_ANSWER"
+    assert_status 0
+    assert_stdout_bytes "$ans"$'\n'
+    assert_stderr_bytes $'lazy-raw\n'
+    grep -q -- '^--drain ' started
+    # the same, the server exiting without reading (the gate never opens)
+    STDIOGATE_WRAPPER= STDIOGATE_LIB="$PWD/lazy/libstdiogate.so" gated --frames 0 -- "$PYTHON" -c "$pre; libc.syscall(1, 1, b'lazy-exit\n', 10)"
+    assert_status 0
+    [ ! -s "$OUT" ]
+    assert_stderr_bytes $'lazy-exit\n'
+    # 2 MiB through C stdio before the first message, more than the pipe holds
+    lazy_run "$pre; f = ctypes.c_void_p.in_dll(libc, 'stdout'); b = b'x' * 4095 + b'\n'
+for i in range(512): libc.fwrite(b, 1, 4096, f)
+$LAZY_ANSWER"
+    assert_status 0
+    assert_stdout_bytes "$ans"$'\n'
+    [ "$(wc -c <"$ERR")" -eq $((512 * 4096)) ] || { echo "stderr: $(wc -c <"$ERR") bytes" >&2; false; }
+    [ "$(sort -u "$ERR")" = "$(printf 'x%.0s' $(seq 4095))" ]
+    grep -q -- '^--drain ' started
+    # unwrapped, each of these lines goes to stdout (the test can fail)
+    ungated --frames 1 --line "$INIT" -- "$PYTHON" -c "$pre; os.write(1, b'lazy-banner\n'); libc.syscall(1, 1, b'lazy-raw\n', 9); $LAZY_ANSWER"
+    assert_status 0
+    assert_stdout_bytes $'lazy-banner\nlazy-raw\n'"$ans"$'\n'
+}
+
+@test "helper: started before a fork and before system() while the gate is shut: the child's lines reach stderr, none is lost" {
+    cd "$BATS_TEST_TMPDIR"
+    lazy_lib
+    local ans pre
+    ans=$(answer 0 initialize)
+    pre="A = '$ans'; import ctypes, os; libc = ctypes.CDLL(None)"
+    lazy_run "$pre
+pid = os.fork()
+if pid == 0:
+    libc.syscall(1, 1, b'lazy-child\n', 11); os._exit(0)
+os.waitpid(pid, 0)
+$LAZY_ANSWER"
+    assert_status 0
+    assert_stdout_bytes "$ans"$'\n'
+    assert_stderr_bytes $'lazy-child\n'
+    grep -q -- '^--drain ' started
+    lazy_run "$pre; libc.system(b'echo lazy-system; head -c 2097152 /dev/zero | tr \"\\\\\\\\0\" y'); $LAZY_ANSWER"
+    assert_status 0
+    assert_stdout_bytes "$ans"$'\n'
+    [ "$(head -n 1 "$ERR")" = lazy-system ]
+    [ "$(wc -c <"$ERR")" -eq $((12 + 2097152)) ] || { echo "stderr: $(wc -c <"$ERR") bytes" >&2; false; }
+    grep -q -- '^--drain ' started
+}

@@ -72,6 +72,7 @@
 #                       FRAME must be a JSON object with a "jsonrpc" member
 #                       (a DAP "response" is accepted too); no FRAME: empty
 #   assert_stdout_bytes STRING  stdout is exactly STRING (for LSP framing)
+#   assert_stderr_bytes STRING  stderr is exactly STRING (no diagnostics: level 1)
 #   assert_stdout_has TEXT...   / assert_stdout_lacks TEXT...
 #   assert_stderr_has TEXT...   / assert_stderr_lacks TEXT...
 #                       fixed-string searches in $OUT / $ERR
@@ -274,6 +275,12 @@ assert_stdout_bytes() {
         echo "--- expected:" >&2; od -c "$want" | head -20 >&2
         show_run; return 1
     fi
+}
+
+# assert_stderr_bytes TEXT: stderr is exactly TEXT (no diagnostics: level 1)
+assert_stderr_bytes() {
+    printf '%s' "$1" | cmp -s - "$ERR" ||
+        { echo "stderr is not exactly:" >&2; printf '%s' "$1" | od -c | head -20 >&2; show_run; return 1; }
 }
 
 _assert_in() {  # _assert_in FILE has|lacks NAME TEXT...
