@@ -19,7 +19,9 @@ LIB      = libstdiogate.so
 LIB_SRC  = shim.c $(sort $(wildcard lib/*.c))
 VERSION_DEF = -DSTDIOGATE_VERSION='"$(VERSION)"'
 LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden $(VERSION_DEF)
-# The inspector the wrapper runs (and --check), installed beside the library.
+# The inspector the wrapper runs (and --check), installed beside the library;
+# static, as it runs at every start: no dynamic loading to pay for, and the
+# LD_PRELOAD of a wrapped launcher never loads the library into it.
 CHECK    = stdiogate-check
 CHECK_SRC = check/main.c check/wrapper.c check/program.c check/session.c check/output.c \
 	check/report.c check/json.c inspect.c
@@ -50,7 +52,7 @@ $(LIB): $(LIB_SRC) stdiogate | $(DEP_DIR)
 
 $(CHECK): $(CHECK_SRC) stdiogate | $(DEP_DIR)
 	$(CC) -D_GNU_SOURCE -MM -MP -MT $@ $(CHECK_SRC) >$(DEP_FILE)
-	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o $@ $(CHECK_SRC)
+	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o $@ $(CHECK_SRC)
 
 $(FILTER): filter.c | $(DEP_DIR)
 	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) $(DEP_FLAGS) -o $@ filter.c -pthread
@@ -62,7 +64,7 @@ $(DEP_DIR):
 check-clang: $(LIB_SRC) lib/internal.h protocol/detect.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h backlog.h filter.c
 	@tests/need.sh check-clang clang:clang
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
-	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
+	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
 	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter.c -pthread
 	rm -f clang-$(LIB) clang-$(CHECK) clang-$(FILTER)
 
