@@ -305,8 +305,9 @@ void release_if_unused(void)
 
 /* dev:ino, or dev:ino:pid where the program before an exec left its helper
  * (pid) to this one to reap; ",open" after either: the program before
- * handed the wire on after its gate opened (guard only). */
-static int parse_marker(const char *s, struct identity *id, pid_t *helper, int *open)
+ * handed the wire on after its gate opened (guard only); ",seen": the
+ * wrapper has read this program's file and found no Bun in it. */
+static int parse_marker(const char *s, struct identity *id, pid_t *helper, int *open, int *seen)
 {
     unsigned long long dev = 0, ino = 0, pid = 0;
     const char *p = s;
@@ -322,7 +323,8 @@ static int parse_marker(const char *s, struct identity *id, pid_t *helper, int *
         for (p++; *p >= '0' && *p <= '9' && pid < (1ULL << 31); p++)
             pid = pid * 10 + (unsigned)(*p - '0');
     *open = strcmp(p, ",open") == 0;
-    if ((*p && !*open) || pid >= (1ULL << 31))
+    *seen = strcmp(p, ",seen") == 0;
+    if ((*p && !*open && !*seen) || pid >= (1ULL << 31))
         return 0;
     id->dev = (dev_t)dev;
     id->ino = (ino_t)ino;
@@ -632,8 +634,8 @@ __attribute__((constructor)) static void stdiogate_init(void)
     }
     struct identity wire;
     pid_t inherited = 0;
-    int open = 0, valid = parse_marker(m, &wire, &inherited, &open);
-    if (valid && is(1, &wire) && is_bun_program()) {
+    int open = 0, seen = 0, valid = parse_marker(m, &wire, &inherited, &open, &seen);
+    if (valid && is(1, &wire) && !seen && is_bun_program()) {
         /* Like Go: the marker stays.  Bun's process.env never reaches libc
          * setenv, so not even the handshake could open a gate.  (Level 2:
          * the wrapper's inspector has warned already where Bun is COMMAND,
@@ -642,10 +644,12 @@ __attribute__((constructor)) static void stdiogate_init(void)
                "calls), so its own stdout is not guarded; use --strict");
         return;
     }
-    size_t len = strlen(m);
+    /* (",seen" is for this program only: not handed on) */
+    size_t len = strlen(m) - (seen ? sizeof ",seen" - 1 : 0);
     if (valid && len + sizeof MARKER + 1 <= sizeof g_marker) {
         memcpy(g_marker, MARKER "=", sizeof MARKER);
-        memcpy(g_marker + sizeof MARKER, m, len + 1);
+        memcpy(g_marker + sizeof MARKER, m, len);
+        g_marker[sizeof MARKER + len] = '\0';
     }
     unsetenv(MARKER);
     if (!valid) {

@@ -340,7 +340,10 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
         !(fstat(1, &mine) == 0 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) {
         snprintf(wire, sizeof wire, "%llu:%llu", (unsigned long long)st.st_dev,
                  (unsigned long long)st.st_ino);
-        printf("export STDIOGATE_WIRE=%s\n", wire);
+        /* ",seen": COMMAND, an ELF file the wrapper execs, was read here and
+         * is no Bun program: the library need not read it again. */
+        printf("export STDIOGATE_WIRE=%s%s\n", wire,
+               known && !r.script[0] && !(r.findings & SG_BUN) ? ",seen" : "");
     } else {
         puts("unset STDIOGATE_WIRE");
     }

@@ -42,6 +42,7 @@
 #define DRAIN_PIPE_SIZE (1 << 20)
 
 static struct sg_drain_counters *g_drain;
+static int g_drain_lazy;            /* the pipe was made lazy (start_drain) */
 pid_t g_helper_pid;                  /* the helper itself (for diagnostics) */
 char g_helper_path[4096];           /* beside this library; "" if unknown */
 static char g_helper_as[24];        /* this process's pid, for the helper's argv */
@@ -111,6 +112,9 @@ __attribute__((noreturn)) static void helper_child(int from, int counters, int s
         syscall(SYS_dup3, status, SG_COUNTERS_FD + 1, O_CLOEXEC) < 0)
         e = errno;
     if (!e) {
+        /* started late (lazy), stderr may be close-on-exec by now: Node
+         * marks it so once it runs */
+        (void)syscall(SYS_fcntl, 2, F_SETFD, 0);
         (void)syscall(SYS_close, 1);
         if (counters < 0)
             (void)syscall(SYS_close, SG_COUNTERS_FD);
@@ -183,38 +187,45 @@ static int drain_pipe(int *into, int lazy)
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0)
         return -1;
-    *into = p[1];
+    int rd = p[0], wr = p[1];
+    *into = wr;
     if (!lazy)
-        return p[0];
-    (void)REAL(fcntl)(p[1], F_SETPIPE_SZ, DRAIN_PIPE_SIZE);
-    int high = high_dup(p[0]);
+        return rd;
+    (void)REAL(fcntl)(wr, F_SETPIPE_SZ, DRAIN_PIPE_SIZE);
+    int high = high_dup(rd);
     int e = errno;
-    REAL(close)(p[0]);
+    REAL(close)(rd);
     if (high < 0) {
-        REAL(close)(p[1]);
+        REAL(close)(wr);
         errno = e;
     }
     return high;
+}
+
+/* The helper's counters (helper.h), a page shared with it: its descriptor
+ * and *page, or -1 (the helper runs without). */
+static int open_counters(void **page)
+{
+    int fd = (int)syscall(SYS_memfd_create, "stdiogate-drain", MFD_CLOEXEC);
+    if (fd >= 0 && (ftruncate(fd, (off_t)sizeof *g_drain) != 0 ||
+                    (*page = mmap(NULL, sizeof *g_drain, PROT_READ | PROT_WRITE, MAP_SHARED,
+                                  fd, 0)) == MAP_FAILED)) {
+        REAL(close)(fd);
+        fd = -1;
+    }
+    return fd;
 }
 
 /* Starts the helper on the pipe's read end, from (closed here): 0, or -1
  * (errno set). */
 static int start_helper(int from)
 {
-    int st[2], e = 0, counters = -1;
+    int st[2], e = 0;
     int st_rd, st_wr;
     void *page = MAP_FAILED;
     sigset_t all, caller;
+    int counters = open_counters(&page);
 
-#ifdef SYS_memfd_create
-    counters = (int)syscall(SYS_memfd_create, "stdiogate-drain", MFD_CLOEXEC);
-#endif
-    if (counters >= 0 && (ftruncate(counters, (off_t)sizeof *g_drain) != 0 ||
-                          (page = mmap(NULL, sizeof *g_drain, PROT_READ | PROT_WRITE, MAP_SHARED,
-                                       counters, 0)) == MAP_FAILED)) {
-        REAL(close)(counters);
-        counters = -1;
-    }
     if (pipe2(st, O_CLOEXEC) != 0) {
         e = errno;
         REAL(close)(from);
@@ -297,6 +308,7 @@ int start_drain(int to_stderr, const char *log, int lazy)
     if (from < 0)
         return -1;
     if (lazy) {
+        g_drain_lazy = 1;
         STORE(g_drain_in, from);
         return into;
     }
@@ -322,6 +334,7 @@ int start_drain(int to_stderr, const char *log, int lazy)
 
 int g_drain_in = -1;                /* the kept read end, until a helper has it */
 static int g_drain_starting;        /* one starter at a time */
+static int g_drain_dead;            /* it could not start: the diversion is /dev/null */
 
 /* Bytes waiting in the kept pipe (0 without one, or unknown). */
 static int drain_pending(void)
@@ -339,6 +352,39 @@ static int drain_has_writers(void)
     return fd >= 0 && !(poll(&p, 1, 0) == 1 && (p.revents & POLLHUP));
 }
 
+/* A copy of the diversion follows it onto /dev/null (null). */
+static void copy_to_null(int fd, int null)
+{
+    if (!on_diversion(fd))
+        return;
+    int fl = REAL(fcntl)(fd, F_GETFD);
+    (void)REAL(dup3)(null, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0);
+}
+
+/* The helper cannot start (no process to spare; qemu-user refuses a clone
+ * without an exit signal): the diversion becomes /dev/null, as when the
+ * helper is missing at the start.  The kept pipe stays open, never read,
+ * so that nothing still writing to it dies of SIGPIPE; what it holds is
+ * lost (said at level 1). */
+static void drain_to_null(int from)
+{
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null < 0)
+        return;
+    int held = lock_wire();
+    if (LOAD(g_fd1_ours) && on_diversion(1))
+        copy_to_null(1, null);
+    each_copy(0, ~0U, copy_to_null, null);
+    int div = LOAD(g_div);
+    if (div >= 0)
+        (void)REAL(dup3)(null, div, O_CLOEXEC);
+    identify(null, &g_div_id);
+    g_div_name = "/dev/null";
+    STORE(g_drain_in, from);
+    unlock_wire(held);
+    REAL(close)(null);
+}
+
 /* Something to carry: the helper takes the kept read end.  Not in a vfork
  * child (it would record a child in the parent's memory); a caller that
  * finds another starting (a signal handler on the starter's thread, another
@@ -346,21 +392,29 @@ static int drain_has_writers(void)
 void drain_now(const char *why)
 {
     int idle = 0;
-    if (LOAD(g_drain_in) < 0 || in_vfork_child() ||
+    if (LOAD(g_drain_in) < 0 || LOAD(g_drain_dead) || in_vfork_child() ||
         !__atomic_compare_exchange_n(&g_drain_starting, &idle, 1, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_RELAXED))
         return;
     int from = LOAD(g_drain_in), saved = errno;
     if (from >= 0) {
-        STORE(g_drain_in, -1);
-        if (start_helper(from) == 0) {
+        /* a copy for start_helper, which closes it: the kept one stays
+         * until the helper is there */
+        int mine = REAL(fcntl)(from, F_DUPFD_CLOEXEC, 3);
+        if (mine >= 0 && start_helper(mine) == 0) {
+            STORE(g_drain_in, -1);
+            REAL(close)(from);
             char pid[24];
             hand_marker();      /* the next program reaps it */
             say(3, "startup output to carry (", why, "): the helper started, process ",
                 NUM_IN(pid, g_helper_pid));
         } else {
-            say(1, "cannot start the helper ", g_helper_path, " (", err_name(errno),
-                "): startup output written from now on may be lost");
+            int e = errno;
+            STORE(g_drain_dead, 1);
+            STORE(g_drain_in, -1);
+            drain_to_null(from);
+            say(1, "cannot start the helper ", g_helper_path, " (", err_name(e),
+                "): startup output goes to /dev/null");
         }
     }
     STORE(g_drain_starting, 0);
@@ -375,7 +429,7 @@ void drain_if_needed(const char *why, int others, int let_go)
 {
     if (LOAD(g_drain_in) < 0 || in_vfork_child())
         return;
-    if (drain_pending() || (others && (let_go ? drain_has_writers() : 1)))
+    if (!LOAD(g_drain_dead) && (drain_pending() || (others && (let_go ? drain_has_writers() : 1))))
         drain_now(why);
     int fd = LOAD(g_drain_in);
     if (let_go && fd >= 0 && !LOAD(g_drain_starting)) {
@@ -415,11 +469,15 @@ void wait_drained(void)
 }
 
 /* What the helper took from the diversion, exactly (it counts every byte
- * and newline, C stdio's own flushes included); 0 without a helper of this
- * process's. */
+ * and newline, C stdio's own flushes included), or nothing at all from a
+ * lazy pipe that never needed one; 0 (unknown) otherwise. */
 int drained_count(unsigned long long *bytes, unsigned long long *lines)
 {
     struct sg_drain_counters *d = g_drain;
+    if (!d && g_drain_lazy && !LOAD(g_drain_dead)) {
+        *bytes = *lines = 0;    /* a lazy pipe that never held a byte */
+        return 1;
+    }
     if (!d)
         return 0;
     *bytes = LOAD(d->taken);

@@ -333,6 +333,13 @@ stepped_aside() {
     assert_stderr_lacks "diverting stdout"
 }
 
+@test "Bun mark: started by a shell the wrapper ran (the marker's ',seen' is the shell's alone), a Bun program is still left alone (--gate-only)" {
+    JUNK=(write-junk)
+    stepped_aside --line "$INIT" -- sh -c 'exec "$0" read write' "$BIN/core_bun_fake"
+    assert_stdout_has write-junk
+    assert_stderr_has "diverting stdout"
+}
+
 @test "Bun mark: a program whose stdout is not the wire is not warned about" {
     # stdout of the fake is a pipe to cat, not the wire the marker names
     run bash -c 'STDIOGATE_WIRE=1:1 LD_PRELOAD="$STDIOGATE_LIB" "$1" none write | cat' _ "$BIN/core_bun_fake"

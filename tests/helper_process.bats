@@ -217,7 +217,7 @@ lazy_run() {
 
 LAZY_ANSWER='import sys; sys.stdin.readline(); sys.stdout.write(A + "\n"); sys.stdout.flush()'
 
-@test "helper: started only when there is something to carry: none for a server silent before its first message; at the first line, a raw system call's bytes, 2 MiB of C stdio (no hang), byte-exact on stderr" {
+@test "helper: started only when there is something to carry: none for a server silent before its first message; at the first line, a raw system call's bytes, 2 MiB of write(2) and of C stdio (no hang), byte-exact on stderr" {
     cd "$BATS_TEST_TMPDIR"
     lazy_lib
     local ans pre
@@ -246,7 +246,14 @@ LAZY_ANSWER='import sys; sys.stdin.readline(); sys.stdout.write(A + "\n"); sys.s
     assert_status 0
     [ ! -s "$OUT" ]
     assert_stderr_bytes $'lazy-exit\n'
-    # 2 MiB through C stdio before the first message, more than the pipe holds
+    # 2 MiB through write(2) before the first message, more than the pipe holds
+    lazy_run "$pre; b = b'w' * 4095 + b'\n'
+for i in range(512): os.write(1, b)
+$LAZY_ANSWER"
+    assert_status 0
+    assert_stdout_bytes "$ans"$'\n'
+    [ "$(wc -c <"$ERR")" -eq $((512 * 4096)) ] || { echo "stderr: $(wc -c <"$ERR") bytes" >&2; false; }
+    # 2 MiB through C stdio before the first message
     lazy_run "$pre; f = ctypes.c_void_p.in_dll(libc, 'stdout'); b = b'x' * 4095 + b'\n'
 for i in range(512): libc.fwrite(b, 1, 4096, f)
 $LAZY_ANSWER"
@@ -261,7 +268,7 @@ $LAZY_ANSWER"
     assert_stdout_bytes $'lazy-banner\nlazy-raw\n'"$ans"$'\n'
 }
 
-@test "helper: started before a fork and before system() while the gate is shut: the child's lines reach stderr, none is lost" {
+@test "helper: started before a fork and before system() while the gate is shut: 2 MiB from the child (raw system calls, a shell) reach stderr while the server waits for it" {
     cd "$BATS_TEST_TMPDIR"
     lazy_lib
     local ans pre
@@ -270,12 +277,14 @@ $LAZY_ANSWER"
     lazy_run "$pre
 pid = os.fork()
 if pid == 0:
-    libc.syscall(1, 1, b'lazy-child\n', 11); os._exit(0)
+    b = b'c' * 4095 + b'\n'
+    for i in range(512): libc.syscall(1, 1, b, 4096)
+    os._exit(0)
 os.waitpid(pid, 0)
 $LAZY_ANSWER"
     assert_status 0
     assert_stdout_bytes "$ans"$'\n'
-    assert_stderr_bytes $'lazy-child\n'
+    [ "$(wc -c <"$ERR")" -eq $((512 * 4096)) ] || { echo "stderr: $(wc -c <"$ERR") bytes" >&2; false; }
     grep -q -- '^--drain ' started
     lazy_run "$pre; libc.system(b'echo lazy-system; head -c 2097152 /dev/zero | tr \"\\\\\\\\0\" y'); $LAZY_ANSWER"
     assert_status 0
@@ -283,4 +292,18 @@ $LAZY_ANSWER"
     [ "$(head -n 1 "$ERR")" = lazy-system ]
     [ "$(wc -c <"$ERR")" -eq $((12 + 2097152)) ] || { echo "stderr: $(wc -c <"$ERR") bytes" >&2; false; }
     grep -q -- '^--drain ' started
+}
+
+@test "helper: one that cannot start when there is something to carry (qemu-user refuses its clone; here a file that is no program): startup output to /dev/null with a level-1 line, the answer on the wire" {
+    cd "$BATS_TEST_TMPDIR"
+    lazy_lib
+    printf '\177ELF, but not a program\n' >lazy/stdiogate-filter
+    local ans
+    ans=$(answer 0 initialize)
+    lazy_run "A = '$ans'; import os; os.write(1, b'lazy-banner\n'); $LAZY_ANSWER"
+    assert_status 0
+    assert_stdout_bytes "$ans"$'\n'
+    grep -Eq "^stdiogate\[[0-9]+\]: cannot start the helper $PWD/lazy/stdiogate-filter \(ENOEXEC\): startup output goes to /dev/null$" "$ERR" ||
+        { show_run; false; }
+    assert_stderr_lacks lazy-banner
 }

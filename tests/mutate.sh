@@ -60,7 +60,7 @@ SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint
 first_files() {
     case $1 in
         lib/exec.c) echo "families_exec.bats strict_auto.bats setups_wrapper.bats" ;;
-        lib/helper.c) echo "setups_stderr.bats helper_process.bats" ;;
+        lib/helper.c|lib/internal.h) echo "setups_stderr.bats helper_process.bats" ;;
         lib/guard.c|lib/stdout.c|lib/system.c|lib/transfer.c) echo "guard_session.bats strict_alone.bats edges_bound.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
@@ -94,7 +94,7 @@ shim.c | copies-stay-diverted | copies of the diverted fd 1 do not follow it ont
 lib/fds.c | dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
 lib/fds.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking())\n        note_copy(fd, r); |     if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking() && 0)\n        note_copy(fd, r);
 lib/fds.c | wire-closable | close() may close the private wire |     if (gated() && is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
-lib/fds.c | close-range-kills-wire | close_range closes the private wire |     int mine[3] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err) }, r = 0; |     int mine[3] = { -1, -1, -1 }, r = 0;
+lib/fds.c | close-range-kills-wire | close_range closes the private wire |     int mine[4] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err), LOAD(g_drain_in) }, r = 0; |     int mine[4] = { -1, -1, -1, -1 }, r = 0;
 lib/fds.c | no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
 lib/fds.c | private-low | the private wire sits at the lowest free descriptor (3) |     long top = 1000; |     long top = 3;
 shim.c | terminal-ok | a terminal on fd 2 takes the diversion (Node reopens it) |     if (isatty(2))\n        return 0; |     if (0)\n        return 0;
@@ -119,7 +119,7 @@ lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (
 shim.c | secure-ignored | under secure execution the library still diverts |     if (getauxval(AT_SECURE))\n        return; |     if (0)\n        return;
 lib/failsafe.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
 shim.c | failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
-shim.c | bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && is_bun_program()) { |     if (0 && valid && is(1, &wire) && is_bun_program()) {
+shim.c | bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && !seen && is_bun_program()) { |     if (0 && valid && is(1, &wire) && !seen && is_bun_program()) {
 lib/reads.c | peek-count | bytes read again after ungetc stepped back count as new input |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return a->pushed;
 lib/reads.c | peek-refill | a refill after inline reads is taken for more of the old fill |         if (!refill && g_buf.fed > from) |         if (((void)refill, g_buf.fed > from))
 shim.c | summary-unsaid | the gate's opening does not sum up what the diversion took |     diverted_summary();\n    errno = saved; |     (void)diverted_summary;\n    errno = saved;
@@ -157,6 +157,12 @@ lib/helper.c | no-drain-wait | opening the gate, exec and exit do not wait for t
 shim.c | say-blocks | the library's diagnostics wait for room on a full stderr pipe |     STORE(g_err, high); |     (void)REAL(fcntl)(high, F_SETFL, 0);\n    STORE(g_err, high);
 lib/helper.c | helper-never-reaped | the library never reaps the helper's parent (a zombie where pid 1 does not reap) |     if (pid <= 0 || in_vfork_child())\n        return 1; |     if (1)\n        return 1;
 lib/helper.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (the helper outlives the server, unreaped) |         end_diversion(); |         if (0)\n            end_diversion();
+lib/internal.h | lazy-never-carries | a write to the diversion does not start the lazy helper (2 MiB before the gate: a hang) |     if (__builtin_expect(__atomic_load_n(&g_drain_in, __ATOMIC_RELAXED) >= 0, 0))\n        drain_now(why); |     (void)why;
+lib/helper.c | lazy-pending-dropped | bytes a lazy pipe holds when the process lets go of it are dropped |     if (!LOAD(g_drain_dead) && (drain_pending() \|\| |     if (!LOAD(g_drain_dead) && (0 \|\|
+lib/helper.c | lazy-helper-no-stderr | a helper started late writes to a stderr the program made close-on-exec (Node): lost |         (void)syscall(SYS_fcntl, 2, F_SETFD, 0); |         (void)0;
+lib/helper.c | lazy-start-fails-hard | a helper that cannot start leaves the diversion on a pipe nobody reads |             drain_to_null(from); |             (void)drain_to_null;
+shim.c | fork-no-helper | a fork while the gate is shut starts no helper (a child's 2 MiB: a hang) |     if (LOAD(g_drain_in) >= 0 && shut())\n        drain_now("fork"); |     (void)0;
+lib/system.c | system-no-helper | system() while the gate is shut starts no helper (its shell's 2 MiB: a hang) |         drain_now("system");   /* the shell writes to the diversion unseen */ |         (void)0;
 lib/exec.c | strip-own-marker | exec strips a marker the program set itself (a nested wrapper) |     return is_marker(e) && g_marker[0] && n == marker_wire_len(g_marker) && |     return is_marker(e) \|\| (g_marker[0] && n == marker_wire_len(g_marker)) \|\|
 lib/exec.c | musl-not-detected | a program whose loader cannot load the library gets it in LD_PRELOAD |     x->foreign = ours && (kind & RUNS_FOREIGN); |     x->foreign = 0 && (kind & RUNS_FOREIGN);
 lib/exec.c | auto-strict-never | a program the library cannot enter gets the wire unguarded at exec |     x->filter = deep && (kind & RUNS_UNGUARDED); |     x->filter = 0 && (kind & RUNS_UNGUARDED);
