@@ -218,7 +218,7 @@ static inline unsigned sg_secure_finding(int fd)
 {
     struct stat st;
     uid_t uid = (uid_t)syscall(SYS_getuid);
-    if (fstat(fd, &st) != 0)
+    if (syscall(SYS_fstat, fd, &st) != 0)
         return 0;
     if ((st.st_mode & S_ISUID) && st.st_uid != uid)
         return SG_SETUID;

@@ -451,7 +451,7 @@ void hand_marker(void)
 static int stderr_is_not_a_file(void)
 {
     struct stat st;
-    return fstat(2, &st) == 0 && !S_ISREG(st.st_mode);
+    return sg_fstat(2, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
 static void divert(void)
@@ -539,7 +539,7 @@ static void divert(void)
 static void open_err_handle(void)
 {
     struct stat st;
-    if (fstat(2, &st) != 0 || !S_ISFIFO(st.st_mode))
+    if (sg_fstat(2, &st) != 0 || !S_ISFIFO(st.st_mode))
         return;
     int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
@@ -607,17 +607,27 @@ static void guard_only(const char *why)
     guard_start(why);
 }
 
+/* AT_SECURE, through getauxval found when asked: an import of it would add
+ * a symbol version (GLIBC_2.16) that every process loading the library
+ * checks; only a process with the marker asks.  Unknown: as if it had. */
+static int gained_privileges(void)
+{
+    unsigned long (*get)(unsigned long) =
+        (unsigned long (*)(unsigned long))dlsym(RTLD_DEFAULT, "getauxval");
+    return !get || get(AT_SECURE) != 0;
+}
+
 __attribute__((constructor)) static void stdiogate_init(void)
 {
     /* Without the marker there is nothing to do (pass-through), whatever
-     * the process; looking first keeps getauxval's lazy binding off every
+     * the process; looking first keeps getauxval's lookup off every
      * process that merely inherits LD_PRELOAD. */
     const char *m = getenv(MARKER);
     if (!m)
         return;     /* not under the wrapper, or not on the wire: pass-through */
     /* A program that gained privileges (setuid, file capabilities) takes no
      * decision from its environment: the library does nothing at all. */
-    if (getauxval(AT_SECURE))
+    if (gained_privileges())
         return;
 
     set_level();

@@ -123,7 +123,7 @@ static void exec_search(const char *name, int search, char *out)
             size_t k = len ? len : 1;
             out[k] = '/';
             memcpy(out + k + 1, name, nlen + 1);
-            if (faccessat(AT_FDCWD, out, X_OK, AT_EACCESS) == 0)
+            if (access(out, X_OK) == 0)
                 return;
         }
         out[0] = '\0';
@@ -214,7 +214,7 @@ static unsigned elf_kind(int fd, int deep, const char **why)
     if (r == 1 && !sg_interp_is_glibc(interp)) {
         *why = "a program whose loader cannot load " LIB_NAME;
         /* Without its loader the exec fails: let it fail as it would. */
-        if (interp[0] && faccessat(AT_FDCWD, interp, X_OK, AT_EACCESS) != 0)
+        if (interp[0] && access(interp, X_OK) != 0)
             return RUNS_FOREIGN;
         return RUNS_FOREIGN | RUNS_UNGUARDED;
     }
@@ -465,7 +465,7 @@ static void exec_failed(struct exec_plan *x)
  * can run is worth handing the wire to. */
 static int runnable(const char *path)
 {
-    int saved = errno, r = faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) == 0;
+    int saved = errno, r = access(path, X_OK) == 0;
     errno = saved;
     return r;
 }

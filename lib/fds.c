@@ -11,7 +11,7 @@
 int identify(int fd, struct identity *id)
 {
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0)
+    if (fd < 0 || sg_fstat(fd, &st) != 0)
         return id->valid = 0;
     id->dev = st.st_dev;
     id->ino = st.st_ino;

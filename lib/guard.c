@@ -105,7 +105,7 @@ static ssize_t stderr_try(const struct iovec *v, int n)
 {
     struct stat st;
     ssize_t w = -1;
-    if (fstat(2, &st) != 0 || (g_wire_id.valid && st.st_dev == g_wire_id.dev &&
+    if (sg_fstat(2, &st) != 0 || (g_wire_id.valid && st.st_dev == g_wire_id.dev &&
                                st.st_ino == g_wire_id.ino))
         return -1;      /* closed, or 2>&1: nothing of this may land on the wire */
     if (S_ISSOCK(st.st_mode)) {
@@ -282,7 +282,7 @@ static size_t iov_copy(const struct iovec *iov, int cnt, size_t from, size_t to,
 static void message_opens(void)
 {
     g_hold.open_by = (pid_t)syscall(SYS_gettid);
-    if (pthread_sigmask(SIG_SETMASK, NULL, &g_hold.open_mask) != 0)
+    if (sigprocmask(SIG_SETMASK, NULL, &g_hold.open_mask) != 0)
         sigemptyset(&g_hold.open_mask);
 }
 
@@ -296,7 +296,7 @@ static int open_message(void)
 static int in_handler(void)
 {
     sigset_t now;
-    if (pthread_sigmask(SIG_SETMASK, NULL, &now) != 0)
+    if (sigprocmask(SIG_SETMASK, NULL, &now) != 0)
         return 0;
     /* the kernel's signals only: the rest of a sigset_t is not written */
     const size_t bits = 8 * sizeof now.__val[0], words = (NSIG - 1 + bits - 1) / bits;
@@ -540,7 +540,7 @@ static void queue_out(int fd, int bounded)
         struct pollfd p = { .fd = fd, .events = POLLOUT };
         ssize_t w = -1;
         int err = EAGAIN, done = 0;
-        pthread_sigmask(SIG_BLOCK, &all, &old);
+        sigprocmask(SIG_BLOCK, &all, &old);
         size_t from = g_queue.start, len = __atomic_load_n(&g_queue.len, __ATOMIC_ACQUIRE);
         if (from == len) {
             g_queue.start = 0;
@@ -555,7 +555,7 @@ static void queue_out(int fd, int bounded)
             else if (err != EAGAIN && err != EINTR)
                 g_queue.start = len;    /* the client is gone */
         }
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
         if (done)
             return;
         if (w > 0 || (w < 0 && err != EAGAIN && err != EINTR))

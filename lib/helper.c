@@ -185,7 +185,7 @@ static void helper_environment(int to_stderr, const char *log)
 static int drain_pipe(int *into, int lazy)
 {
     int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0)
+    if (sg_pipe2(p, O_CLOEXEC) != 0)
         return -1;
     int rd = p[0], wr = p[1];
     *into = wr;
@@ -226,7 +226,7 @@ static int start_helper(int from)
     sigset_t all, caller;
     int counters = open_counters(&page);
 
-    if (pipe2(st, O_CLOEXEC) != 0) {
+    if (sg_pipe2(st, O_CLOEXEC) != 0) {
         e = errno;
         REAL(close)(from);
         if (counters >= 0)
@@ -240,12 +240,12 @@ static int start_helper(int from)
     st_wr = above_helper_fds(st[1]);
     /* No handler of the program's may run in the child before the exec. */
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &caller);
+    sigprocmask(SIG_SETMASK, &all, &caller);
     pid_t pid = from < 0 || st_wr < 0 ? -1 : (pid_t)syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);
     if (pid == 0)
         helper_middle(from, counters, st_wr);
     e = errno;
-    pthread_sigmask(SIG_SETMASK, &caller, NULL);
+    sigprocmask(SIG_SETMASK, &caller, NULL);
     REAL(close)(from);
     REAL(close)(st_wr);
     if (counters >= 0)
@@ -489,7 +489,7 @@ int drained_count(unsigned long long *bytes, unsigned long long *lines)
 int stderr_needs_drain(void)
 {
     struct stat st;
-    return fstat(2, &st) == 0 && !S_ISCHR(st.st_mode);
+    return sg_fstat(2, &st) == 0 && !S_ISCHR(st.st_mode);
 }
 
 /* At exit, fd 1 and its copies stop pointing at the helper's pipe: at
@@ -551,6 +551,8 @@ void helper_at_exit(void)
  * is settled: see stdiogate_fini.) */
 void helper_fini(void)
 {
+    if (!LOAD(g_helper) && !LOAD(g_helper_inherited) && LOAD(g_drain_in) < 0)
+        return;     /* (every process that merely loaded the library) */
     if ((LOAD(g_helper) || LOAD(g_drain_in) >= 0) && shut() && LOAD(g_fd1_ours) &&
         !in_vfork_child())
         flush_stdout();

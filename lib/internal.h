@@ -55,6 +55,26 @@
 #include "../inspect.h"
 #include "../stall.h"
 
+/* Every symbol version the library needs costs each process that loads it
+ * a lookup in libc's version table (issue 35's load): these few calls are
+ * made without the versions they would add.  memcpy@GLIBC_2.14 is x86_64's
+ * alone (its GLIBC_2.2.5 one copies as memmove does: correct for memcpy's
+ * callers too); fstat (2.33), pipe2 (2.9) are system calls with nothing
+ * added in libc; pthread_sigmask (2.32) is what sigprocmask does in a
+ * thread; access tells what faccessat's AT_EACCESS (2.4) would, in a
+ * process the library is active in (never one that gained privileges). */
+#if defined(__x86_64__)
+__asm__(".symver memcpy, memcpy@GLIBC_2.2.5");
+#endif
+static inline int sg_fstat(int fd, struct stat *st)
+{
+    return (int)syscall(SYS_fstat, fd, st);
+}
+static inline int sg_pipe2(int p[2], int flags)
+{
+    return (int)syscall(SYS_pipe2, p, flags);
+}
+
 #define EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)

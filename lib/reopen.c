@@ -258,7 +258,7 @@ static int open_standin(const char *path, int fd, int flags, int *shared)
                O_PATH | O_LARGEFILE;
     struct stat st;
     *shared = -1;
-    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+    if (sg_fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
         /* O_NONBLOCK: a stderr pipe whose reader left must not block us. */
         int r = REAL(open)(path, (flags & keep) | O_NONBLOCK, 0);
         if (r >= 0) {

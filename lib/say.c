@@ -29,12 +29,12 @@ static void say_out(const char *line, size_t n)
     struct stat st, mine;
     ssize_t w = -1;
     int fd = LOAD(g_err);
-    if (fstat(2, &st) != 0)
+    if (sg_fstat(2, &st) != 0)
         return;
     if (S_ISSOCK(st.st_mode)) {
         w = syscall(SYS_sendto, 2, line, n, MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
     } else if (S_ISFIFO(st.st_mode)) {
-        if (fd < 0 || fstat(fd, &mine) != 0 || mine.st_dev != st.st_dev || mine.st_ino != st.st_ino) {
+        if (fd < 0 || sg_fstat(fd, &mine) != 0 || mine.st_dev != st.st_dev || mine.st_ino != st.st_ino) {
             struct pollfd p = { .fd = 2, .events = POLLOUT };
             fd = poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) ? 2 : -1;
         }

@@ -225,10 +225,11 @@ env_of() {
 }
 
 @test "STDIOGATE_WIRE is the identity of the wrapper's own stdout (file, pipe)" {
+    # (",seen": the wrapper read COMMAND, an ELF program, and found no Bun)
     STDIOGATE_WIRE=1:1 "$STUB/stdiogate" env >env.txt
-    [ "$(env_of STDIOGATE_WIRE env.txt)" = "$(stat -L -c %d:%i env.txt)" ]
+    [ "$(env_of STDIOGATE_WIRE env.txt)" = "$(stat -L -c %d:%i env.txt),seen" ]
     # Through a pipe: the marker names the pipe COMMAND writes to.
-    "$STUB/stdiogate" sh -c 'echo "$STDIOGATE_WIRE"; stat -L -c %d:%i /proc/$$/fd/1' | uniq >ids
+    "$STUB/stdiogate" sh -c 'echo "${STDIOGATE_WIRE%,seen}"; stat -L -c %d:%i /proc/$$/fd/1' | uniq >ids
     [ "$(wc -l <ids)" -eq 1 ]
     grep -qx '[0-9]*:[0-9]*' ids
 }
