@@ -37,10 +37,6 @@
  * take what is queued before the gate opens (the rest follows, not lost). */
 #define DRAIN_WAIT_MS 2000
 
-/* The lazy pipe's size: the most an unprivileged process may ask for by
- * default (/proc/sys/fs/pipe-max-size); smaller where it is refused. */
-#define DRAIN_PIPE_SIZE (1 << 20)
-
 static struct sg_drain_counters *g_drain;
 static int g_drain_lazy;            /* the pipe was made lazy (start_drain) */
 pid_t g_helper_pid;                  /* the helper itself (for diagnostics) */
@@ -179,9 +175,9 @@ static void helper_environment(int to_stderr, const char *log)
 
 /* The helper's pipe, made at the constructor: its write end becomes fd 1,
  * its read end stays with the helper, or (lazy) with this process until
- * there is something to carry.  The lazy pipe is made as large as the
- * system lets a user make one, for what reaches it unseen (below).  The read
- * end, or -1 (errno set); *into the write end. */
+ * there is something to carry.  (Its size stays the system's: a larger one
+ * would count against the user's pipe quota, which every pipe of the user
+ * shares.)  The read end, or -1 (errno set); *into the write end. */
 static int drain_pipe(int *into, int lazy)
 {
     int p[2];
@@ -191,7 +187,6 @@ static int drain_pipe(int *into, int lazy)
     *into = wr;
     if (!lazy)
         return rd;
-    (void)REAL(fcntl)(wr, F_SETPIPE_SZ, DRAIN_PIPE_SIZE);
     int high = high_dup(rd);
     int e = errno;
     REAL(close)(rd);
@@ -330,7 +325,7 @@ int start_drain(int to_stderr, const char *log, int lazy)
  * on bytes or copies of the pipe, before system(), when the gate opens or
  * the process exits with bytes in the pipe or a child holding it.  What
  * reaches the pipe unseen (raw system calls, a popen child) waits there,
- * in order, for the next of those; the pipe holds DRAIN_PIPE_SIZE first. */
+ * in order, for the next of those; the pipe holds 64 KiB of it first. */
 
 int g_drain_in = -1;                /* the kept read end, until a helper has it */
 static int g_drain_starting;        /* one starter at a time */

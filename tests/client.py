@@ -40,7 +40,8 @@ How to send:
                      contains TEXT (for output made while stdin is empty)
   --stop-helper TEXT before sending anything, wait for the library's level-3
                      line naming the drain's helper ("through the helper,
-                     process N": STDIOGATE_DEBUG=3) and stop that process
+                     process N", or "... the helper started, process N"
+                     when it starts lazily: STDIOGATE_DEBUG=3) and stop that process
                      (SIGSTOP); continue it (SIGCONT) once COMMAND's stderr
                      contains TEXT (any one, if given more than once), and
                      at the end in any case (so that the order of the
@@ -487,7 +488,7 @@ def run_session(o, out_path, err_path):
         # by a thread that watches stderr (the client goes on meanwhile).
         if err_r is None or o["stderr_late"]:
             usage("--stop-helper needs a stderr read while the command runs")
-        helper = re.compile(rb"through the helper, process (\d+)\n")
+        helper = re.compile(rb"(?:through the helper|the helper started), process (\d+)\n")
         wait_for(lambda: helper.search(err_r.buf),
                  "waiting for the level-3 line that names the helper")
         stopped["pid"] = int(helper.search(err_r.buf).group(1))

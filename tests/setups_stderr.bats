@@ -86,7 +86,10 @@ setup() {
 # library's level-3 line that says it is waiting for it: without the wait,
 # the server would answer, exec or spawn, and the line after it reach
 # stderr while the junk was still in the pipe (the client continues the
-# helper at that line too, so that such a run ends).
+# helper at that line too, so that such a run ends).  A log file makes the
+# library start its helper at once, before the server writes anything
+# (without one it starts at the first junk line, and would take some of
+# the junk before the client could stop it).
 held_back() {  # held_back MARK SERVER-ARGS...: unwrapped, then wrapped with the helper stopped
     local mark=$1 sockets last_junk after
     shift
@@ -97,7 +100,7 @@ held_back() {  # held_back MARK SERVER-ARGS...: unwrapped, then wrapped with the
         assert_stdout_has "$ANSWER" "${JUNK[@]}"
         assert_stderr_has "$mark"
 
-        STDIOGATE_DEBUG=3 gated $sockets --stop-helper "waiting for the helper" \
+        STDIOGATE_LOG="$BATS_TEST_TMPDIR/junk.log" STDIOGATE_DEBUG=3 gated $sockets --stop-helper "waiting for the helper" \
             --stop-helper "$mark" --line "$INIT" -- "$SRV" 6400 "$@"
         assert_status 0
         assert_frames "$ANSWER"

@@ -26,7 +26,7 @@ WRAPPER_NAMES="version configured_libdir verbosity level library program obstacl
 resolve_denied resolve_rest resolve_dir head_size max_offset self here candidate file
 interpreter first rest bytes_read num i elf_endian word phoff phentsize phnum table_size
 base interp notes entries ptype ph end note notes_offset notes_size notes_len p namesz
-descsz note_type name go_type IFS PPID CDPATH OLDPWD"
+descsz note_type name go_type wants_help IFS PPID CDPATH OLDPWD"
 
 @test "environment: COMMAND gets exactly the caller's, plus LD_PRELOAD, PYTHONUNBUFFERED, PERL5OPT, RUBYOPT (pipes, sockets)" {
     vars=(PATH="$PATH" HOME=/nonexistent-home)
