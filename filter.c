@@ -13,8 +13,13 @@
  *   client stdout <-- wire --- filter <-- pipe --- fd 1 of COMMAND (same pid)
  *   stderr <------------------- junk              client stdin --> fd 0
  *
- * The filter is forked twice (the middle process is reaped at once) so that
- * it is nobody's child: a server's wait(-1) or SIGCHLD never sees it.  It
+ * The filter is a quiet child (quiet.h): `stdiogate-filter --relay`, run
+ * from a middle process that the server's wait(-1) and SIGCHLD never see,
+ * named to COMMAND by STDIOGATE_WIRE=filter:PID:MIDDLE, so that the library,
+ * if COMMAND loads it, lets go of the pipe at exit, waits for the filter
+ * and reaps the middle (lib/strict.c): where pid 1 reaps nothing, nothing
+ * is left.  Where that clone is refused (qemu-user), it is forked twice
+ * instead (the middle reaped at once): nobody's child, reparented.  It
  * holds the wire, stderr and the pipe's read end (and descriptors of its own:
  * a non-blocking handle on stderr, a pipe to peek through), and exits
  * when the last writer of the pipe has closed it, or when the client has
@@ -31,6 +36,8 @@
  * pipe or process), COMMAND runs unfiltered, with a warning.
  *
  *   stdiogate-filter --drain PID     (internal: libstdiogate.so runs it)
+ *   stdiogate-filter --relay PROTOCOL DISCARD NAME PID   (internal: the
+ *                                    filter itself, started as above)
  *
  * The helper of default mode (helper.h): it copies its stdin, the pipe the
  * library diverted fd 1 of process PID to, onto stderr, with the junk path
@@ -66,6 +73,7 @@
 #include "protocol/detect.h"
 #include "backlog.h"
 #include "helper.h"
+#include "quiet.h"
 #include "stall.h"
 
 #define WIRE 1
@@ -845,22 +853,30 @@ static _Noreturn void run(const char *path, char **argv)
     exit(e == ENOENT ? 127 : 126);
 }
 
-/* Start the filter on the read end of a pipe and put the write end on fd 1.
- * Returns 0 if it could not, everything left as it was. */
-static int start_filter(enum sg_protocol protocol, int discard)
+static const char *protocol_name(enum sg_protocol p)
 {
-    struct stat st;
-    int p[2];
-    sigset_t all, caller;
+    return p == SG_JSONL ? "jsonl" : p == SG_FRAMED ? "framed" : "auto";
+}
 
-    if (fstat(WIRE, &st) < 0) {
-        say(1, "strict: stdout is closed: running without the filter");
-        return 0;
-    }
-    if (pipe2(p, O_CLOEXEC) < 0 || (p[0] = above(p[0], 3)) < 0 || (p[1] = above(p[1], 3)) < 0) {
-        say(1, "strict: cannot create a pipe (%s): running without the filter", strerror(errno));
-        return 0;
-    }
+/* The filter as a quiet child on the pipe's read end in: the middle's pid,
+ * or -1 (errno set). */
+static pid_t start_quiet(int in, enum sg_protocol protocol, int discard)
+{
+    static char relay[] = "--relay", name[] = SG_HELPER, pid[24];
+    extern char **environ;
+    (void)snprintf(pid, sizeof pid, "%ld", g_server_pid);
+    char *argv[] = { name, relay, (char *)protocol_name(protocol), discard ? "1" : "0",
+                     g_server, pid, NULL };
+    struct sg_quiet q = { .path = "/proc/self/exe", .argv = argv, .envp = environ,
+                          .fd = { in, WIRE, 2, -1 } };
+    pid_t program;
+    return sg_quiet_start(&q, &program);
+}
+
+/* The filter forked twice: nobody's child. */
+static int start_forked(int in, enum sg_protocol protocol, int discard)
+{
+    sigset_t all, caller;
     /* No signal handler of the caller's may run in the children before
      * the filter has set its own dispositions. */
     sigfillset(&all);
@@ -868,10 +884,8 @@ static int start_filter(enum sg_protocol protocol, int discard)
     pid_t middle = fork();
     if (middle == 0) {
         pid_t filter = fork();
-        if (filter == 0) {
-            close(p[1]);
-            filter_run(p[0], protocol, discard);
-        }
+        if (filter == 0)
+            filter_run(in, protocol, discard);
         _exit(filter < 0);
     }
     int status = 1;
@@ -882,9 +896,30 @@ static int start_filter(enum sg_protocol protocol, int discard)
         if (r < 0)              /* ECHILD: SIGCHLD ignored, reaped by the kernel */
             status = 0;
     }
+    sigprocmask(SIG_SETMASK, &caller, NULL);
+    return middle > 0 && status == 0;
+}
+
+/* Start the filter on the read end of a pipe and put the write end on fd 1.
+ * Returns 0 if it could not, everything left as it was. */
+static int start_filter(enum sg_protocol protocol, int discard)
+{
+    struct stat st;
+    int p[2];
+
+    if (fstat(WIRE, &st) < 0) {
+        say(1, "strict: stdout is closed: running without the filter");
+        return 0;
+    }
+    if (pipe2(p, O_CLOEXEC) < 0 || (p[0] = above(p[0], SG_QUIET_STATUS + 1)) < 0 ||
+        (p[1] = above(p[1], 3)) < 0) {
+        say(1, "strict: cannot create a pipe (%s): running without the filter", strerror(errno));
+        return 0;
+    }
+    pid_t middle = start_quiet(p[0], protocol, discard);
+    int started = middle > 0 || (errno == EINVAL && start_forked(p[0], protocol, discard));
     close(p[0]);
-    if (middle < 0 || status != 0) {
-        sigprocmask(SIG_SETMASK, &caller, NULL);
+    if (!started) {
         close(p[1]);
         say(1, "strict: cannot start the filter: running without it");
         return 0;
@@ -892,11 +927,17 @@ static int start_filter(enum sg_protocol protocol, int discard)
     if (dup2(p[1], WIRE) < 0 || fstat(WIRE, &st) < 0)
         _exit(125);
     close(p[1]);
-    sigprocmask(SIG_SETMASK, &caller, NULL);
     /* The filter must see every byte COMMAND writes: the library, if
      * COMMAND loads it, finds no wire named and diverts nothing (a diversion
-     * would send the start of an answer written in pieces to stderr). */
-    unsetenv("STDIOGATE_WIRE");
+     * would send the start of an answer written in pieces to stderr); it
+     * finds the filter to wait for at exit instead. */
+    if (middle > 0) {
+        char marker[64];
+        (void)snprintf(marker, sizeof marker, "filter:%ld:%ld", g_server_pid, (long)middle);
+        setenv("STDIOGATE_WIRE", marker, 1);
+    } else {
+        unsetenv("STDIOGATE_WIRE");
+    }
     return 1;
 }
 
@@ -930,6 +971,12 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "--drain") == 0) {
         g_as = (pid_t)strtol(argv[2], NULL, 10);
         drain_run(discard);
+    }
+    if (argc == 6 && strcmp(argv[1], "--relay") == 0 && protocol_named(argv[2]) >= 0) {
+        /* the filter itself, started by start_quiet: PROTOCOL DISCARD NAME PID */
+        (void)snprintf(g_server, sizeof g_server, "%s", argv[4]);
+        g_server_pid = strtol(argv[5], NULL, 10);
+        filter_run(0, (enum sg_protocol)protocol_named(argv[2]), strcmp(argv[3], "1") == 0);
     }
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {

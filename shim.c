@@ -637,6 +637,10 @@ __attribute__((constructor)) static void stdiogate_init(void)
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
     g_pid = getpid();
     say(3, "libstdiogate.so version " STDIOGATE_VERSION);
+    if (strncmp(m, "filter:", 7) == 0) {
+        strict_noted(m + 7);     /* strict mode: nothing diverted (lib/strict.c) */
+        return;
+    }
     if (is_go_program()) {
         /* The marker stays: the programs it starts may take part. */
         say(2, "Go program: not diverting");
@@ -709,6 +713,7 @@ __attribute__((destructor)) static void stdiogate_fini(void)
         guard_summary();
     }
     helper_fini();
+    strict_fini(1);
 }
 
 /* _exit runs no destructor (dash's exit builtin, Python's os._exit) and
@@ -724,6 +729,7 @@ EXPORT void _exit(int status)
         guard_settle("_exit", SETTLE_EXIT);
     if (LOAD(g_helper) || LOAD(g_helper_inherited) || LOAD(g_drain_in) >= 0)
         helper_at_exit();
+    strict_fini(0);
     for (;;)
         syscall(SYS_exit_group, status);
 }

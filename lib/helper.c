@@ -17,7 +17,7 @@
  * (helper.h, stall.h).  It ignores every signal sent to the process group.
  *
  * Its parent is this process's child with no exit signal (a raw clone
- * with exit signal 0; see helper_middle): the server's wait(-1) and
+ * with exit signal 0: a quiet child, quiet.h): the server's wait(-1) and
  * waitpid(-1) never see it (only __WCLONE or __WALL do), no SIGCHLD comes
  * of it, and no atfork handler runs.  The library reaps that middle process
  * itself once the helper has ended: when the gate opens (the pipe's write
@@ -74,7 +74,7 @@ int reap_helper(pid_t *which, int ms)
     if (pid <= 0 || in_vfork_child())
         return 1;
     for (int i = 0;; i++) {
-        pid_t r = waitpid(pid, &st, __WCLONE | WNOHANG);
+        pid_t r = waitpid(pid, &st, __WALL | WNOHANG);
         if (r == pid || (r < 0 && errno != EINTR)) {
             (void)__atomic_compare_exchange_n(which, &pid, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
             return 1;
@@ -85,7 +85,8 @@ int reap_helper(pid_t *which, int ms)
     }
 }
 
-/* A descriptor above the helper's 0 to 4, which are set from these. */
+/* A descriptor above the helper's 0 to 4, which are set from these
+ * (quiet.h). */
 static int above_helper_fds(int fd)
 {
     if (fd < 0 || fd > SG_COUNTERS_FD + 1)
@@ -93,63 +94,6 @@ static int above_helper_fds(int fd)
     int moved = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, SG_COUNTERS_FD + 2);
     REAL(close)(fd);
     return moved;
-}
-
-/* In the helper, between clone and exec: raw system calls only (the
- * parent's memory is a copy, its locks may be held).  A failed exec sends
- * its errno through the status pipe. */
-__attribute__((noreturn)) static void helper_child(int from, int counters, int status)
-{
-    static char drain_opt[] = "--drain";
-    char *argv[] = { g_helper_path, drain_opt, g_helper_as, NULL };
-    int e = 0;
-    if (syscall(SYS_dup3, from, 0, 0) < 0 ||
-        (counters >= 0 && syscall(SYS_dup3, counters, SG_COUNTERS_FD, 0) < 0) ||
-        syscall(SYS_dup3, status, SG_COUNTERS_FD + 1, O_CLOEXEC) < 0)
-        e = errno;
-    if (!e) {
-        /* started late (lazy), stderr may be close-on-exec by now: Node
-         * marks it so once it runs */
-        (void)syscall(SYS_fcntl, 2, F_SETFD, 0);
-        (void)syscall(SYS_close, 1);
-        if (counters < 0)
-            (void)syscall(SYS_close, SG_COUNTERS_FD);
-        sg_close_from(SG_COUNTERS_FD + 2);
-        (void)syscall(SYS_execve, g_helper_path, argv, g_helper_env);
-        e = errno;
-    }
-    (void)syscall(SYS_write, SG_COUNTERS_FD + 1, &e, sizeof e);
-    (void)syscall(SYS_exit_group, 127);
-    __builtin_unreachable();
-}
-
-/* The process between the server and the helper.  An exec makes a process
- * an ordinary child again (exit signal SIGCHLD), so the helper cannot be the
- * server's child itself: this one, a clone child with no exit signal that
- * never execs, starts it as its own child, tells the server its pid, lets
- * go of every descriptor and waits for it.  Raw system calls only, every
- * signal blocked (the mask it was created with): the program's handlers
- * never run here, and nothing sent to the process group moves it. */
-__attribute__((noreturn)) static void helper_middle(int from, int counters, int status)
-{
-    int st;
-    /* named as ours: ps, and --check's count of what a server leaves */
-    (void)syscall(SYS_prctl, PR_SET_NAME, (unsigned long)"stdiogate-wait", 0UL, 0UL, 0UL);
-    pid_t helper = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, 0UL, 0UL, 0UL, 0UL);
-    if (helper == 0)
-        helper_child(from, counters, status);
-    if (helper < 0) {
-        int e = errno;
-        (void)syscall(SYS_write, status, &e, sizeof e);
-        (void)syscall(SYS_exit_group, 127);
-    }
-    int told = -(int)helper;     /* a pid, told apart from an errno by its sign */
-    (void)syscall(SYS_write, status, &told, sizeof told);
-    sg_close_from(0);
-    while (syscall(SYS_wait4, helper, &st, 0, NULL) < 0 && errno == EINTR)
-        ;
-    (void)syscall(SYS_exit_group, 0);
-    __builtin_unreachable();
 }
 
 /* The helper's environment: to_stderr 0 sends nothing to stderr (the log
@@ -211,75 +155,37 @@ static int open_counters(void **page)
     return fd;
 }
 
-/* Starts the helper on the pipe's read end, from (closed here): 0, or -1
- * (errno set). */
+/* Starts the helper on the pipe's read end, from (closed here), as a quiet
+ * child (quiet.h): 0, or -1 (errno set). */
 static int start_helper(int from)
 {
-    int st[2], e = 0;
-    int st_rd, st_wr;
+    static char drain_opt[] = "--drain";
+    char *argv[] = { g_helper_path, drain_opt, g_helper_as, NULL };
     void *page = MAP_FAILED;
-    sigset_t all, caller;
-    int counters = open_counters(&page);
+    int counters = open_counters(&page), e;
+    pid_t program = 0, pid = -1;
 
-    if (sg_pipe2(st, O_CLOEXEC) != 0) {
-        e = errno;
-        REAL(close)(from);
-        if (counters >= 0)
-            REAL(close)(counters);
-        errno = e;
-        goto fail;
-    }
-    st_rd = st[0];
     from = above_helper_fds(from);
     counters = above_helper_fds(counters);
-    st_wr = above_helper_fds(st[1]);
-    /* No handler of the program's may run in the child before the exec. */
-    sigfillset(&all);
-    sigprocmask(SIG_SETMASK, &all, &caller);
-    pid_t pid = from < 0 || st_wr < 0 ? -1 : (pid_t)syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);
-    if (pid == 0)
-        helper_middle(from, counters, st_wr);
+    struct sg_quiet q = { .path = g_helper_path, .argv = argv, .envp = g_helper_env,
+                          .fd = { from, -1, 2, counters } };
+    if (from >= 0)
+        pid = sg_quiet_start(&q, &program);
     e = errno;
-    sigprocmask(SIG_SETMASK, &caller, NULL);
     REAL(close)(from);
-    REAL(close)(st_wr);
     if (counters >= 0)
         REAL(close)(counters);
-    if (pid > 0) {
-        /* The helper's pid (negated), then an errno if its exec failed,
-         * or the end of file when it succeeded. */
-        int word = 0;
-        ssize_t r;
-        e = EAGAIN;
-        while ((r = REAL(read)(st_rd, &word, sizeof word)) < 0 && errno == EINTR)
-            ;
-        if (r == (ssize_t)sizeof word && word < 0) {
-            g_helper_pid = -word;
-            while ((r = REAL(read)(st_rd, &word, sizeof word)) < 0 && errno == EINTR)
-                ;
-            e = r == 0 ? 0 : r == (ssize_t)sizeof word ? word : EIO;
-        } else if (r == (ssize_t)sizeof word) {
-            e = word;
-        }
-        if (e)
-            while (waitpid(pid, NULL, __WCLONE) < 0 && errno == EINTR)
-                ;
+    if (pid < 0) {
+        if (page != MAP_FAILED)
+            munmap(page, sizeof *g_drain);
+        errno = e;
+        return -1;
     }
-    REAL(close)(st_rd);
-    if (pid <= 0 || e) {
-        errno = e ? e : EAGAIN;
-        goto fail;
-    }
+    g_helper_pid = program;
     if (page != MAP_FAILED)
         g_drain = page;
     STORE(g_helper, pid);
     return 0;
-fail:
-    e = errno;
-    if (page != MAP_FAILED)
-        munmap(page, sizeof *g_drain);
-    errno = e;
-    return -1;
 }
 
 /* Makes the diversion's pipe and, unless lazy, starts the helper on it,

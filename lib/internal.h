@@ -52,6 +52,7 @@
 #include "../protocol/detect.h"
 #include "../backlog.h"
 #include "../helper.h"
+#include "../quiet.h"
 #include "../inspect.h"
 #include "../stall.h"
 
@@ -404,6 +405,10 @@ int stderr_needs_drain(void);
 int drained_count(unsigned long long *bytes, unsigned long long *lines);
 void helper_at_exit(void);
 void helper_fini(void);
+
+/* lib/strict.c: strict mode's end. */
+void strict_noted(const char *marker_rest);
+void strict_fini(int flush);
 
 /* ------------------------------------------------------------------ */
 /* lib/failsafe.c: the fail-safe, and what it shares with the guard: the

@@ -47,7 +47,7 @@ set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The library is shim.c and the files under lib/.
-SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')protocol/detect.h filter.c check/main.c check/wrapper.c check/report.c inspect.c inspect.h stdiogate"
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')quiet.h protocol/detect.h filter.c check/main.c check/wrapper.c check/report.c inspect.c inspect.h stdiogate"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation), take minutes (real servers from npm), or
 # install what `make packages` built from the real tree, not from the copy
@@ -60,8 +60,9 @@ SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint
 first_files() {
     case $1 in
         lib/exec.c) echo "families_exec.bats strict_auto.bats setups_wrapper.bats" ;;
-        lib/helper.c|lib/internal.h) echo "setups_stderr.bats helper_process.bats" ;;
-        lib/guard.c|lib/stdout.c|lib/system.c|lib/transfer.c) echo "guard_session.bats strict_alone.bats edges_bound.bats" ;;
+        lib/helper.c|lib/internal.h|lib/strict.c|quiet.h) echo "setups_stderr.bats helper_process.bats" ;;
+        lib/system.c) echo "helper_process.bats guard_session.bats" ;;
+        lib/guard.c|lib/stdout.c|lib/transfer.c) echo "guard_session.bats strict_alone.bats edges_bound.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
@@ -159,7 +160,7 @@ lib/helper.c | helper-never-reaped | the library never reaps the helper's parent
 lib/helper.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (the helper outlives the server, unreaped) |         end_diversion(); |         if (0)\n            end_diversion();
 lib/internal.h | lazy-never-carries | a write to the diversion does not start the lazy helper (2 MiB before the gate: a hang) |     if (__builtin_expect(__atomic_load_n(&g_drain_in, __ATOMIC_RELAXED) >= 0, 0))\n        drain_now(why); |     (void)why;
 lib/helper.c | lazy-pending-dropped | bytes a lazy pipe holds when the process lets go of it are dropped |     if (!LOAD(g_drain_dead) && (drain_pending() \|\| |     if (!LOAD(g_drain_dead) && (0 \|\|
-lib/helper.c | lazy-helper-no-stderr | a helper started late writes to a stderr the program made close-on-exec (Node): lost |         (void)syscall(SYS_fcntl, 2, F_SETFD, 0); |         (void)0;
+quiet.h | lazy-helper-no-stderr | a helper started late gets no stderr where the program made it close-on-exec (Node): lost |         long r = q->fd[i] == i ? (syscall(SYS_fcntl, i, F_SETFD, 0) < 0 && errno != EBADF ? -1 : 0) |         long r = q->fd[i] == i ? 0
 lib/helper.c | lazy-start-fails-hard | a helper that cannot start leaves the diversion on a pipe nobody reads |             drain_to_null(from); |             (void)drain_to_null;
 shim.c | fork-no-helper | a fork while the gate is shut starts no helper (a child's 2 MiB: a hang) |     if (LOAD(g_drain_in) >= 0 && shut())\n        drain_now("fork"); |     (void)0;
 lib/system.c | system-no-helper | system() while the gate is shut starts no helper (its shell's 2 MiB: a hang) |         drain_now("system");   /* the shell writes to the diversion unseen */ |         (void)0;
@@ -253,7 +254,8 @@ filter.c | filter-drain-lines-uncounted | the helper does not count the lines it
 filter.c | filter-partial-uncounted | the exit line does not count a junk line without its newline |     g_stats.partial = p[n - 1] != '\\n'; |     g_stats.partial = 0;
 filter.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
 filter.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    sg_close_from(4); |     close(0);\n    sg_close_from(5);
-filter.c | filter-one-fork | the filter is COMMAND's parent's child (forked once, not twice) |         pid_t filter = fork();\n        if (filter == 0) { |         pid_t filter = 0;\n        if (filter == 0) {
+filter.c | strict-marker-unnamed | the filter is not named to COMMAND: nothing reaps it (a zombie where pid 1 does not reap) |         setenv("STDIOGATE_WIRE", marker, 1); |         unsetenv("STDIOGATE_WIRE");
+lib/strict.c | strict-no-let-go | at exit the server keeps the filter's pipe open: the filter outlives it (a zombie) |         each_descriptor(let_go, null); |         each_descriptor(let_go, -1);
 filter.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR \| POLLHUP)) |         if (pfd[0].revents & POLLERR)
 filter.c | filter-framed-is-auto | --protocol framed is taken as auto |          : strcmp(v, "framed") == 0 ? SG_FRAMED : -1; |          : strcmp(v, "framed") == 0 ? SG_AUTO : -1;
 filter.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_JSONL |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_AUTO
@@ -318,7 +320,7 @@ stdiogate | wrapper-path-nonexec | PATH search stops at a file that is not execu
 stdiogate | wrapper-discard-unset | --discard does nothing |         --discard) export STDIOGATE_DISCARD=1 ;; |         --discard) ;;
 stdiogate | wrapper-relative-self | a wrapper called by a relative path preloads a relative library path |         *) self=$PWD/${0#./} ;; |         *) self=$0 ;;
 stdiogate | wrapper-strict-warns | --strict is not passed to stdiogate-check (step-aside warnings under --strict) | "$resolved" ${strict:+--strict})" "$@" | "$resolved")" "$@"
-stdiogate | wrapper-no-usage | no COMMAND: usage is not printed |     echo "stdiogate: no COMMAND given" >&2\n    usage >&2 |     echo "stdiogate: no COMMAND given" >&2
+stdiogate | wrapper-no-usage | no COMMAND: usage is not printed | echo "stdiogate: no COMMAND given" >&2\nusage >&2 | echo "stdiogate: no COMMAND given" >&2
 stdiogate | wrapper-unknown-option-runs | an unknown option is taken as COMMAND |         -?*) die 125 "unknown option '$1' (try 'stdiogate --help')" ;; |         -?*) break ;;
 # dash and bash set PATH to a default of their own when it is unset (measured:
 # env -u PATH dash -c 'echo "${PATH-unset}"'), so the wrapper never sees it unset.

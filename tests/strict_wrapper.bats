@@ -47,7 +47,7 @@ load strict_helpers
     [ "$status" -eq 125 ]
 }
 
-@test "strict launcher: COMMAND keeps the wrapper's pid, parent and stdin; its stdout is the pipe, and no STDIOGATE_WIRE names a wire" {
+@test "strict launcher: COMMAND keeps the wrapper's pid, parent and stdin; its stdout is the pipe, and STDIOGATE_WIRE names no wire, only the filter to reap" {
     cd "$BATS_TEST_TMPDIR"
     echo in >stdin-file
     cat >report <<'SH'
@@ -72,7 +72,9 @@ SH
     [ "$(get ppid)" = "$(get shell)" ]          # still the client's child
     [ "$(get stdin)" = "$(get stdin-file)" ]    # stdin untouched
     [ "$(get stdout | cut -d' ' -f2-)" = fifo ]
-    [ "$(get wire)" = unset ]                   # the library, if loaded, diverts nothing
+    # the library, if loaded, diverts nothing: the marker names no wire, only
+    # the filter's process to reap at exit (this one's pid, then the middle's)
+    [[ "$(get wire)" == "filter:$(get pid):"[1-9]* ]]
 }
 
 @test "strict launcher: the filter is not COMMAND's child, holds only the wire, stderr and the pipe" {

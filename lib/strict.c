@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/strict.c - strict mode's end: the server lets go of the filter's pipe
+ * at exit and reaps the filter's middle process. */
+
+#include "internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Under --strict (and the default mode's filter for a program the library
+ * cannot enter), stdiogate-filter starts the filter as a quiet child of the
+ * server's process (quiet.h) and names it to COMMAND in the marker:
+ * STDIOGATE_WIRE=filter:PID:MIDDLE.  The library diverts nothing then; in
+ * the process PID (the server, and every program it execs) it remembers
+ * the middle and the pipe.  At exit the filter outlives the server unless
+ * the server lets go of the pipe: its stdout is flushed, every descriptor
+ * of the pipe is pointed at /dev/null, and the library waits (at most
+ * STRICT_EXIT_MS) for the filter to pass on what it holds and end, and
+ * reaps the middle.  Where pid 1 reaps nothing (a container without an
+ * init), nothing is left behind, unless the server is killed by a signal,
+ * cannot load the library (Go, static...), or a child of its still holds
+ * the pipe. */
+
+#define STRICT_EXIT_MS 500
+
+static pid_t g_strict_pid;          /* the process that started the filter */
+static pid_t g_strict_middle;       /* its middle, until reaped */
+static struct identity g_strict_pipe;
+
+/* "PID:MIDDLE", after "filter:".  The marker stays in the environment:
+ * the programs this process execs are the same server. */
+void strict_noted(const char *s)
+{
+    unsigned long long v[2] = { 0, 0 };
+    for (int i = 0; i < 2; i++) {
+        if (*s < '1' || *s > '9')
+            return;
+        while (*s >= '0' && *s <= '9' && v[i] < (1ULL << 31))
+            v[i] = v[i] * 10 + (unsigned)(*s++ - '0');
+        if (*s++ != (i ? '\0' : ':'))
+            return;
+    }
+    if ((pid_t)v[0] != getpid() || v[1] >= (1ULL << 31))
+        return;
+    char numbuf[24];
+    identify(1, &g_strict_pipe);
+    g_strict_pid = (pid_t)v[0];
+    STORE(g_strict_middle, (pid_t)v[1]);
+    say(3, "strict: the filter runs under process ", NUM(v[1]), ", reaped at exit");
+}
+
+/* One descriptor of the pipe: onto /dev/null (null). */
+static void let_go(int fd, int null)
+{
+    struct stat st;
+    if (sg_fstat(fd, &st) != 0 || !g_strict_pipe.valid || st.st_dev != g_strict_pipe.dev ||
+        st.st_ino != g_strict_pipe.ino)
+        return;
+    int fl = REAL(fcntl)(fd, F_GETFD);
+    (void)REAL(dup3)(null, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0);
+}
+
+/* Where getdents64 puts an entry's length and name (struct linux_dirent64:
+ * d_ino and d_off, 8 bytes each, d_reclen, d_type, d_name). */
+enum { DIRENT_RECLEN = 16, DIRENT_NAME = 19 };
+
+/* A descriptor's number from its name in /proc/self/fd, or -1. */
+static int fd_named(const char *name)
+{
+    int fd = 0;
+    if (!*name)
+        return -1;
+    for (; *name; name++) {
+        if (*name < '0' || *name > '9' || fd > 100000000)
+            return -1;
+        fd = fd * 10 + (*name - '0');
+    }
+    return fd;
+}
+
+/* Every descriptor of this process's (/proc/self/fd, read with getdents64:
+ * _exit may run in a signal handler). */
+static void each_descriptor(void (*fn)(int, int), int arg)
+{
+    static char buf[2048] __attribute__((aligned(8)));
+    int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    long n;
+    if (dir < 0)
+        return;
+    while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
+        unsigned short len;
+        for (long at = 0; at + DIRENT_NAME < n; at += len) {
+            memcpy(&len, buf + at + DIRENT_RECLEN, sizeof len);
+            int fd = fd_named(buf + at + DIRENT_NAME);
+            if (fd >= 0 && fd != dir)
+                fn(fd, arg);
+            if (len == 0)
+                break;
+        }
+    }
+    REAL(close)(dir);
+}
+
+/* At exit (flush: stdout first, as exit would after the destructors) and
+ * at _exit. */
+void strict_fini(int flush)
+{
+    if (!LOAD(g_strict_middle) || getpid() != g_strict_pid || in_vfork_child())
+        return;
+    if (flush)
+        flush_stdout();
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+        each_descriptor(let_go, null);
+        REAL(close)(null);
+    }
+    if (!reap_helper(&g_strict_middle, STRICT_EXIT_MS))
+        say(3, "strict: the filter has not ended (a child holds its pipe?): left to the "
+               "process that reaps orphans");
+}
