@@ -161,11 +161,16 @@ void hold_forget(void)
     sg_stream_init(&g_hold.s, p);
 }
 
+/* To the diversion: straight to stderr as far as it takes at once while
+ * no helper is needed (lib/helper.c, drain_direct), the rest through the
+ * pipe and its helper. */
 static void divert_whole(int fd, const void *p, size_t n, const char *how)
 {
-    if (n)
+    struct iovec v = { (void *)p, n };
+    size_t direct = n ? drain_direct(&v, 1) : 0;
+    if (direct < n)
         carry(how);
-    count_diverted(p, write_whole(fd, p, n, 1), how);
+    count_diverted(p, direct + write_whole(fd, (const char *)p + direct, n - direct, 1), how);
 }
 
 /* Where held junk goes outside a call: fd 1 while it is the diversion,
@@ -196,11 +201,13 @@ struct batch {
 static void batch_out(struct batch *b, int fd, const char *how)
 {
     size_t done = 0, pos = 0;
-    if (b->v[0].iov_len || b->v[1].iov_len)
-        carry(how);
     if (b->v[0].iov_len && b->v[1].iov_len) {
-        ssize_t r = REAL(writev)(fd, b->v, 2);
-        done = r > 0 ? (size_t)r : 0;
+        done = drain_direct(b->v, 2);
+        if (done == 0) {
+            carry(how);
+            ssize_t r = REAL(writev)(fd, b->v, 2);
+            done = r > 0 ? (size_t)r : 0;
+        }
     }
     for (int i = 0; i < 2; pos += b->v[i].iov_len, i++) {
         const char *base = b->v[i].iov_base;

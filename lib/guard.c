@@ -101,7 +101,7 @@ static void log_junk(const struct iovec *v, int n)
  * PIPE_BUF fits a free page whole); a file or a terminal with a plain
  * writev.  No descriptor of ours is kept open for it after the gate.
  * Bytes written, or -1. */
-static ssize_t stderr_try(const struct iovec *v, int n)
+ssize_t stderr_try(const struct iovec *v, int n)
 {
     struct stat st;
     ssize_t w = -1;

@@ -393,6 +393,8 @@ int reap_helper(pid_t *which, int ms);
 int start_drain(int to_stderr, const char *log, int lazy);
 extern int g_drain_in;            /* the lazy pipe's read end, until a helper has it */
 void drain_now(const char *why);
+size_t drain_direct(const struct iovec *v, int n);
+ssize_t stderr_try(const struct iovec *v, int n);        /* lib/guard.c */
 void drain_if_needed(const char *why, int others, int let_go);
 /* Bytes about to reach the diversion: the helper, if it is lazy still. */
 static inline void carry(const char *why)
