@@ -35,7 +35,7 @@ bench: bench-bins $(if $(filter $(CURDIR)/$(LIB),$(BENCH_LIB)),$(LIB))
 # npm package's launcher in front of it: the npm tarballs of make packages installed offline
 # into bench/out/npm.
 BENCH_NPM = bench/out/npm
-bench-start: all packages
+bench-start: all packages bench-bins
 	rm -rf $(BENCH_NPM)
 	npm install -g --offline --prefix $(BENCH_NPM) --registry=http://127.0.0.1:9/ --no-audit \
 		--no-fund $(PKG_OUT)/stdiogate-$(VERSION).tgz \
