@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* filter.c - stdiogate-filter: strict mode.
  *
- *   stdiogate-filter [--protocol auto|jsonl|framed] [--discard] [--path FILE] -- COMMAND [ARG]...
+ *   stdiogate-filter [--protocol auto|jsonl|framed] [--discard] [--path FILE] [--unenterable] -- COMMAND [ARG]...
  *
  * The wrapper runs this for `stdiogate --strict`.  It starts a filter
  * process between a pipe and its own stdout (the wire), then execs COMMAND
@@ -30,6 +30,9 @@
  * --path FILE: exec FILE with COMMAND [ARG]... as its argv (COMMAND is then
  * only argv[0]), as execve would: the library starts a program it cannot
  * enter this way, with the file it resolved and the argv it was given.
+ * --unenterable (the wrapper's choice of the filter for such a COMMAND, and
+ * implied by --path): COMMAND gets no marker naming the filter, as it
+ * cannot load the library that would reap it.
  *
  * Exit status: COMMAND's (exec); 125 bad usage, 126 COMMAND not executable,
  * 127 COMMAND not found.  If the filter cannot be started (stdout closed, no
@@ -86,6 +89,9 @@
 static int g_level = 1;
 static pid_t g_as;          /* --drain: the server this helper speaks for */
 static char g_server[64] = "server";   /* the server's name and pid, for the log */
+/* COMMAND cannot load the library (--path, --unenterable): the marker that
+ * names the filter to it would only change its environment. */
+static int g_unenterable;
 static long g_server_pid;
 
 /* stderr: in the filter, a non-blocking handle of our own on it, so that a
@@ -931,7 +937,7 @@ static int start_filter(enum sg_protocol protocol, int discard)
      * COMMAND loads it, finds no wire named and diverts nothing (a diversion
      * would send the start of an answer written in pieces to stderr); it
      * finds the filter to wait for at exit instead. */
-    if (middle > 0) {
+    if (middle > 0 && !g_unenterable) {
         char marker[64];
         (void)snprintf(marker, sizeof marker, "filter:%ld:%ld", g_server_pid, (long)middle);
         setenv("STDIOGATE_WIRE", marker, 1);
@@ -944,7 +950,7 @@ static int start_filter(enum sg_protocol protocol, int discard)
 static _Noreturn void usage_error(const char *what)
 {
     (void)fprintf(stderr, "stdiogate-filter: %s\n"
-            "Usage: stdiogate-filter [--protocol auto|jsonl|framed] [--discard] [--path FILE] -- COMMAND [ARG]...\n",
+            "Usage: stdiogate-filter [--protocol auto|jsonl|framed] [--discard] [--path FILE] [--unenterable] -- COMMAND [ARG]...\n",
             what);
     exit(125);
 }
@@ -986,6 +992,9 @@ int main(int argc, char **argv)
             discard = 1;
         } else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
             path = argv[++i];
+            g_unenterable = 1;      /* the library's exec path: a program it cannot enter */
+        } else if (strcmp(argv[i], "--unenterable") == 0) {
+            g_unenterable = 1;
         } else if (strcmp(argv[i], "--protocol") == 0 && i + 1 < argc) {
             if ((protocol = protocol_named(argv[++i])) < 0)
                 usage_error("--protocol takes auto, jsonl or framed");

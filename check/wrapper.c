@@ -258,7 +258,9 @@ static void put_filter(const char *filter)
             fputs("'\\''", stdout);
         else
             putchar(*c);
-    puts("' -- \"$@\"");     /* its protocol: STDIOGATE_PROTOCOL, or auto */
+    /* its protocol: STDIOGATE_PROTOCOL, or auto; --unenterable: COMMAND
+     * cannot load the library, so nothing is named to it (lib/strict.c) */
+    puts("' --unenterable -- \"$@\"");
 }
 
 /* Once per command (the library speaks per process, and a launcher's tree
