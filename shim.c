@@ -208,6 +208,13 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
 
     if (in_vfork_child())
         return 0;
+    /* Startup bytes in C stdio's buffer leave through the hold, as the
+     * program's other writes do (straight to stderr where it takes them),
+     * rather than through glibc's own write into a lazy helper's pipe.  (An
+     * answer among them opens the gate itself.)  Not when this thread holds
+     * stdout's lock (a signal handler interrupted stdio): see flush_stdout. */
+    if (nfirst == 0 && LOAD(g_drain_in) >= 0 && shut() && !stdout_locked_here())
+        stdout_through_hold(how ? how : "the gate");
     if (!__atomic_compare_exchange_n(&g_state, &expected, GATE_OPENING, 0,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return 0;

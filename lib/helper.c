@@ -297,8 +297,10 @@ static int g_direct_partial;
 size_t drain_direct(const struct iovec *v, int n)
 {
     int fd = LOAD(g_drain_in), queued = 0;
+    /* (the kept read end closed behind our back: nothing reads the pipe
+     * any more, stderr is the place) */
     if (fd < 0 || LOAD(g_drain_dead) || LOAD(g_drain_starting) || in_vfork_child() ||
-        ioctl(fd, FIONREAD, &queued) != 0 || queued > 0)
+        (ioctl(fd, FIONREAD, &queued) == 0 && queued > 0))
         return 0;
     ssize_t w = stderr_try(v, n);
     if (w <= 0)

@@ -35,14 +35,37 @@ static int wire_stream(FILE *fp)
     return fp && guarding() && fp->_mode <= 0 && guard_fd(fp->_fileno) && stdio_flags_known();
 }
 
-/* The same, for a call that writes to fp.  Before the gate glibc writes
- * a stream on the diversion unseen: the helper first, if it is lazy still
- * (lib/helper.c). */
+/* Before the gate glibc writes a stream on the diversion with its own
+ * write, unseen: when a call may make it write (n more bytes than its
+ * buffer holds; a stream not fully buffered; SIZE_MAX: unknown), the
+ * helper first, if it is lazy still (lib/helper.c).  Bytes that stay in
+ * the buffer leave through the hold (stdout_through_hold: fflush, the gate,
+ * exit), straight to stderr where it takes them. */
+#define STDIO_ROOM_UNSET 1024       /* a buffer not made yet: the least glibc makes */
+
+static void carry_stdio(FILE *fp, size_t n)
+{
+    if (!fp || !shut() || !is_diversion(fp->_fileno))
+        return;
+    size_t held = fp->_IO_write_ptr > fp->_IO_write_base ?
+                  (size_t)(fp->_IO_write_ptr - fp->_IO_write_base) : 0;
+    size_t room = fp->_IO_buf_base ? (size_t)(fp->_IO_buf_end - fp->_IO_buf_base) : STDIO_ROOM_UNSET;
+    if (n == SIZE_MAX || !stdio_flags_known() ||
+        (fp->_flags & (SG_IO_UNBUFFERED | SG_IO_LINE_BUF)) || fp != stdout || held + n >= room)
+        drain_now("C stdio");
+}
+
+/* The same, for a call that writes n bytes to fp. */
+static int on_wire_n(FILE *fp, size_t n)
+{
+    if (__builtin_expect(LOAD(g_drain_in) >= 0, 0))
+        carry_stdio(fp, n);
+    return wire_stream(fp);
+}
+
 static int on_wire(FILE *fp)
 {
-    if (__builtin_expect(LOAD(g_drain_in) >= 0, 0) && fp && shut() && is_diversion(fp->_fileno))
-        drain_now("C stdio");
-    return wire_stream(fp);
+    return on_wire_n(fp, SIZE_MAX);
 }
 
 /* The same, for a flush or a close: it writes only what fp holds. */
@@ -144,10 +167,20 @@ static int format_put(FILE *fp, int fd, const char *fmt, va_list ap, const char 
 
 /* ---- The interposers ---- */
 
+/* printf's size, before the gate only (on_wire_n), for a lazy helper. */
+static size_t formatted_size(const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = LOAD(g_drain_in) >= 0 && shut() ? vsnprintf(NULL, 0, fmt, again) : -1;
+    va_end(again);
+    return n < 0 ? SIZE_MAX : (size_t)n;
+}
+
 #define VPRINTER(name, params, fp_, real_args)                                  \
     EXPORT int name params                                                      \
     {                                                                           \
-        if (!on_wire(fp_))                                                      \
+        if (!on_wire_n(fp_, formatted_size(fmt, ap)))                           \
             return REAL(name) real_args;                                        \
         return format_put(fp_, -1, fmt, ap, #name);                             \
     }
@@ -191,21 +224,21 @@ PRINTER(__dprintf_chk, (int fd, int flag, const char *fmt, ...), __vdprintf_chk,
 
 EXPORT int fputs(const char *s, FILE *fp)
 {
-    if (!on_wire(fp))
+    if (!on_wire_n(fp, strlen(s)))
         return REAL(fputs)(s, fp);
     return locked_put(fp, s, strlen(s), "fputs") ? EOF : 1;
 }
 
 EXPORT int fputs_unlocked(const char *s, FILE *fp)
 {
-    if (!on_wire(fp))
+    if (!on_wire_n(fp, strlen(s)))
         return REAL(fputs_unlocked)(s, fp);
     return stream_put(fp, s, strlen(s), "fputs") ? EOF : 1;
 }
 
 EXPORT int puts(const char *s)
 {
-    if (!on_wire(stdout))
+    if (!on_wire_n(stdout, strlen(s) + 1))
         return REAL(puts)(s);
     size_t n = strlen(s);
     flockfile(stdout);
@@ -216,14 +249,16 @@ EXPORT int puts(const char *s)
 
 EXPORT size_t fwrite(const void *p, size_t size, size_t nmemb, FILE *fp)
 {
-    if (!on_wire(fp) || size == 0 || nmemb == 0 || nmemb > SIZE_MAX / size)
+    if (!on_wire_n(fp, nmemb > SIZE_MAX / (size ? size : 1) ? SIZE_MAX : size * nmemb) ||
+        size == 0 || nmemb == 0 || nmemb > SIZE_MAX / size)
         return REAL(fwrite)(p, size, nmemb, fp);
     return locked_put(fp, p, size * nmemb, "fwrite") ? 0 : nmemb;
 }
 
 EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t nmemb, FILE *fp)
 {
-    if (!on_wire(fp) || size == 0 || nmemb == 0 || nmemb > SIZE_MAX / size)
+    if (!on_wire_n(fp, nmemb > SIZE_MAX / (size ? size : 1) ? SIZE_MAX : size * nmemb) ||
+        size == 0 || nmemb == 0 || nmemb > SIZE_MAX / size)
         return REAL(fwrite_unlocked)(p, size, nmemb, fp);
     return stream_put(fp, p, size * nmemb, "fwrite") ? 0 : nmemb;
 }
@@ -231,7 +266,7 @@ EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t nmemb, FILE *fp
 #define PUTTER_C_FP(name, locked)                                               \
     EXPORT int name(int c, FILE *fp)                                            \
     {                                                                           \
-        if (!on_wire(fp))                                                       \
+        if (!on_wire_n(fp, 1))                                                  \
             return REAL(name)(c, fp);                                           \
         char ch = (char)c;                                                      \
         int r = locked ? locked_put(fp, &ch, 1, #name) : stream_put(fp, &ch, 1, #name); \
@@ -245,12 +280,12 @@ PUTTER_C_FP(putc_unlocked, 0)
 
 EXPORT int putchar(int c)
 {
-    return on_wire(stdout) ? putc(c, stdout) : REAL(putchar)(c);
+    return on_wire_n(stdout, 1) ? putc(c, stdout) : REAL(putchar)(c);
 }
 
 EXPORT int putchar_unlocked(int c)
 {
-    return on_wire(stdout) ? putc_unlocked(c, stdout) : REAL(putchar_unlocked)(c);
+    return on_wire_n(stdout, 1) ? putc_unlocked(c, stdout) : REAL(putchar_unlocked)(c);
 }
 
 /* The inline putc's way out when the buffer is full (or the stream is

@@ -235,7 +235,7 @@ lazy_run() {
 
 LAZY_ANSWER='import sys; sys.stdin.readline(); sys.stdout.write(A + "\n"); sys.stdout.flush()'
 
-@test "helper: started only when there is something to carry: none for a server silent before its first message, nor for a line stderr takes at once; for a raw system call's bytes, 2 MiB of write(2) and of C stdio (no hang), byte-exact on stderr" {
+@test "helper: started only when there is something to carry: none for a server silent before its first message, nor for a line (write, printf) stderr takes at once; for a raw system call's bytes, 2 MiB of write(2) and of C stdio (no hang), byte-exact on stderr" {
     cd "$BATS_TEST_TMPDIR"
     lazy_lib
     local ans pre
@@ -253,6 +253,14 @@ LAZY_ANSWER='import sys; sys.stdin.readline(); sys.stdout.write(A + "\n"); sys.s
     assert_stdout_bytes "$ans"$'\n'
     assert_stderr_bytes $'lazy-banner\n'
     [ ! -e started ] || { echo "a helper started for a line stderr took: $(cat started)" >&2; false; }
+    # a line through C stdio (a C server's printf), which stays in stdout's
+    # buffer until the gate: no helper either
+    rm -f started
+    STDIOGATE_WRAPPER= STDIOGATE_LIB="$PWD/lazy/libstdiogate.so" gated --frames 1 --line "$INIT" -- "$BIN/core_srv" read printf
+    assert_status 0
+    assert_stdout_bytes "$(answer 0 initialize)"$'\n'
+    assert_stderr_bytes $'printf-junk\n'
+    [ ! -e started ] || { echo "a helper started for a buffered printf line: $(cat started)" >&2; false; }
     # a raw system call the library cannot see: carried by the helper when the gate opens
     lazy_run "$pre; libc.syscall(1, 1, b'lazy-raw\n', 9); $LAZY_ANSWER"
     assert_status 0

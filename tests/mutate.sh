@@ -160,6 +160,7 @@ lib/helper.c | helper-never-reaped | the library never reaps the helper's parent
 lib/helper.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (the helper outlives the server, unreaped) |         end_diversion(); |         if (0)\n            end_diversion();
 lib/internal.h | lazy-never-carries | a write to the diversion does not start the lazy helper (2 MiB before the gate: a hang) |     if (__builtin_expect(__atomic_load_n(&g_drain_in, __ATOMIC_RELAXED) >= 0, 0))\n        drain_now(why); |     (void)why;
 lib/helper.c | direct-off | junk stderr takes at once still goes through a helper process started for it |     if (fd < 0 \|\| LOAD(g_drain_dead) |     if (1 \|\| fd < 0 \|\| LOAD(g_drain_dead)
+lib/stdout.c | stdio-never-carries | C stdio that glibc writes unseen before the gate starts no helper (2 MiB: a hang) |         drain_now("C stdio");\n} |         (void)0;\n}
 lib/helper.c | lazy-pending-dropped | bytes a lazy pipe holds when the process lets go of it are dropped |     if (!LOAD(g_drain_dead) && (drain_pending() \|\| |     if (!LOAD(g_drain_dead) && (0 \|\|
 quiet.h | lazy-helper-no-stderr | a helper started late gets no stderr where the program made it close-on-exec (Node): lost |         long r = q->fd[i] == i ? (syscall(SYS_fcntl, i, F_SETFD, 0) < 0 && errno != EBADF ? -1 : 0) |         long r = q->fd[i] == i ? 0
 lib/helper.c | lazy-start-fails-hard | a helper that cannot start leaves the diversion on a pipe nobody reads |             drain_to_null(from); |             (void)drain_to_null;
