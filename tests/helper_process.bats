@@ -135,10 +135,21 @@ in_namespace() {
     timeout 60 unshare --pid --fork --mount-proc "$BIN/helper_init" sh -c "$1"
 }
 
+# nothing_left SCRIPT OUT: SCRIPT, run by in_namespace, leaves no process
+# behind, its startup junk on stderr, exactly OUT on stdout.
+nothing_left() {
+    run in_namespace "$1"
+    echo "$1: $output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "left 0" ] || { echo "left behind: $output" >&2; return 1; }
+    grep -qx "sig-startup-junk" err
+    [ "$(cat out)" = "$2" ] || { echo "$1: out: $(cat out)"; return 1; }
+}
+
 @test "helper: nothing left behind where pid 1 does not reap: default mode, stderr a file, a pipe, end of input, an exec hand-off, a server that exits while diverted" {
     cd "$BATS_TEST_TMPDIR"
     export SRV="$BIN/helper_sig" SG="$ROOT/stdiogate" INIT
-    local want
+    local want last='{"jsonrpc":"2.0","method":"last"}' expect
     want=$(answer 0 initialize)
     # control: an orphan that exits is counted (helper_init does not reap it)
     run in_namespace 'sh -c "exit 0" & exit 0'
@@ -150,20 +161,13 @@ in_namespace() {
         '"$SG" "$SRV" INT </dev/null >out 2>err' \
         'printf "%s\n" "$INIT" | "$SG" sh -c "echo sh-junk; exec \"\$SRV\" INT" >out 2>err' \
         '"$SG" sh -c "echo sig-startup-junk; echo exit-junk; exit 0" >out 2>err'; do
-        run in_namespace "$script"
-        echo "$script: $output"
-        [ "$status" -eq 0 ]
-        [ "${lines[0]}" = "left 0" ] || { echo "left behind: $output" >&2; false; }
-        grep -qx "sig-startup-junk" err
         case $script in
-            *exit-junk*)     # exits while diverted: everything on stderr, in the log before it is gone
-                [ ! -s out ] && grep -qx exit-junk err ;;
-            *'</dev/null'*)  # the gate opens at end of input: the last message on the wire
-                [ "$(cat out)" = '{"jsonrpc":"2.0","method":"last"}' ] ;;
-            *)               # the answer, then the last message
-                [ "$(cat out)" = "$(printf '%s\n%s' "$want" '{"jsonrpc":"2.0","method":"last"}')" ] ;;
-        esac || { echo "$script: out: $(cat out)"; false; }
-        case $script in *sh-junk*) grep -qx "sh-junk" err ;; esac
+            *exit-junk*)    expect= ;;          # exits while diverted: everything on stderr
+            *'</dev/null'*) expect=$last ;;     # the gate opens at end of input
+            *)              expect=$(printf '%s\n%s' "$want" "$last") ;;
+        esac
+        nothing_left "$script" "$expect"
+        case $script in *exit-junk*) grep -qx exit-junk err ;; *sh-junk*) grep -qx sh-junk err ;; esac
     done
 }
 
@@ -197,15 +201,7 @@ in_namespace() {
         'printf "%s\n" "$INIT" | "$SG" --strict sh -c "echo sh-junk; exec \"\$SRV\" INT" >out 2>err' \
         'printf "%s\n" "$INIT" | "$SG" --strict sh -c "echo sh-junk; \"\$SRV\" INT; exit 0" >out 2>err' \
         '"$SG" --strict sh -c "echo sig-startup-junk; exit 3" >out 2>err; [ $? -eq 3 ]'; do
-        run in_namespace "$script"
-        echo "$script: $output"
-        [ "$status" -eq 0 ]
-        [ "${lines[0]}" = "left 0" ] || { echo "left behind: $output" >&2; false; }
-        grep -qx "sig-startup-junk" err
-        case $script in
-            *'exit 3'*) [ ! -s out ] ;;
-            *)          [ "$(cat out)" = "$want" ] ;;
-        esac || { echo "$script: out: $(cat out)"; false; }
+        case $script in *'exit 3'*) nothing_left "$script" "" ;; *) nothing_left "$script" "$want" ;; esac
     done
     # the limit (docs/LIMITS.md): a program the library cannot enter exits without it
     run in_namespace 'printf "%s\n" "$INIT" | TREE_JUNK=none "$SG" --strict "$STATIC" >out 2>err'
