@@ -101,6 +101,31 @@ static void log_junk(const struct iovec *v, int n)
  * PIPE_BUF fits a free page whole); a file or a terminal with a plain
  * writev.  No descriptor of ours is kept open for it after the gate.
  * Bytes written, or -1. */
+/* One write to a stderr pipe whose reader may have gone: EPIPE, never the
+ * SIGPIPE that would kill the server over junk (blocked for the call, and
+ * taken back if this write raised it).  System calls only: a signal handler
+ * or a vfork child may be here. */
+static ssize_t fifo_write(const void *p, size_t k)
+{
+    sigset_t pipe_only, old, pending;
+    ssize_t w;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    (void)syscall(SYS_rt_sigprocmask, SIG_BLOCK, &pipe_only, &old, _NSIG / 8);
+    int was = syscall(SYS_rt_sigpending, &pending, _NSIG / 8) == 0 && sigismember(&pending, SIGPIPE);
+    do
+        w = REAL(write)(2, p, k);
+    while (w < 0 && errno == EINTR);
+    int e = errno;
+    if (w < 0 && e == EPIPE && !was) {
+        struct timespec zero = { 0, 0 };
+        (void)syscall(SYS_rt_sigtimedwait, &pipe_only, NULL, &zero, _NSIG / 8);
+    }
+    (void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+    errno = e;
+    return w;
+}
+
 ssize_t stderr_try(const struct iovec *v, int n)
 {
     struct stat st;
@@ -127,10 +152,10 @@ ssize_t stderr_try(const struct iovec *v, int n)
             struct pollfd p = { .fd = 2, .events = POLLOUT };
             if (poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT))
                 return (ssize_t)done;
+            if (p.revents & POLLERR)
+                return done ? (ssize_t)done : -1;   /* its reader has gone */
             size_t k = v[i].iov_len - at < PIPE_BUF ? v[i].iov_len - at : PIPE_BUF;
-            do
-                w = REAL(write)(2, (const char *)v[i].iov_base + at, k);
-            while (w < 0 && errno == EINTR);
+            w = fifo_write((const char *)v[i].iov_base + at, k);
             if (w <= 0)
                 return done ? (ssize_t)done : -1;
             at += (size_t)w;

@@ -62,7 +62,7 @@ first_files() {
         lib/exec.c) echo "families_exec.bats strict_auto.bats setups_wrapper.bats" ;;
         lib/helper.c|lib/internal.h|lib/strict.c|quiet.h) echo "setups_stderr.bats helper_process.bats" ;;
         lib/system.c) echo "helper_process.bats guard_session.bats" ;;
-        lib/guard.c|lib/stdout.c|lib/transfer.c) echo "guard_session.bats strict_alone.bats edges_bound.bats" ;;
+        lib/guard.c|lib/stdout.c|lib/transfer.c) echo "guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
@@ -161,6 +161,7 @@ lib/helper.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (t
 lib/internal.h | lazy-never-carries | a write to the diversion does not start the lazy helper (2 MiB before the gate: a hang) |     if (__builtin_expect(__atomic_load_n(&g_drain_in, __ATOMIC_RELAXED) >= 0, 0))\n        drain_now(why); |     (void)why;
 lib/helper.c | direct-off | junk stderr takes at once still goes through a helper process started for it |     if (fd < 0 \|\| LOAD(g_drain_dead) |     if (1 \|\| fd < 0 \|\| LOAD(g_drain_dead)
 lib/stdout.c | stdio-never-carries | C stdio that glibc writes unseen before the gate starts no helper (2 MiB: a hang) |         drain_now("C stdio");\n} |         (void)0;\n}
+lib/guard.c | stderr-sigpipe | junk written to a stderr pipe whose reader has gone raises SIGPIPE in the server |             if (p.revents & POLLERR)\n                return done ? (ssize_t)done : -1;   /* its reader has gone */\n            size_t k = v[i].iov_len - at < PIPE_BUF ? v[i].iov_len - at : PIPE_BUF;\n            w = fifo_write((const char *)v[i].iov_base + at, k); |             size_t k = v[i].iov_len - at < PIPE_BUF ? v[i].iov_len - at : PIPE_BUF;\n            w = REAL(write)(2, (const char *)v[i].iov_base + at, k);\n            (void)fifo_write;
 lib/helper.c | lazy-pending-dropped | bytes a lazy pipe holds when the process lets go of it are dropped |     if (!LOAD(g_drain_dead) && (drain_pending() \|\| |     if (!LOAD(g_drain_dead) && (0 \|\|
 quiet.h | lazy-helper-no-stderr | a helper started late gets no stderr where the program made it close-on-exec (Node): lost |         long r = q->fd[i] == i ? (syscall(SYS_fcntl, i, F_SETFD, 0) < 0 && errno != EBADF ? -1 : 0) |         long r = q->fd[i] == i ? 0
 lib/helper.c | lazy-start-fails-hard | a helper that cannot start leaves the diversion on a pipe nobody reads |             drain_to_null(from); |             (void)drain_to_null;
