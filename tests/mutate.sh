@@ -62,7 +62,8 @@ first_files() {
         lib/exec.c) echo "families_exec.bats strict_auto.bats setups_wrapper.bats" ;;
         lib/helper.c|lib/internal.h|lib/strict.c|quiet.h) echo "setups_stderr.bats helper_process.bats" ;;
         lib/system.c) echo "helper_process.bats guard_session.bats" ;;
-        lib/guard.c|lib/stdout.c|lib/transfer.c) echo "guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
+        lib/stdout.c) echo "helper_process.bats guard_session.bats" ;;
+        lib/guard.c|lib/transfer.c) echo "guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
