@@ -677,6 +677,11 @@ static int filter_descriptors(int in)
     return 3;
 }
 
+static const char *protocol_name(enum sg_protocol p)
+{
+    return p == SG_JSONL ? "jsonl" : p == SG_FRAMED ? "framed" : "auto";
+}
+
 static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
 {
     static unsigned char buf[READ_SIZE], held[SG_HOLD_MAX];
@@ -696,7 +701,7 @@ static _Noreturn void filter_run(int in, enum sg_protocol protocol, int discard)
     if (!watching)
         say(2, "strict: cannot watch the wire: a closed client is seen at the next write");
     sg_stream_init(&s, protocol);
-    say(2, "strict: filtering, protocol %s", protocol == SG_JSONL ? "jsonl" : protocol == SG_FRAMED ? "framed" : "auto");
+    say(2, "strict: filtering, protocol %s", protocol_name(protocol));
 
     for (;;) {
         /* room for all the junk one more read can make */
@@ -857,11 +862,6 @@ static _Noreturn void run(const char *path, char **argv)
     int e = errno;
     say(1, "cannot run %s: %s", path ? path : argv[0], strerror(e));
     exit(e == ENOENT ? 127 : 126);
-}
-
-static const char *protocol_name(enum sg_protocol p)
-{
-    return p == SG_JSONL ? "jsonl" : p == SG_FRAMED ? "framed" : "auto";
 }
 
 /* The filter as a quiet child on the pipe's read end in: the middle's pid,

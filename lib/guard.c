@@ -230,22 +230,15 @@ enum junk_caller { BY_OWNER, BY_HANDLER, IN_VFORK };
 static void junk_out(const struct iovec *v, int n, enum junk_caller by)
 {
     size_t total = iov_total(v, n);
-    unsigned long long lines = 0;
     if (total == 0)
         return;
     int saved = errno;
     if (by != IN_VFORK) {
-        const char *last = NULL;
-        for (int i = 0; i < n; i++) {
-            for (const char *c = v[i].iov_base, *e = c + v[i].iov_len;
-                 (c = memchr(c, '\n', (size_t)(e - c))) != NULL; c++)
-                lines++;
-            if (v[i].iov_len)
-                last = (const char *)v[i].iov_base + v[i].iov_len - 1;
-        }
+        int partial = 0;
+        unsigned long long lines = iov_lines(v, n, total, &partial);
         __atomic_add_fetch(&g_junk.bytes, (unsigned long long)total, __ATOMIC_RELAXED);
         __atomic_add_fetch(&g_junk.lines, lines, __ATOMIC_RELAXED);
-        STORE(g_junk.partial, last && *last != '\n');
+        STORE(g_junk.partial, partial);
         if (g_log >= 0 && by == BY_OWNER)
             log_junk(v, n);
     }

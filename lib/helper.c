@@ -296,32 +296,19 @@ static int g_direct_partial;
  * pipe (carry), after it, in order.  Not in a vfork child.  Bytes written. */
 size_t drain_direct(const struct iovec *v, int n)
 {
-    int fd = LOAD(g_drain_in), queued = 0;
-    /* (the kept read end closed behind our back: nothing reads the pipe
-     * any more, stderr is the place) */
-    if (fd < 0 || LOAD(g_drain_dead) || LOAD(g_drain_starting) || in_vfork_child() ||
-        (ioctl(fd, FIONREAD, &queued) == 0 && queued > 0))
+    /* (a kept read end closed behind our back reads as empty: nothing reads
+     * the pipe any more, stderr is the place) */
+    if (LOAD(g_drain_in) < 0 || LOAD(g_drain_dead) || LOAD(g_drain_starting) ||
+        in_vfork_child() || drain_pending())
         return 0;
     ssize_t w = stderr_try(v, n);
     if (w <= 0)
         return 0;
-    unsigned long long lines = 0;
-    size_t left = (size_t)w;
-    char last = '\n';
-    for (int i = 0; i < n && left; i++) {
-        size_t k = v[i].iov_len < left ? v[i].iov_len : left;
-        const char *c = v[i].iov_base, *e = c + k;
-        while ((c = memchr(c, '\n', (size_t)(e - c))) != NULL) {
-            lines++;
-            c++;
-        }
-        if (k)
-            last = ((const char *)v[i].iov_base)[k - 1];
-        left -= k;
-    }
+    int partial = 0;
+    unsigned long long lines = iov_lines(v, n, (size_t)w, &partial);
     __atomic_add_fetch(&g_direct_bytes, (unsigned long long)w, __ATOMIC_RELAXED);
     __atomic_add_fetch(&g_direct_lines, lines, __ATOMIC_RELAXED);
-    STORE(g_direct_partial, last != '\n');
+    STORE(g_direct_partial, partial);
     return (size_t)w;
 }
 

@@ -381,6 +381,7 @@ void fd_closed(int fd);
 /* lib/reads.c: the read paths on stdin. */
 
 size_t iov_total(const struct iovec *iov, int cnt);
+unsigned long long iov_lines(const struct iovec *iov, int cnt, size_t n, int *partial);
 
 /* ------------------------------------------------------------------ */
 /* lib/helper.c: the drain. */
