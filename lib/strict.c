@@ -11,7 +11,8 @@
  * STDIOGATE_WIRE=filter:PID:MIDDLE.  The library diverts nothing then; in
  * the process PID (the server, and every program it execs) it remembers
  * the middle and the pipe.  At exit the filter outlives the server unless
- * the server lets go of the pipe: its stdout is flushed, every descriptor
+ * the server lets go of the pipe: its stdio streams on the pipe are
+ * flushed (exit would, after this), every descriptor
  * of the pipe is pointed at /dev/null, and the library waits (at most
  * STRICT_EXIT_MS) for the filter to pass on what it holds and end, and
  * reaps the middle.  Where pid 1 reaps nothing (a container without an
@@ -47,12 +48,41 @@ void strict_noted(const char *s)
     say(3, "strict: the filter runs under process ", NUM(v[1]), ", reaped at exit");
 }
 
+/* Is fd the filter's pipe? */
+static int on_pipe(int fd)
+{
+    struct stat st;
+    return fd >= 0 && g_strict_pipe.valid && sg_fstat(fd, &st) == 0 &&
+           st.st_dev == g_strict_pipe.dev && st.st_ino == g_strict_pipe.ino;
+}
+
+/* exit flushes every C stdio stream after the destructors, this one's
+ * included: a stream of the program's own on a copy of stdout (fdopen of a
+ * dup) may hold its last answer until then.  So every stream on the pipe
+ * with bytes in its buffer is flushed here, walking glibc's list of
+ * streams as its exit does (looked up only here: no import, no lookup in
+ * every process).  0 if one still holds bytes (another thread has it
+ * locked): the pipe is then not let go. */
+static int flush_streams_on_pipe(void)
+{
+    FILE **all = (FILE **)dlsym(RTLD_DEFAULT, "_IO_list_all");
+    int flushed = all != NULL;
+    for (FILE *fp = all ? *all : NULL; fp; fp = fp->_chain) {
+        if (fp->_IO_write_ptr <= fp->_IO_write_base || !on_pipe(fp->_fileno))
+            continue;
+        if (ftrylockfile(fp) == 0) {
+            fflush_unlocked(fp);
+            funlockfile(fp);
+        }
+        flushed &= fp->_IO_write_ptr <= fp->_IO_write_base;
+    }
+    return flushed;
+}
+
 /* One descriptor of the pipe: onto /dev/null (null). */
 static void let_go(int fd, int null)
 {
-    struct stat st;
-    if (sg_fstat(fd, &st) != 0 || !g_strict_pipe.valid || st.st_dev != g_strict_pipe.dev ||
-        st.st_ino != g_strict_pipe.ino)
+    if (null < 0 || !on_pipe(fd))
         return;
     int fl = REAL(fcntl)(fd, F_GETFD);
     (void)REAL(dup3)(null, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0);
@@ -105,8 +135,11 @@ void strict_fini(int flush)
 {
     if (!LOAD(g_strict_middle) || getpid() != g_strict_pid || in_vfork_child())
         return;
-    if (flush)
-        flush_stdout();
+    if (flush && !flush_streams_on_pipe()) {
+        say(3, "strict: a stdio stream on the filter's pipe still holds bytes: the pipe is "
+               "kept, the filter left to the process that reaps orphans");
+        return;
+    }
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (null >= 0) {
         each_descriptor(let_go, null);

@@ -191,9 +191,10 @@ nothing_left() {
     done
 }
 
-@test "helper: --strict where pid 1 does not reap: nothing left behind (the library reaps the filter at exit, _exit, after an exec); a static server, which cannot load it: one zombie, the filter's" {
+@test "helper: --strict where pid 1 does not reap: nothing left behind (the library reaps the filter at exit, _exit, after an exec), no answer lost that exit flushes from a stream of the server's own; a static server, which cannot load it: one zombie, the filter's" {
     cd "$BATS_TEST_TMPDIR"
-    export SRV="$BIN/helper_sig" SG="$ROOT/stdiogate" INIT STATIC="$BIN/tree_server_static"
+    export SRV="$BIN/helper_sig" SG="$ROOT/stdiogate" INIT STATIC="$BIN/tree_server_static" \
+        EXITFLUSH="$BIN/strict_exitflush"
     local want
     want=$(printf '%s\n%s' "$(answer 0 initialize)" '{"jsonrpc":"2.0","method":"last"}')
     for script in \
@@ -203,6 +204,16 @@ nothing_left() {
         '"$SG" --strict sh -c "echo sig-startup-junk; exit 3" >out 2>err; [ $? -eq 3 ]'; do
         case $script in *'exit 3'*) nothing_left "$script" "" ;; *) nothing_left "$script" "$want" ;; esac
     done
+    # an answer exit flushes from a stream of the server's own on a copy of
+    # stdout, after the library's destructor: flushed before the pipe is let go
+    # (unwrapped, it is there: the control)
+    printf '%s\n' "$INIT" | "$EXITFLUSH" | grep -qxF "$(answer 0 initialize)"
+    run in_namespace 'printf "%s\n" "$INIT" | "$SG" --strict "$EXITFLUSH" >out 2>err'
+    echo "exitflush: $output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "left 0" ]
+    [ "$(cat out)" = "$(answer 0 initialize)" ] || { echo "exitflush: out: $(cat out)" >&2; false; }
+    grep -qx exitflush-junk err
     # the limit (docs/LIMITS.md): a program the library cannot enter exits without it
     run in_namespace 'printf "%s\n" "$INIT" | TREE_JUNK=none "$SG" --strict "$STATIC" >out 2>err'
     echo "static: $output"

@@ -259,6 +259,7 @@ filter.c | filter-partial-uncounted | the exit line does not count a junk line w
 filter.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
 filter.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    sg_close_from(4); |     close(0);\n    sg_close_from(5);
 filter.c | strict-marker-unnamed | the filter is not named to COMMAND: nothing reaps it (a zombie where pid 1 does not reap) |         setenv("STDIOGATE_WIRE", marker, 1); |         unsetenv("STDIOGATE_WIRE");
+lib/strict.c | strict-exit-unflushed | at exit the pipe is let go before the program's own streams on it are flushed (their last answer lost, or the filter left behind) |             fflush_unlocked(fp); |             (void)0;
 lib/strict.c | strict-no-let-go | at exit the server keeps the filter's pipe open: the filter outlives it (a zombie) |         each_descriptor(let_go, null); |         each_descriptor(let_go, -1);
 filter.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR \| POLLHUP)) |         if (pfd[0].revents & POLLERR)
 filter.c | filter-framed-is-auto | --protocol framed is taken as auto |          : strcmp(v, "framed") == 0 ? SG_FRAMED : -1; |          : strcmp(v, "framed") == 0 ? SG_AUTO : -1;
