@@ -28,7 +28,8 @@
 /* --inspect, --wrapper, --environment (wrapper.c) */
 
 int inspect(const char *path, int quiet);
-int wrapper(const char *pid, const char *verbosity, const char *library, const char *path, int strict);
+int wrapper(const char *pid, const char *verbosity, const char *library, const char *path, int strict,
+            int answer_fd);
 int environment(const char *pid);
 
 /* ------------------------------------------------------------------ */

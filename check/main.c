@@ -2,7 +2,7 @@
 /* check/main.c - stdiogate-check, installed beside libstdiogate.so.
  *
  *   stdiogate-check --inspect PATH
- *   stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH [--strict]
+ *   stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH [--strict] [--answer FD]
  *   stdiogate-check --environment PID
  *   stdiogate-check --check [--wrapper-path WRAPPER] [OPTION]... [--] COMMAND [ARG]...
  *
@@ -18,9 +18,11 @@
  *   125 bad usage
  *
  * --wrapper is what the wrapper (process PID, given -v VERBOSITY times) runs
- * once, in $(...), before it execs COMMAND: the same inspection and warning,
- * then, on stdout, the shell commands that set COMMAND's environment, for
- * the wrapper to eval: every variable the wrapper's shell set, exported or
+ * once before it execs COMMAND: the same inspection and warning, then the
+ * answer, the shell commands that set COMMAND's environment, for the wrapper
+ * to run (on FD with --answer FD, its here-document: a simple command, which
+ * dash starts with vfork; on stdout in $(...) otherwise, which forks the
+ * shell): every variable the wrapper's shell set, exported or
  * dropped is put back as the caller gave it (read from /proc/PID/environ:
  * dash exports PWD, and a caller's exported variable named like one of the
  * wrapper's would carry the wrapper's value), then LD_PRELOAD,
@@ -396,20 +398,47 @@ static int check_main(int argc, char **argv)
     return v.status;
 }
 
+/* --wrapper PID VERBOSITY LIBRARY PATH [--strict] [--answer FD]: with
+ * --answer, status 0 says the whole answer is on FD, 3 that it is not (the
+ * wrapper then asks again through $(...)); the answer ends by closing FD in
+ * the wrapper (whose variables are not to be trusted once it has run) and
+ * with "answered" as the wrapper's $1, which it checks before it execs. */
+static int wrapper_main(int argc, char **argv)
+{
+    int strict = argc > 4 && strcmp(argv[4], "--strict") == 0, answer = -1;
+    if (argc == 4 + strict + 2 && strcmp(argv[4 + strict], "--answer") == 0) {
+        char *end;
+        long fd = strtol(argv[5 + strict], &end, 10);
+        if (*end || end == argv[5 + strict] || fd < 0 || fd > 9)
+            return 125;
+        answer = (int)fd;
+    } else if (argc != 4 + strict) {
+        return 125;
+    }
+    int status = wrapper(argv[0], argv[1], argv[2], argv[3], strict, answer);
+    if (status == 3 || status == 125)
+        return answer < 0 ? status : 3;
+    if (answer >= 0)
+        printf("exec %d<&-\n", answer);
+    /* the wrapper's proof that the whole answer ran */
+    puts("shift; set -- answered \"$@\"");
+    if (answer < 0)
+        return status;
+    return fflush(stdout) != 0 || ferror(stdout) ? 3 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--inspect") == 0)
         return inspect(argv[2], 0);
-    if (argc == 6 && strcmp(argv[1], "--wrapper") == 0)
-        return wrapper(argv[2], argv[3], argv[4], argv[5], 0);
-    if (argc == 7 && strcmp(argv[1], "--wrapper") == 0 && strcmp(argv[6], "--strict") == 0)
-        return wrapper(argv[2], argv[3], argv[4], argv[5], 1);
+    if (argc >= 6 && argc <= 9 && strcmp(argv[1], "--wrapper") == 0)
+        return wrapper_main(argc - 2, argv + 2);
     if (argc == 3 && strcmp(argv[1], "--environment") == 0)
         return environment(argv[2]);
     if (argc >= 2 && strcmp(argv[1], "--check") == 0)
         return check_main(argc - 2, argv + 2);
     fprintf(stderr, "Usage: stdiogate-check --inspect PATH\n"
-                    "       stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH [--strict]\n"
+                    "       stdiogate-check --wrapper PID VERBOSITY LIBRARY PATH [--strict] [--answer FD]\n"
                     "       stdiogate-check --environment PID\n"
                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\n");
     return 125;

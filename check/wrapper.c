@@ -296,16 +296,65 @@ static int bad_interpreter(const char *path, const struct sg_inspection *r)
     return missing ? 127 : 126;
 }
 
+/* The wire's device:inode into wire ("" when the wrapper's stdout is
+ * closed), seen from here: fd 1 itself when it is the wrapper's (--answer),
+ * its /proc entry when fd 1 is the pipe of a $(...), which took the number
+ * for a moment if the wrapper's stdout was closed. */
+static void wire_identity(const char *pid, int answer_fd, char *wire, size_t size)
+{
+    char fd1[64];
+    struct stat st, mine;
+    int open1 = fstat(1, &mine) == 0;
+    if (answer_fd >= 0) {
+        if (!open1)
+            return;
+        st = mine;
+    } else {
+        snprintf(fd1, sizeof fd1, "/proc/%s/fd/1", pid);
+        if (stat(fd1, &st) != 0 || (open1 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino))
+            return;
+    }
+    snprintf(wire, size, "%llu:%llu", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino);
+}
+
+/* --answer FD: the answer goes to the wrapper's here-document on FD,
+ * reopened for writing (a pipe, or a deleted file in some shells), in
+ * fd 1's place here: fd 1 is the wire, which nothing of ours writes to.
+ * Non-blocking: an answer the pipe cannot hold fails (status 3, and the
+ * wrapper asks again through $(...)) instead of waiting for a reader that
+ * waits for us. */
+static int answer_to(int fd)
+{
+    char path[32];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    struct stat st;
+    int w = open(path, O_WRONLY | O_TRUNC | O_NONBLOCK | O_CLOEXEC);
+    if (w < 0)
+        return -1;
+    /* (a shell may give an empty here-document as /dev/null) */
+    if (fstat(w, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode))) {
+        close(w);
+        return -1;
+    }
+    if (w != 1 && (dup2(w, 1) != 1 || close(w) != 0))
+        return -1;
+    return 0;
+}
+
 int wrapper(const char *pid, const char *verbosity, const char *library, const char *path,
-            int strict)
+            int strict, int answer_fd)
 {
     static struct sg_inspection r;
+    char wire[64] = "";
+    wire_identity(pid, answer_fd, wire, sizeof wire);
+    if (answer_fd >= 0 && answer_to(answer_fd) != 0)
+        return 3;
     int known = sg_inspect(path, &r) == 0;
     if (known && bad_interpreter(path, &r))
         return 1;
     size_t len = 0;
-    char *block = initial_environment(pid, &len), wire[64] = "", filter[SG_PATH_SIZE];
-    struct stat st;
+    char *block = initial_environment(pid, &len), filter[SG_PATH_SIZE];
     int level = debug_level(getenv("STDIOGATE_DEBUG"), atoi(verbosity));
     int chosen = known && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter);
     int status = known ? warn(&r, strict || chosen) : 0;
@@ -333,15 +382,7 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
     if (!unbuffered || !*unbuffered)
         puts("export PYTHONUNBUFFERED=1");
     unbuffer_runtimes(library);
-    /* The wrapper's stdout is the wire; if it was closed, the pipe of the
-     * $(...) that runs this took its number for a moment. */
-    char fd1[64];
-    struct stat mine;
-    snprintf(fd1, sizeof fd1, "/proc/%s/fd/1", pid);
-    if (stat(fd1, &st) == 0 &&
-        !(fstat(1, &mine) == 0 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) {
-        snprintf(wire, sizeof wire, "%llu:%llu", (unsigned long long)st.st_dev,
-                 (unsigned long long)st.st_ino);
+    if (wire[0]) {
         /* ",seen": COMMAND, an ELF file the wrapper execs, was read here and
          * is no Bun program: the library need not read it again. */
         printf("export STDIOGATE_WIRE=%s%s\n", wire,

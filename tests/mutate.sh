@@ -287,7 +287,11 @@ check/wrapper.c | check-python-forced | PYTHONUNBUFFERED=1 replaces the user's v
 check/wrapper.c | check-python-empty-kept | an empty PYTHONUNBUFFERED= stays empty (Python buffers its startup prints) |     if (!unbuffered \|\| !*unbuffered) |     if (!unbuffered)
 check/wrapper.c | check-bad-interpreter-unsaid | a #! script whose interpreter is missing ends with the shell's raw message |     if (known && bad_interpreter(path, &r))\n        return 1; |     if (0 && known && bad_interpreter(path, &r))\n        return 1;
 check/wrapper.c | check-preload-replaced | the caller's LD_PRELOAD entries are dropped |     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : ""); |     sprintf(value, "%s", library);
-check/wrapper.c | check-wire-own-pipe | with stdout closed, the $(...) pipe is named as the wire |     if (stat(fd1, &st) == 0 &&\n        !(fstat(1, &mine) == 0 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) { |     if (stat(fd1, &st) == 0 &&\n        !(fstat(1, &mine) == 0 && 0)) {
+check/wrapper.c | check-wire-own-pipe | with stdout closed, the $(...) pipe is named as the wire |         if (stat(fd1, &st) != 0 \|\| (open1 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) |         if (stat(fd1, &st) != 0 \|\| (open1 && 0))
+check/main.c | answer-fd-left-open | the here-document's descriptor the checker answers on is handed to COMMAND |         printf("exec %d<&-\\n", answer); |         (void)0;
+check/wrapper.c | answer-any-file | the checker answers into whatever the descriptor is (a shell's /dev/null for an empty here-document) |     if (fstat(w, &st) != 0 \|\| !(S_ISFIFO(st.st_mode) \|\| S_ISREG(st.st_mode))) { |     if (fstat(w, &st) != 0) {
+check/wrapper.c | answer-blocks | an answer larger than the pipe holds waits for a reader that waits for the checker |     int w = open(path, O_WRONLY \| O_TRUNC \| O_NONBLOCK \| O_CLOEXEC); |     int w = open(path, O_WRONLY \| O_TRUNC \| O_CLOEXEC);
+stdiogate | answer-no-fallback | an answer the checker could not give on the descriptor is not asked for again |         answer=$("$checker" --wrapper "$$" "$verbosity" "$library" "$resolved" ${strict:+--strict}) |         answer=:
 check/main.c | check-usage-status | stdiogate-check with bad arguments exits 1, not 125 |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 125; |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 1;
 check/report.c | check-gated-is-strict | a server fixed by the default mode is reported as needing --strict (status 2) |         v->status = 1;\n        snprintf(v->summary, sizeof v->summary, "%s; stdiogate's default mode keeps them off the wire", junk); |         v->status = 2;\n        snprintf(v->summary, sizeof v->summary, "%s; stdiogate's default mode keeps them off the wire", junk);
 check/report.c | check-errors-clean | a run with wrong ids or missing answers counts as clean |     return !r->skipped && r->started && !died_before_answering(r) && junk_bytes(r) == 0 &&\n           protocol_errors(r) == 0; |     return !r->skipped && r->started && !died_before_answering(r) && junk_bytes(r) == 0;
@@ -324,13 +328,13 @@ stdiogate | wrapper-protocol-ignored | --protocol=VALUE does not reach the libra
 stdiogate | wrapper-path-nonexec | PATH search stops at a file that is not executable |         if [ -f "$resolved" ] && [ -x "$resolved" ]; then |         if [ -f "$resolved" ]; then
 stdiogate | wrapper-discard-unset | --discard does nothing |         --discard) export STDIOGATE_DISCARD=1 ;; |         --discard) ;;
 stdiogate | wrapper-relative-self | a wrapper called by a relative path preloads a relative library path |         *) self=$PWD/${0#./} ;; |         *) self=$0 ;;
-stdiogate | wrapper-strict-warns | --strict is not passed to stdiogate-check (step-aside warnings under --strict) | "$resolved" ${strict:+--strict})" "$@" | "$resolved")" "$@"
+stdiogate | wrapper-strict-warns | --strict is not passed to stdiogate-check (step-aside warnings under --strict) | "$resolved" ${strict:+--strict} --answer "$fd"; then | "$resolved" --answer "$fd"; then
 stdiogate | wrapper-no-usage | no COMMAND: usage is not printed | echo "stdiogate: no COMMAND given" >&2\nusage >&2 | echo "stdiogate: no COMMAND given" >&2
 stdiogate | wrapper-unknown-option-runs | an unknown option is taken as COMMAND |         -?*) die 125 "unknown option '$1' (try 'stdiogate --help')" ;; |         -?*) break ;;
 # dash and bash set PATH to a default of their own when it is unset (measured:
 # env -u PATH dash -c 'echo "${PATH-unset}"'), so the wrapper never sees it unset.
 stdiogate equivalent | wrapper-path-default | PATH unset searches the current directory only |     resolve_rest=${PATH-/usr/local/bin:/usr/bin:/bin}: |     resolve_rest=${PATH-}:
-stdiogate | wrapper-check-missing-ok | a missing stdiogate-check is not said (COMMAND runs unguarded) | [ -x "${library%/*}/stdiogate-check" ] || die 125 "cannot run ${library%/*}/stdiogate-check" | true
+stdiogate | wrapper-check-missing-ok | a missing stdiogate-check is not said (COMMAND runs unguarded) | [ -x "$checker" ] || die 125 "cannot run $checker" | true
 EOF
 )
 

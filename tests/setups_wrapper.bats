@@ -26,7 +26,7 @@ WRAPPER_NAMES="version configured_libdir verbosity level library program obstacl
 resolve_denied resolve_rest resolve_dir head_size max_offset self here candidate file
 interpreter first rest bytes_read num i elf_endian word phoff phentsize phnum table_size
 base interp notes entries ptype ph end note notes_offset notes_size notes_len p namesz
-descsz note_type name go_type wants_help IFS PPID CDPATH OLDPWD"
+descsz note_type name go_type wants_help checker fd answer IFS PPID CDPATH OLDPWD"
 
 @test "environment: COMMAND gets exactly the caller's, plus LD_PRELOAD, PYTHONUNBUFFERED, PERL5OPT, RUBYOPT (pipes, sockets)" {
     vars=(PATH="$PATH" HOME=/nonexistent-home)
@@ -88,6 +88,61 @@ descsz note_type name go_type wants_help IFS PPID CDPATH OLDPWD"
     sorted_env want.env >want
     sorted_env first.env >got
     diff want got
+}
+
+@test "environment: an answer larger than a pipe holds (a caller's PERL5OPT of 100 KB) comes through \$(...), exact" {
+    big=-M$(head -c 100000 /dev/zero | tr '\0' x)
+    env -i PATH="$PATH" PERL5OPT="$big" env -0 >want.env
+    # (a bound: a checker waiting for room in the pipe would wait forever)
+    env -i PATH="$PATH" PERL5OPT="$big" timeout 120 "$STDIOGATE_WRAPPER" env -0 </dev/null >out 2>got.env
+    [ ! -s out ]
+    sorted_env want.env | grep -v '^PERL5OPT=' >want
+    sorted_env got.env | grep -Ev '^(LD_PRELOAD|PYTHONUNBUFFERED|PERL5OPT|RUBYOPT)=' >got
+    diff want got
+    grep -qx "LD_PRELOAD=$STDIOGATE_LIB" <(sorted_env got.env)
+    perl5opt=$(sorted_env got.env | grep '^PERL5OPT=')
+    [[ $perl5opt == "PERL5OPT=$big -I"*"/perl -MStdiogate::Unbuffered" ]]
+}
+
+@test "stdiogate-check --wrapper --answer FD: a FD that is no pipe or file (/dev/null, a shell's empty here-document) gets nothing, status 3" {
+    : >lib.so
+    run -3 "$ROOT/stdiogate-check" --wrapper $$ 0 "$PWD/lib.so" /bin/true --answer 5 5</dev/null
+    [ -z "$output" ]
+    run -0 "$ROOT/stdiogate-check" --wrapper $$ 0 "$PWD/lib.so" /bin/true --answer 5 5<<<''
+    [ -z "$output" ]
+    run -125 "$ROOT/stdiogate-check" --wrapper $$ 0 "$PWD/lib.so" /bin/true --answer 10
+}
+
+# A command that lists its descriptors 3 to 9 on stderr, "N TARGET" a line.
+LIST_FDS='for fd in 3 4 5 6 7 8 9; do [ -h /proc/self/fd/$fd ] && echo "$fd $(readlink /proc/self/fd/$fd)" >&2; done; true'
+
+@test "descriptors: the caller's 3 to 9 reach COMMAND as they were, none, some or all open (the checker answers on a free one, or through \$(...)); under dash and bash" {
+    for n in 3 4 5 6 7 8 9; do echo "$n" >"f$n"; done
+    for shell in "" bash; do
+        for open in "" 3 "3 4 5" "4 9" "3 4 5 6 7 8 9"; do
+            (
+                for n in 3 4 5 6 7 8 9; do eval "exec $n>&-"; done    # (bats' own)
+                for n in $open; do eval "exec $n<f$n"; done
+                sh -c "$LIST_FDS" </dev/null >/dev/null 2>want
+                $shell "$STDIOGATE_WRAPPER" sh -c "$LIST_FDS" </dev/null >out 2>got
+            )
+            [ ! -s out ]
+            [ "$(wc -l <want)" -eq "$(echo $open | wc -w)" ]
+            diff want got || { echo "open: '$open', shell: '${shell:-sh}'"; false; }
+        done
+    done
+}
+
+@test "environment: under bash as sh (an empty here-document is /dev/null there), COMMAND gets the library and the caller's environment" {
+    vars=(PATH="$PATH" HOME=/nonexistent-home fd="caller's fd" checker="caller's checker")
+    env -i "${vars[@]}" env -0 >want.env
+    env -i "${vars[@]}" bash "$STDIOGATE_WRAPPER" env -0 </dev/null >out 2>got.env
+    [ ! -s out ]
+    sorted_env want.env >want
+    # (bash exports SHLVL and PWD where the caller did not, as it always did)
+    sorted_env got.env | grep -Ev '^(LD_PRELOAD|PYTHONUNBUFFERED|PERL5OPT|RUBYOPT|SHLVL|PWD)=' >got
+    diff want got
+    grep -qx "LD_PRELOAD=$STDIOGATE_LIB" <(sorted_env got.env)
 }
 
 # --- STDIOGATE_DEBUG
@@ -257,6 +312,11 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
     run --separate-stderr "$STDIOGATE_WRAPPER" --strict "$BIN/core_bun_fake" none </dev/null
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
+    # and one filter: the checker knows --strict put it there already
+    run --separate-stderr env STDIOGATE_DEBUG=2 "$STDIOGATE_WRAPPER" --strict "$BIN/core_bun_fake" none </dev/null
+    [ "$status" -eq 0 ]
+    [ "$(grep -c 'strict: filtering' <<<"$stderr")" -eq 1 ] || { echo "$stderr"; false; }
+    ! grep -q 'Bun program: strict mode' <<<"$stderr" || false
 }
 
 @test "stdiogate-check --inspect: statuses 0 (nothing), 1 (warn), 2 (drop the library), 125 (usage)" {

@@ -224,19 +224,27 @@ env_of() {
     [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
 }
 
-@test "STDIOGATE_WIRE is the identity of the wrapper's own stdout (file, pipe)" {
-    # (",seen": the wrapper read COMMAND, an ELF program, and found no Bun)
-    STDIOGATE_WIRE=1:1 "$STUB/stdiogate" env >env.txt
-    [ "$(env_of STDIOGATE_WIRE env.txt)" = "$(stat -L -c %d:%i env.txt),seen" ]
-    # Through a pipe: the marker names the pipe COMMAND writes to.
-    "$STUB/stdiogate" sh -c 'echo "${STDIOGATE_WIRE%,seen}"; stat -L -c %d:%i /proc/$$/fd/1' | uniq >ids
-    [ "$(wc -l <ids)" -eq 1 ]
-    grep -qx '[0-9]*:[0-9]*' ids
+# taken CMD...: CMD with descriptors 3 to 9 all open, so that the wrapper
+# gets stdiogate-check's answer through $(...) instead of on one of them.
+taken() { "$@" 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null; }
+
+@test "STDIOGATE_WIRE is the identity of the wrapper's own stdout (file, pipe; the checker's answer on a descriptor or through \$(...))" {
+    for how in "" taken; do
+        # (",seen": the wrapper read COMMAND, an ELF program, and found no Bun)
+        STDIOGATE_WIRE=1:1 $how "$STUB/stdiogate" env >env.txt
+        [ "$(env_of STDIOGATE_WIRE env.txt)" = "$(stat -L -c %d:%i env.txt),seen" ]
+        # Through a pipe: the marker names the pipe COMMAND writes to.
+        $how "$STUB/stdiogate" sh -c 'echo "${STDIOGATE_WIRE%,seen}"; stat -L -c %d:%i /proc/$$/fd/1' | uniq >ids
+        [ "$(wc -l <ids)" -eq 1 ]
+        grep -qx '[0-9]*:[0-9]*' ids
+    done
 }
 
-@test "stdout closed: no STDIOGATE_WIRE, an inherited one removed" {
-    STDIOGATE_WIRE=1:1 "$STUB/stdiogate" sh -c 'echo "wire=${STDIOGATE_WIRE-unset}" >&2' >&- 2>err
-    [ "$(cat err)" = "wire=unset" ]
+@test "stdout closed: no STDIOGATE_WIRE, an inherited one removed (the checker's answer on a descriptor or through \$(...))" {
+    for how in "" taken; do
+        STDIOGATE_WIRE=1:1 $how "$STUB/stdiogate" sh -c 'echo "wire=${STDIOGATE_WIRE-unset}" >&2' >&- 2>err
+        [ "$(cat err)" = "wire=unset" ] || { echo "${how:-answer on a descriptor}:"; cat err; false; }
+    done
 }
 
 @test "-v levels: STDIOGATE_DEBUG 2, 3, 4 (capped); a higher explicit value kept" {
