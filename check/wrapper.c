@@ -302,7 +302,6 @@ static int bad_interpreter(const char *path, const struct sg_inspection *r)
  * for a moment if the wrapper's stdout was closed. */
 static void wire_identity(const char *pid, int answer_fd, char *wire, size_t size)
 {
-    char fd1[64];
     struct stat st, mine;
     int open1 = fstat(1, &mine) == 0;
     if (answer_fd >= 0) {
@@ -310,6 +309,7 @@ static void wire_identity(const char *pid, int answer_fd, char *wire, size_t siz
             return;
         st = mine;
     } else {
+        char fd1[64];
         snprintf(fd1, sizeof fd1, "/proc/%s/fd/1", pid);
         if (stat(fd1, &st) != 0 || (open1 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino))
             return;
