@@ -424,7 +424,7 @@ static int wrapper_main(int argc, char **argv)
     puts("shift; set -- answered \"$@\"");
     if (answer < 0)
         return status;
-    return fflush(stdout) != 0 || ferror(stdout) ? 3 : 0;
+    return !answer_fits() || fflush(stdout) != 0 || ferror(stdout) ? 3 : 0;
 }
 
 int main(int argc, char **argv)

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -321,9 +322,12 @@ static void wire_identity(const char *pid, int answer_fd, char *wire, size_t siz
 /* --answer FD: the answer goes to the wrapper's here-document on FD,
  * reopened for writing (a pipe, or a deleted file in some shells), in
  * fd 1's place here: fd 1 is the wire, which nothing of ours writes to.
- * Non-blocking: an answer the pipe cannot hold fails (status 3, and the
- * wrapper asks again through $(...)) instead of waiting for a reader that
- * waits for us. */
+ * It waits whole in stdout's buffer until answer_fits has made room for it
+ * (the wrapper reads only once we have exited); the write does not block:
+ * an answer the pipe cannot hold fails (status 3, and the wrapper asks again
+ * through $(...)) instead of waiting for a reader that waits for us. */
+static char answer_buffer[1 << 20];
+
 static int answer_to(int fd)
 {
     char path[32];
@@ -339,7 +343,20 @@ static int answer_to(int fd)
     }
     if (w != 1 && (dup2(w, 1) != 1 || close(w) != 0))
         return -1;
-    return 0;
+    return setvbuf(stdout, answer_buffer, _IOFBF, sizeof answer_buffer) == 0 ? 0 : -1;
+}
+
+/* Whether the pipe the answer goes to can hold it all (a file can): a pipe
+ * holds 64 KiB unless grown, and it has the here-document's line already. */
+int answer_fits(void)
+{
+    struct stat st;
+    size_t n = __fpending(stdout) + 4096;
+    if (fstat(1, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return 1;
+    int size = fcntl(1, F_GETPIPE_SZ);
+    return (size >= 0 && (size_t)size >= n) ||
+           (n <= INT_MAX && fcntl(1, F_SETPIPE_SZ, (int)n) >= 0);
 }
 
 int wrapper(const char *pid, const char *verbosity, const char *library, const char *path,

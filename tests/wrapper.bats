@@ -84,6 +84,18 @@ env_of() {
     [ "$stderr" = "stdiogate: cannot run $PWD/nocheck/stdiogate-check" ]
 }
 
+@test "a checker whose answer does not run whole (no final line, no answer on the descriptor): status 125, COMMAND not run" {
+    mkdir badcheck
+    cp "$STUB/stdiogate" "$STUB/libstdiogate.so" badcheck/
+    # it answers on neither path, then through $(...) without the last line
+    printf '#!/bin/sh\ncase "$*" in *--answer*) exit 3 ;; esac\necho "export ANSWERED=half"\n' >badcheck/stdiogate-check
+    chmod +x badcheck/stdiogate-check
+    run --separate-stderr badcheck/stdiogate sh -c 'echo ran >&2'
+    [ "$status" -eq 125 ]
+    [ -z "$output" ]
+    [ "$stderr" = "stdiogate: lost the answer of stdiogate-check, beside the library" ]
+}
+
 @test "library path with a space or a colon: status 125" {
     for dir in "with space" "with:colon"; do
         mkdir "$dir"
@@ -223,10 +235,6 @@ env_of() {
     [ "$(grep -c '^PYTHONUNBUFFERED=' env.txt)" = 1 ]
     [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
 }
-
-# taken CMD...: CMD with descriptors 3 to 9 all open, so that the wrapper
-# gets stdiogate-check's answer through $(...) instead of on one of them.
-taken() { "$@" 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null; }
 
 @test "STDIOGATE_WIRE is the identity of the wrapper's own stdout (file, pipe; the checker's answer on a descriptor or through \$(...))" {
     for how in "" taken; do
