@@ -128,8 +128,7 @@ static void point_copy_at_wire(int fd, int wire)
     set_copy(fd, 0);
     if (!on_diversion(fd))
         return;   /* closed behind our back and reused */
-    int fl = REAL(fcntl)(fd, F_GETFD);
-    if (REAL(dup3)(wire, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) {
+    if (repoint(wire, fd) < 0) {
         say(1, "cannot put descriptor ", NUM(fd), " on the wire: ", err_name(errno));
         return;
     }
@@ -231,8 +230,7 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
     for (int i = 0; i < nfirst; i++)
         write_whole(wire, first[i].iov_base, first[i].iov_len, 0);
     if (fd1) {
-        int fl = REAL(fcntl)(1, F_GETFD);
-        if (REAL(dup3)(wire, 1, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) {
+        if (repoint(wire, 1) < 0) {
             say(1, "cannot put stdout back on the wire: ", err_name(errno));
             _exit(1);
         }

@@ -256,10 +256,8 @@ static int drain_has_writers(void)
 /* A copy of the diversion follows it onto /dev/null (null). */
 static void copy_to_null(int fd, int null)
 {
-    if (!on_diversion(fd))
-        return;
-    int fl = REAL(fcntl)(fd, F_GETFD);
-    (void)REAL(dup3)(null, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0);
+    if (on_diversion(fd))
+        (void)repoint(null, fd);
 }
 
 /* The helper cannot start (no process to spare; qemu-user refuses a clone
@@ -431,10 +429,8 @@ static void copy_to_stderr(int fd, int unused)
 {
     (void)unused;
     set_copy(fd, 0);
-    if (!on_diversion(fd))
-        return;
-    int fl = REAL(fcntl)(fd, F_GETFD);
-    (void)REAL(dup3)(2, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0);
+    if (on_diversion(fd))
+        (void)repoint(2, fd);
 }
 
 static void end_diversion(void)

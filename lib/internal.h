@@ -191,6 +191,14 @@ WIDE_FUNCTIONS(DECLARE_REAL)
     } \
     p_; })
 
+/* fd becomes a copy of to, its own close-on-exec flag kept (dup3 would
+ * clear it): where fd 1 or a copy of it is pointed somewhere else. */
+static inline int repoint(int to, int fd)
+{
+    int fl = REAL(fcntl)(fd, F_GETFD);
+    return REAL(dup3)(to, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0);
+}
+
 extern int __open_2(const char *, int);
 extern int __open64_2(const char *, int);
 extern int __openat_2(int, const char *, int);

@@ -128,13 +128,13 @@ static void point_one_at_wire(struct reopened *e)
         wire = LOAD(g_wire);
     if (r != 1 || wire < 0)
         return;   /* closed behind our back (a raw system call) and reused */
-    int fd = REAL(fcntl)(prog, F_GETFD), fl = REAL(fcntl)(prog, F_GETFL);
+    int fl = REAL(fcntl)(prog, F_GETFL);
     int keep = O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME;
     if (fl >= 0 && wire == e->wire)
         REAL(fcntl)(wire, F_SETFL, fl & keep);
     if (e->flags >= 0)   /* a copy of the diversion: stderr gets its mode back */
         REAL(fcntl)(prog, F_SETFL, e->flags);
-    if (REAL(dup3)(wire, prog, (fd > 0 && (fd & FD_CLOEXEC)) ? O_CLOEXEC : 0) < 0) {
+    if (repoint(wire, prog) < 0) {
         say(1, "cannot put descriptor ", NUM(prog), " on the wire: ", err_name(errno));
         return;
     }
@@ -324,8 +324,7 @@ static int open_by_name(int named, const char *path, int flags, mode_t mode)
         say(1, "no descriptor to spare for ", path, ": it is the wire at once");
     if (shared >= 0)
         REAL(fcntl)(prog, F_SETFL, shared);
-    int fd = REAL(fcntl)(prog, F_GETFD);
-    int r = REAL(dup3)(wire, prog, (fd > 0 && (fd & FD_CLOEXEC)) ? O_CLOEXEC : 0);
+    int r = repoint(wire, prog);
     int err = errno;
     REAL(close)(wire);
     if (r < 0) {

@@ -82,10 +82,8 @@ static int flush_streams_on_pipe(void)
 /* One descriptor of the pipe: onto /dev/null (null). */
 static void let_go(int fd, int null)
 {
-    if (null < 0 || !on_pipe(fd))
-        return;
-    int fl = REAL(fcntl)(fd, F_GETFD);
-    (void)REAL(dup3)(null, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0);
+    if (null >= 0 && on_pipe(fd))
+        (void)repoint(null, fd);
 }
 
 /* Where getdents64 puts an entry's length and name (struct linux_dirent64:
