@@ -319,6 +319,9 @@ static void wire_identity(const char *pid, int answer_fd, char *wire, size_t siz
              (unsigned long long)st.st_ino);
 }
 
+/* The answer, whole (an answer is at most a few variables of 128 KiB). */
+static char answer_buffer[1 << 20];
+
 /* --answer FD: the answer goes to the wrapper's here-document on FD,
  * reopened for writing (a pipe, or a deleted file in some shells), in
  * fd 1's place here: fd 1 is the wire, which nothing of ours writes to.
@@ -326,8 +329,6 @@ static void wire_identity(const char *pid, int answer_fd, char *wire, size_t siz
  * (the wrapper reads only once we have exited); the write does not block:
  * an answer the pipe cannot hold fails (status 3, and the wrapper asks again
  * through $(...)) instead of waiting for a reader that waits for us. */
-static char answer_buffer[1 << 20];
-
 static int answer_to(int fd)
 {
     char path[32];

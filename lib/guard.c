@@ -96,11 +96,6 @@ static void log_junk(const struct iovec *v, int n)
         (void)REAL(writev)(g_log, out, k);
 }
 
-/* As much as stderr takes without waiting: a socket with MSG_DONTWAIT; a
- * pipe a page at a time while poll says it has room (a write of at most
- * PIPE_BUF fits a free page whole); a file or a terminal with a plain
- * writev.  No descriptor of ours is kept open for it after the gate.
- * Bytes written, or -1. */
 /* One write to a stderr pipe whose reader may have gone: EPIPE, never the
  * SIGPIPE that would kill the server over junk (blocked for the call, and
  * taken back if this write raised it).  System calls only: a signal handler
@@ -126,6 +121,11 @@ static ssize_t fifo_write(const void *p, size_t k)
     return w;
 }
 
+/* As much as stderr takes without waiting: a socket with MSG_DONTWAIT; a
+ * pipe a page at a time while poll says it has room (a write of at most
+ * PIPE_BUF fits a free page whole); a file or a terminal with a plain
+ * writev.  No descriptor of ours is kept open for it after the gate.
+ * Bytes written, or -1. */
 ssize_t stderr_try(const struct iovec *v, int n)
 {
     struct stat st;

@@ -251,9 +251,15 @@ EXPORT int puts(const char *s)
     return r ? EOF : n + 1 > INT_MAX ? INT_MAX : (int)(n + 1);
 }
 
+/* fwrite's bytes, for on_wire_n (SIZE_MAX if they overflow). */
+static size_t fwrite_bytes(size_t size, size_t nmemb)
+{
+    return nmemb > SIZE_MAX / (size ? size : 1) ? SIZE_MAX : size * nmemb;
+}
+
 EXPORT size_t fwrite(const void *p, size_t size, size_t nmemb, FILE *fp)
 {
-    if (!on_wire_n(fp, nmemb > SIZE_MAX / (size ? size : 1) ? SIZE_MAX : size * nmemb) ||
+    if (!on_wire_n(fp, fwrite_bytes(size, nmemb)) ||
         size == 0 || nmemb == 0 || nmemb > SIZE_MAX / size)
         return REAL(fwrite)(p, size, nmemb, fp);
     return locked_put(fp, p, size * nmemb, "fwrite") ? 0 : nmemb;
@@ -261,7 +267,7 @@ EXPORT size_t fwrite(const void *p, size_t size, size_t nmemb, FILE *fp)
 
 EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t nmemb, FILE *fp)
 {
-    if (!on_wire_n(fp, nmemb > SIZE_MAX / (size ? size : 1) ? SIZE_MAX : size * nmemb) ||
+    if (!on_wire_n(fp, fwrite_bytes(size, nmemb)) ||
         size == 0 || nmemb == 0 || nmemb > SIZE_MAX / size)
         return REAL(fwrite_unlocked)(p, size, nmemb, fp);
     return stream_put(fp, p, size * nmemb, "fwrite") ? 0 : nmemb;
