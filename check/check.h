@@ -30,7 +30,6 @@
 int inspect(const char *path, int quiet);
 int wrapper(const char *pid, const char *verbosity, const char *library, const char *path, int strict,
             int answer_fd);
-int answer_fits(void);
 int environment(const char *pid);
 
 /* ------------------------------------------------------------------ */

@@ -400,9 +400,8 @@ static int check_main(int argc, char **argv)
 
 /* --wrapper PID VERBOSITY LIBRARY PATH [--strict] [--answer FD]: with
  * --answer, status 0 says the whole answer is on FD, 3 that it is not (the
- * wrapper then asks again through $(...)); the answer ends by closing FD in
- * the wrapper (whose variables are not to be trusted once it has run) and
- * with "answered" as the wrapper's $1, which it checks before it execs. */
+ * wrapper then asks again through $(...)); how the answer ends:
+ * check/wrapper.c, end_answer. */
 static int wrapper_main(int argc, char **argv)
 {
     int strict = argc > 4 && strcmp(argv[4], "--strict") == 0, answer = -1;
@@ -415,16 +414,7 @@ static int wrapper_main(int argc, char **argv)
     } else if (argc != 4 + strict) {
         return 125;
     }
-    int status = wrapper(argv[0], argv[1], argv[2], argv[3], strict, answer);
-    if (status == 3 || status == 125)
-        return answer < 0 ? status : 3;
-    if (answer >= 0)
-        printf("exec %d<&-\n", answer);
-    /* the wrapper's proof that the whole answer ran */
-    puts("shift; set -- answered \"$@\"");
-    if (answer < 0)
-        return status;
-    return !answer_fits() || fflush(stdout) != 0 || ferror(stdout) ? 3 : 0;
+    return wrapper(argv[0], argv[1], argv[2], argv[3], strict, answer);
 }
 
 int main(int argc, char **argv)

@@ -349,7 +349,7 @@ static int answer_to(int fd)
 
 /* Whether the pipe the answer goes to can hold it all (a file can): a pipe
  * holds 64 KiB unless grown, and it has the here-document's line already. */
-int answer_fits(void)
+static int answer_fits(void)
 {
     struct stat st;
     size_t n = __fpending(stdout) + 4096;
@@ -360,8 +360,23 @@ int answer_fits(void)
            (n <= INT_MAX && fcntl(1, F_SETPIPE_SZ, (int)n) >= 0);
 }
 
-int wrapper(const char *pid, const char *verbosity, const char *library, const char *path,
-            int strict, int answer_fd)
+/* The answer's end: FD closed again (--answer), and "answered" as the
+ * wrapper's $1, its proof that the whole answer ran.  With --answer, the
+ * status is 0 once all of it is on FD, 3 if it is not. */
+static int end_answer(int status, int answer_fd)
+{
+    if (status == 3 || status == 125)
+        return answer_fd < 0 ? status : 3;
+    if (answer_fd >= 0)
+        printf("exec %d<&-\n", answer_fd);
+    puts("shift; set -- answered \"$@\"");
+    if (answer_fd < 0)
+        return status;
+    return !answer_fits() || fflush(stdout) != 0 || ferror(stdout) ? 3 : 0;
+}
+
+static int answer(const char *pid, const char *verbosity, const char *library, const char *path,
+                  int strict, int answer_fd)
 {
     static struct sg_inspection r;
     char wire[64] = "";
@@ -418,6 +433,12 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
     if (chosen)
         put_filter(filter);
     return status;
+}
+
+int wrapper(const char *pid, const char *verbosity, const char *library, const char *path,
+            int strict, int answer_fd)
+{
+    return end_answer(answer(pid, verbosity, library, path, strict, answer_fd), answer_fd);
 }
 
 /* --environment: only the commands that put the caller's environment back

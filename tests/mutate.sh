@@ -288,14 +288,14 @@ check/wrapper.c | check-python-empty-kept | an empty PYTHONUNBUFFERED= stays emp
 check/wrapper.c | check-bad-interpreter-unsaid | a #! script whose interpreter is missing ends with the shell's raw message |     if (known && bad_interpreter(path, &r))\n        return 1; |     if (0 && known && bad_interpreter(path, &r))\n        return 1;
 check/wrapper.c | check-preload-replaced | the caller's LD_PRELOAD entries are dropped |     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : ""); |     sprintf(value, "%s", library);
 check/wrapper.c | check-wire-own-pipe | with stdout closed, the $(...) pipe is named as the wire |         if (stat(fd1, &st) != 0 \|\| (open1 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) |         if (stat(fd1, &st) != 0 \|\| (open1 && 0))
-check/main.c | answer-fd-left-open | the here-document's descriptor the checker answers on is handed to COMMAND |         printf("exec %d<&-\\n", answer); |         (void)0;
+check/wrapper.c | answer-fd-left-open | the here-document's descriptor the checker answers on is handed to COMMAND |         printf("exec %d<&-\\n", answer_fd); |         (void)0;
 check/wrapper.c | answer-any-file | the checker answers into whatever the descriptor is (a shell's /dev/null for an empty here-document) |     if (fstat(w, &st) != 0 \|\| !(S_ISFIFO(st.st_mode) \|\| S_ISREG(st.st_mode))) { |     if (fstat(w, &st) != 0) {
 # answer_fits makes room for the whole answer before its first byte is
 # written (an answer is at most a few variables of 128 KiB each, a pipe grows
 # to 1 MiB), so the write never finds the pipe full: O_NONBLOCK is a second
 # guard only.
 check/wrapper.c equivalent | answer-blocks | an answer larger than the pipe holds waits for a reader that waits for the checker |     int w = open(path, O_WRONLY \| O_TRUNC \| O_NONBLOCK \| O_CLOEXEC); |     int w = open(path, O_WRONLY \| O_TRUNC \| O_CLOEXEC);
-check/main.c | answer-unfitted | an answer larger than the pipe holds at first is not given room: the checker speaks twice (the second time through $(...)) |     return !answer_fits() \|\| fflush(stdout) != 0 \|\| ferror(stdout) ? 3 : 0; |     return fflush(stdout) != 0 \|\| ferror(stdout) ? 3 : 0;
+check/wrapper.c | answer-unfitted | an answer larger than the pipe holds at first is not given room: the checker speaks twice (the second time through $(...)) |     return !answer_fits() \|\| fflush(stdout) != 0 \|\| ferror(stdout) ? 3 : 0; |     return fflush(stdout) != 0 \|\| ferror(stdout) ? 3 : 0;
 stdiogate | answer-no-fallback | an answer the checker could not give on the descriptor is not asked for again |         set -- "$("$checker" --wrapper "$$" "$verbosity" "$library" "$resolved" ${strict:+--strict})" "$@" |         set -- : "$@"
 stdiogate | answer-unchecked | the wrapper execs COMMAND without the answer having run whole |     [ "$1" = answered ] \|\| die 125 "lost the answer of stdiogate-check, beside the library" |     [ "$1" = answered ] \|\| true
 check/main.c | check-usage-status | stdiogate-check with bad arguments exits 1, not 125 |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 125; |                     "       stdiogate-check --check [OPTION]... [--] COMMAND [ARG]... (stdiogate --check)\\n");\n    return 1;
