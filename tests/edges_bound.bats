@@ -125,9 +125,15 @@ failsafe_case() {
     ungated --timeout 60 --frames 0 --line "$INIT" -- "$BIN/fam_emit" "$f"
     assert_status 0
     cat "$f" "$a" | cmp -s - "$OUT" || { echo "unwrapped stdout is not the line and the answer" >&2; show_run; return 1; }
-    gated --timeout 60 --frames 0 --line "$INIT" -- "$BIN/fam_emit" "$f"
+    # The fail-safe's level-2 line, on a stderr that is a file: a file always
+    # has room for it.  (On a pipe a diagnostic that finds no room, while the
+    # drain still passes a large junk line on, is dropped rather than wait.)
+    gated --stderr-file --timeout 60 --frames 0 --line "$INIT" -- "$BIN/fam_emit" "$f"
     assert_status 0
     assert_failsafe write
+    # The bytes, over pipes as a client gives them.
+    gated --timeout 60 --frames 0 --line "$INIT" -- "$BIN/fam_emit" "$f"
+    assert_status 0
     # the diagnostics out: each is written whole, in one call, but it can
     # land inside a junk line the drain is still passing on (or follow a
     # junk frame that ends without a newline)
