@@ -718,7 +718,7 @@ __attribute__((destructor)) static void stdiogate_fini(void)
         guard_summary();
     }
     helper_fini();
-    strict_fini(1);
+    strict_at_exit();
 }
 
 /* _exit runs no destructor (dash's exit builtin, Python's os._exit) and

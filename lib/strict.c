@@ -11,11 +11,12 @@
  * STDIOGATE_WIRE=filter:PID:MIDDLE.  The library diverts nothing then; in
  * the process PID (the server, and every program it execs) it remembers
  * the middle and the pipe.  At exit the filter outlives the server unless
- * the server lets go of the pipe: its stdio streams on the pipe are
- * flushed (exit would, after this), every descriptor
- * of the pipe is pointed at /dev/null, and the library waits (at most
- * STRICT_EXIT_MS) for the filter to pass on what it holds and end, and
- * reaps the middle.  Where pid 1 reaps nothing (a container without an
+ * the server lets go of the pipe, after every destructor (the program's
+ * own libraries may still write then): its stdio streams on the pipe are
+ * flushed (exit would, after this), every descriptor of the pipe is
+ * pointed at stderr (anything written later is not lost), and the library
+ * waits (at most STRICT_EXIT_MS) for the filter to pass on what it holds
+ * and end, and reaps the middle.  Where pid 1 reaps nothing (a container without an
  * init), nothing is left behind, unless the server is killed by a signal,
  * cannot load the library (Go, static...), or a child of its still holds
  * the pipe. */
@@ -79,11 +80,19 @@ static int flush_streams_on_pipe(void)
     return flushed;
 }
 
-/* One descriptor of the pipe: onto /dev/null (null). */
-static void let_go(int fd, int null)
+/* One descriptor of the pipe: onto the file "to". */
+static void let_go(int fd, int to)
 {
-    if (null >= 0 && on_pipe(fd))
-        (void)repoint(null, fd);
+    if (to >= 0 && on_pipe(fd))
+        (void)repoint(to, fd);
+}
+
+/* Where the pipe's descriptors go: stderr's file, or /dev/null where
+ * stderr is closed or the pipe itself (2>&1). */
+static int let_go_to(void)
+{
+    int fd = on_pipe(2) ? -1 : (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 0);
+    return fd >= 0 ? fd : open("/dev/null", O_WRONLY | O_CLOEXEC);
 }
 
 /* Where getdents64 puts an entry's length and name (struct linux_dirent64:
@@ -138,12 +147,34 @@ void strict_fini(int flush)
                "kept, the filter left to the process that reaps orphans");
         return;
     }
-    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (null >= 0) {
-        each_descriptor(let_go, null);
-        REAL(close)(null);
+    int to = let_go_to();
+    if (to >= 0) {
+        each_descriptor(let_go, to);
+        REAL(close)(to);
     }
     if (!reap_helper(&g_strict_middle, STRICT_EXIT_MS))
         say(3, "strict: the filter has not ended (a child holds its pipe?): left to the "
                "process that reaps orphans");
+}
+
+static void strict_fini_last(void *unused)
+{
+    (void)unused;
+    strict_fini(1);
+}
+
+/* At exit, from the destructor.  The destructors of the program's own
+ * libraries run after this one (they were initialised before the preload)
+ * and may still write answers: the pipe is let go by a function registered
+ * now, which exit calls after every destructor and before it flushes the
+ * streams (C11 7.22.4.4).  Registered with no library's handle: with ours,
+ * our __cxa_finalize would call it at once.  Looked up here, as no import. */
+void strict_at_exit(void)
+{
+    int (*later)(void (*)(void *), void *, void *) =
+        (int (*)(void (*)(void *), void *, void *))dlsym(RTLD_DEFAULT, "__cxa_atexit");
+    if (!LOAD(g_strict_middle) || getpid() != g_strict_pid || in_vfork_child())
+        return;
+    if (!later || later(strict_fini_last, NULL, NULL) != 0)
+        strict_fini(1);
 }

@@ -19,6 +19,14 @@ tests/bin/%_static: tests/fixtures/%_static.c | tests/bin
 tests/bin/%: tests/fixtures/%.c | tests/bin
 	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_SAN) $(FIXTURE_DEPS) -o $@ $< -lpthread
 
+# strict_late is linked with a library of its own, built from the same file.
+tests/bin/libstrict_late.so: tests/fixtures/strict_late.c | tests/bin
+	$(CC) $(FIXTURE_CFLAGS) -fPIC -shared -DSTRICT_LATE_LIBRARY -o $@ $<
+
+tests/bin/strict_late: tests/fixtures/strict_late.c tests/bin/libstrict_late.so | tests/bin
+	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_SAN) $(FIXTURE_DEPS) -o $@ $< \
+		-Ltests/bin -lstrict_late -Wl,-rpath,'$$ORIGIN'
+
 -include $(wildcard tests/bin/.*.d)
 
 tests/bin:
