@@ -171,10 +171,10 @@ static void strict_fini_last(void *unused)
  * our __cxa_finalize would call it at once.  Looked up here, as no import. */
 void strict_at_exit(void)
 {
-    int (*later)(void (*)(void *), void *, void *) =
-        (int (*)(void (*)(void *), void *, void *))dlsym(RTLD_DEFAULT, "__cxa_atexit");
     if (!LOAD(g_strict_middle) || getpid() != g_strict_pid || in_vfork_child())
         return;
+    int (*later)(void (*)(void *), void *, void *) =
+        (int (*)(void (*)(void *), void *, void *))dlsym(RTLD_DEFAULT, "__cxa_atexit");
     if (!later || later(strict_fini_last, NULL, NULL) != 0)
         strict_fini(1);
 }
