@@ -704,10 +704,11 @@ __attribute__((constructor)) static void stdiogate_init(void)
 
 /* exit flushes stdout after the destructors have run: through the hold
  * first, and what stays held is junk; then the helper gets the end of its
- * input and is reaped (helper_fini).  One destructor, so that the order
- * is this one. */
-__attribute__((destructor)) static void stdiogate_fini(void)
+ * input and is reaped (helper_fini); under the filter, the pipe is let go
+ * and the filter reaped.  One function, so that the order is this one. */
+static void stdiogate_exit(void *unused)
 {
+    (void)unused;
     if (gated()) {
         stdout_through_hold("exit");
         hold_settle("exit", 0);
@@ -718,7 +719,36 @@ __attribute__((destructor)) static void stdiogate_fini(void)
         guard_summary();
     }
     helper_fini();
-    strict_at_exit();
+    strict_fini(1);
+}
+
+/* Is there anything for stdiogate_exit to do? */
+static int exit_work(void)
+{
+    return gated() || guarding() || LOAD(g_helper) || LOAD(g_helper_inherited) ||
+           LOAD(g_drain_in) >= 0 || strict_pending();
+}
+
+/* The destructors of the program's own libraries run after this one (they
+ * were initialised before the preload) and may still write on stdout: an
+ * answer, junk.  So the exit work is done by a function registered now,
+ * which exit calls after every destructor and before it flushes the
+ * streams (C11 7.22.4.4).  Registered with no library's handle: with ours,
+ * our own __cxa_finalize would call it at once.  Looked up here, not
+ * imported, and only by a process with work to do. */
+static int exit_after_destructors(void (*fn)(void *))
+{
+    int (*later)(void (*)(void *), void *, void *) =
+        (int (*)(void (*)(void *), void *, void *))dlsym(RTLD_DEFAULT, "__cxa_atexit");
+    return later && later(fn, NULL, NULL) == 0;
+}
+
+__attribute__((destructor)) static void stdiogate_fini(void)
+{
+    if (!exit_work())
+        return;     /* (every process that merely loaded the library) */
+    if (in_vfork_child() || !exit_after_destructors(stdiogate_exit))
+        stdiogate_exit(NULL);
 }
 
 /* _exit runs no destructor (dash's exit builtin, Python's os._exit) and

@@ -419,8 +419,8 @@ void helper_fini(void);
 
 /* lib/strict.c: strict mode's end. */
 void strict_noted(const char *marker_rest);
+int strict_pending(void);
 void strict_fini(int flush);
-void strict_at_exit(void);
 
 /* ------------------------------------------------------------------ */
 /* lib/failsafe.c: the fail-safe, and what it shares with the guard: the

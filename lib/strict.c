@@ -49,6 +49,12 @@ void strict_noted(const char *s)
     say(3, "strict: the filter runs under process ", NUM(v[1]), ", reaped at exit");
 }
 
+/* Has this process a filter to let go of and reap at exit? */
+int strict_pending(void)
+{
+    return LOAD(g_strict_middle) && getpid() == g_strict_pid;
+}
+
 /* Is fd the filter's pipe? */
 static int on_pipe(int fd)
 {
@@ -140,7 +146,7 @@ static void each_descriptor(void (*fn)(int, int), int arg)
  * at _exit. */
 void strict_fini(int flush)
 {
-    if (!LOAD(g_strict_middle) || getpid() != g_strict_pid || in_vfork_child())
+    if (!strict_pending() || in_vfork_child())
         return;
     if (flush && !flush_streams_on_pipe()) {
         say(3, "strict: a stdio stream on the filter's pipe still holds bytes: the pipe is "
@@ -155,26 +161,4 @@ void strict_fini(int flush)
     if (!reap_helper(&g_strict_middle, STRICT_EXIT_MS))
         say(3, "strict: the filter has not ended (a child holds its pipe?): left to the "
                "process that reaps orphans");
-}
-
-static void strict_fini_last(void *unused)
-{
-    (void)unused;
-    strict_fini(1);
-}
-
-/* At exit, from the destructor.  The destructors of the program's own
- * libraries run after this one (they were initialised before the preload)
- * and may still write answers: the pipe is let go by a function registered
- * now, which exit calls after every destructor and before it flushes the
- * streams (C11 7.22.4.4).  Registered with no library's handle: with ours,
- * our __cxa_finalize would call it at once.  Looked up here, as no import. */
-void strict_at_exit(void)
-{
-    if (!LOAD(g_strict_middle) || getpid() != g_strict_pid || in_vfork_child())
-        return;
-    int (*later)(void (*)(void *), void *, void *) =
-        (int (*)(void (*)(void *), void *, void *))dlsym(RTLD_DEFAULT, "__cxa_atexit");
-    if (!later || later(strict_fini_last, NULL, NULL) != 0)
-        strict_fini(1);
 }

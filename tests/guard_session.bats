@@ -132,6 +132,34 @@ assert ran > 0 and alarms == ran, (alarms, ran)
 PY
 }
 
+# late_run: strict_late (a server with a library of its own whose destructor
+# writes a junk line and a notification) with its "big" junk line, under
+# stdiogate (default mode), stderr a pipe that nobody reads until the
+# notification is on the wire (or the wire has ended): the junk waits in
+# the guard's backlog at exit.
+late_run() {
+    mkfifo errpipe
+    (exec 3<errpipe
+     timeout 60 sh -c 'until grep -q "\"method\":\"late\"" out 2>/dev/null || [ -e done ]; do sleep 0.01; done'
+     cat <&3 >err) &
+    local reader=$!
+    printf '%s\n' "$INIT" | timeout 60 "$ROOT/stdiogate" "$BIN/strict_late" big 2>errpipe |
+        { cat >out; touch done; }
+    wait "$reader"
+}
+
+@test "guard: what a library of the server's writes at exit, after the library's destructor, is guarded too, with junk still waiting for stderr: the message on the wire before its end, the junk on stderr" {
+    cd "$BATS_TEST_TMPDIR"
+    local big note='{"jsonrpc":"2.0","method":"late"}'
+    big=$(printf 'big-junk-0123456789012345678901234567890123456789012345678901234567890%.0s' $(seq 4000))
+    # unwrapped (the control): every line on stdout
+    printf '%s\n' "$INIT" | "$BIN/strict_late" big >out
+    [ "$(cat out)" = "$(printf '%s\n' early-junk "$big" late-junk "$note" "$(answer 0 initialize)")" ]
+    late_run
+    [ "$(cat out)" = "$(printf '%s\n' "$note" "$(answer 0 initialize)")" ] || { echo "out: $(cut -c1-200 out)" >&2; false; }
+    [ "$(cat err)" = "$(printf '%s\n' early-junk "$big" late-junk)" ] || { echo "err: $(cut -c1-200 err)" >&2; false; }
+}
+
 # held HOW: after its first answer guard_srv writes the start of a message
 # with no end, then ends (exit, _exit, exec) or is killed.
 @test "guard: an unfinished line held at exit, _exit and exec goes to stderr (as strict mode does at its end); the status is kept" {
