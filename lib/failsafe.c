@@ -342,6 +342,15 @@ static ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, cons
     }
     if (shut())
         taken = hold_feed(iov, cnt, c->fd, how, &opened);
+    if (taken < total && LOAD(g_state) == GATE_OPENING) {
+        /* Another thread began to open the gate after this call found it
+         * shut (while it waited for the hold, say): fd 1 is the diversion
+         * until the gate is open, and the rest of the call, an answer
+         * perhaps, would go to stderr.  The opener may need the hold. */
+        hold_unlock();
+        wait_while_opening();
+        (void)hold_lock();
+    }
     hold_orphans(how);
     if (taken < total && guarding() && guard_fd(c->fd)) {
         /* The gate opened (this call's answer, or another thread): the

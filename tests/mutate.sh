@@ -64,6 +64,7 @@ first_files() {
         lib/system.c) echo "helper_process.bats guard_session.bats" ;;
         lib/stdout.c) echo "helper_process.bats guard_session.bats" ;;
         lib/guard.c|lib/transfer.c) echo "guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
+        lib/failsafe.c) echo "gate_race.bats core_failsafe.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
@@ -214,6 +215,7 @@ shim.c | open-gate-first-reversed | the pieces of the answer that opens the gate
 shim.c | open-gate-first-dropped | the answer that opens the gate is not written at all |     for (int i = 0; i < nfirst; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0); |     for (int i = 0; i < nfirst && 0; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0);
 shim.c | exit-work-in-destructor | the exit work runs in the destructor: what the program's own libraries write at exit, after it, is lost or unguarded |     if (in_vfork_child() \|\| !exit_after_destructors(stdiogate_exit)) |     if (1 \|\| !exit_after_destructors(stdiogate_exit))
 shim.c | exit-work-not-strict | a process under the filter has no exit work: the pipe is never let go, the filter never reaped |           LOAD(g_drain_in) >= 0 \|\| strict_pending(); |           LOAD(g_drain_in) >= 0;
+lib/failsafe.c | failsafe-rest-while-opening | a write that waited for the hold while another thread began to open the gate puts its rest (an answer) on the diversion |     if (taken < total && LOAD(g_state) == GATE_OPENING) { |     if (0) {
 lib/failsafe.c | summary-lines-uncounted | the level-2 summaries count no lines |             lines++;\n            c++; |             c++;
 # ---- detect.h: the first-message detector
 protocol/detect.h | detect-cr-not-blank | a CR before the first message is not skipped (it starts a line) |     return c == ' ' || c == '\\t' || c == '\\r' || c == '\\n'; |     return c == ' ' || c == '\\t' || c == '\\n';
