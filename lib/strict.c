@@ -16,10 +16,10 @@
  * flushed (exit would, after this), every descriptor of the pipe is
  * pointed at stderr (anything written later is not lost), and the library
  * waits (at most STRICT_EXIT_MS) for the filter to pass on what it holds
- * and end, and reaps the middle.  Where pid 1 reaps nothing (a container without an
- * init), nothing is left behind, unless the server is killed by a signal,
- * cannot load the library (Go, static...), or a child of its still holds
- * the pipe. */
+ * and end, and reaps the middle.  Where pid 1 reaps nothing (a container
+ * without an init), nothing is left behind, unless the server is killed
+ * by a signal, cannot load the library (Go, static...) or leaves with a
+ * raw exit_group (Bun), or a child of its still holds the pipe. */
 
 #define STRICT_EXIT_MS 500
 
