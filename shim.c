@@ -734,13 +734,14 @@ static int exit_work(void)
  * answer, junk.  So the exit work is done by a function registered now,
  * which exit calls after every destructor and before it flushes the
  * streams (C11 7.22.4.4).  Registered with no library's handle: with ours,
- * our own __cxa_finalize would call it at once.  Looked up here, not
- * imported, and only by a process with work to do. */
+ * our own __cxa_finalize would call it at once.  Imported (bound lazily,
+ * at the first call: no cost at load), not looked up with dlsym, which
+ * may allocate at exit on glibc before 2.34. */
+int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+
 static int exit_after_destructors(void (*fn)(void *))
 {
-    int (*later)(void (*)(void *), void *, void *) =
-        (int (*)(void (*)(void *), void *, void *))dlsym(RTLD_DEFAULT, "__cxa_atexit");
-    return later && later(fn, NULL, NULL) == 0;
+    return __cxa_atexit(fn, NULL, NULL) == 0;
 }
 
 __attribute__((destructor)) static void stdiogate_fini(void)

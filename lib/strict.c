@@ -14,9 +14,8 @@
  * the server lets go of the pipe, after every destructor (the program's
  * own libraries may still write then): its stdio streams on the pipe are
  * flushed (exit would, after this), every descriptor of the pipe is
- * pointed at stderr (anything written later is not lost), and the library
- * waits (at most STRICT_EXIT_MS) for the filter to pass on what it holds
- * and end, and reaps the middle.  Where pid 1 reaps nothing (a container
+ * pointed at /dev/null, and the library waits (at most STRICT_EXIT_MS)
+ * for the filter to pass on what it holds and end, and reaps the middle.  Where pid 1 reaps nothing (a container
  * without an init), nothing is left behind, unless the server is killed
  * by a signal, cannot load the library (Go, static...) or leaves with a
  * raw exit_group (Bun), or a child of its still holds the pipe. */
@@ -86,19 +85,13 @@ static int flush_streams_on_pipe(void)
     return flushed;
 }
 
-/* One descriptor of the pipe: onto the file "to". */
-static void let_go(int fd, int to)
+/* One descriptor of the pipe: onto /dev/null (null).  Not stderr: a write
+ * after this one could block there for good (a full pipe nobody reads), or
+ * land on the wire (stderr is the client's stdout under 2>&1). */
+static void let_go(int fd, int null)
 {
-    if (to >= 0 && on_pipe(fd))
-        (void)repoint(to, fd);
-}
-
-/* Where the pipe's descriptors go: stderr's file, or /dev/null where
- * stderr is closed or the pipe itself (2>&1). */
-static int let_go_to(void)
-{
-    int fd = on_pipe(2) ? -1 : (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 0);
-    return fd >= 0 ? fd : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0 && on_pipe(fd))
+        (void)repoint(null, fd);
 }
 
 /* Where getdents64 puts an entry's length and name (struct linux_dirent64:
@@ -153,10 +146,10 @@ void strict_fini(int flush)
                "kept, the filter left to the process that reaps orphans");
         return;
     }
-    int to = let_go_to();
-    if (to >= 0) {
-        each_descriptor(let_go, to);
-        REAL(close)(to);
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+        each_descriptor(let_go, null);
+        REAL(close)(null);
     }
     if (!reap_helper(&g_strict_middle, STRICT_EXIT_MS))
         say(3, "strict: the filter has not ended (a child holds its pipe?): left to the "

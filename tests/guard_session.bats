@@ -138,6 +138,7 @@ PY
 # notification is on the wire (or the wire has ended): the junk waits in
 # the guard's backlog at exit.
 late_run() {
+    rm -f out err done errpipe
     mkfifo errpipe
     (exec 3<errpipe
      timeout 60 sh -c 'until grep -q "\"method\":\"late\"" out 2>/dev/null || [ -e done ]; do sleep 0.01; done'
