@@ -725,8 +725,7 @@ static void stdiogate_exit(void *unused)
 /* Is there anything for stdiogate_exit to do? */
 static int exit_work(void)
 {
-    return gated() || guarding() || LOAD(g_helper) || LOAD(g_helper_inherited) ||
-           LOAD(g_drain_in) >= 0 || strict_pending();
+    return gated() || guarding() || helper_pending() || strict_pending();
 }
 
 /* The destructors of the program's own libraries run after this one (they
@@ -763,7 +762,7 @@ EXPORT void _exit(int status)
         hold_settle("_exit", 0);
     if (guarding())
         guard_settle("_exit", SETTLE_EXIT);
-    if (LOAD(g_helper) || LOAD(g_helper_inherited) || LOAD(g_drain_in) >= 0)
+    if (helper_pending())
         helper_at_exit();
     strict_fini(0);
     for (;;)

@@ -474,12 +474,19 @@ void helper_at_exit(void)
     (void)reap_helper(&g_helper_inherited, 0);
 }
 
+/* Has this process a helper (its own, one an exec left it, or a lazy pipe
+ * for one) to finish at exit? */
+int helper_pending(void)
+{
+    return LOAD(g_helper) || LOAD(g_helper_inherited) || LOAD(g_drain_in) >= 0;
+}
+
 /* At exit: stdio's stdout first (exit flushes stdio after the destructors),
- * then the helper.  (Called by the destructor after the fail-safe's hold
- * is settled: see stdiogate_fini.) */
+ * then the helper.  (Called by the exit work after the fail-safe's hold
+ * is settled: see stdiogate_exit.) */
 void helper_fini(void)
 {
-    if (!LOAD(g_helper) && !LOAD(g_helper_inherited) && LOAD(g_drain_in) < 0)
+    if (!helper_pending())
         return;     /* (every process that merely loaded the library) */
     if ((LOAD(g_helper) || LOAD(g_drain_in) >= 0) && shut() && LOAD(g_fd1_ours) &&
         !in_vfork_child())

@@ -415,6 +415,7 @@ void wait_drained(void);
 int stderr_needs_drain(void);
 int drained_count(unsigned long long *bytes, unsigned long long *lines);
 void helper_at_exit(void);
+int helper_pending(void);
 void helper_fini(void);
 
 /* lib/strict.c: strict mode's end. */

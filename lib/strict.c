@@ -15,10 +15,11 @@
  * own libraries may still write then): its stdio streams on the pipe are
  * flushed (exit would, after this), every descriptor of the pipe is
  * pointed at /dev/null, and the library waits (at most STRICT_EXIT_MS)
- * for the filter to pass on what it holds and end, and reaps the middle.  Where pid 1 reaps nothing (a container
- * without an init), nothing is left behind, unless the server is killed
- * by a signal, cannot load the library (Go, static...) or leaves with a
- * raw exit_group (Bun), or a child of its still holds the pipe. */
+ * for the filter to pass on what it holds and end, and reaps the middle.
+ * Where pid 1 reaps nothing (a container without an init), nothing is
+ * left behind, unless the server is killed by a signal, cannot load the
+ * library (Go, static...) or leaves with a raw exit_group (Bun), or a
+ * child of its still holds the pipe. */
 
 #define STRICT_EXIT_MS 500
 
