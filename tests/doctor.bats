@@ -543,3 +543,75 @@ sys.stdout.write("{\"mcpServers\": {\"deep\": {\"command\": \"check_srv\", \"arg
         grep -qF "sh -c '\\x1b[8mtouch \$HOME/ran-evil\\x1b[0m\\x0d check_srv \\u202eevil'" || { show; return 1; }
     expect list_raw 0 "$(LC_ALL=C grep -c "$(printf '[\033\007\r]')" "$BATS_TEST_TMPDIR/out.txt")"
 }
+
+# A server whose path has an emoji (outside the BMP), an accent, both quotes,
+# a backslash and a space: each format must quote it by its own rules.
+odd_server() {
+    ODD="$H/srv 😀 é'\"\\"
+    mkdir -p "$ODD"
+    printf '#!/bin/sh\nexec check_srv "$@"\n' >"$ODD/server.sh"
+    chmod +x "$ODD/server.sh"
+}
+
+@test "doctor: --client quotes each format by its own rules: TOML (tomllib), Lua (lua5.4), JSON (json) and JSONC (jsonc-parser)" {
+    odd_server
+    client_entry codex "$BATS_TEST_TMPDIR/codex.toml" "$ODD/server.sh" banner -- "é'😀"
+    expect codex_status 1 "$status"
+    expect codex "$GATE|$ODD/server.sh|banner|--|é'😀" "$(python3 -c 'import sys, tomllib
+e = tomllib.load(open(sys.argv[1], "rb"))["mcp_servers"]["server"]
+print("|".join([e["command"], *e["args"]]))' "$BATS_TEST_TMPDIR/codex.toml")"
+    client_entry helix "$BATS_TEST_TMPDIR/helix.toml" --protocol lsp "$ODD/server.sh" --lsp banner
+    expect helix "$GATE|$ODD/server.sh|--lsp|banner" "$(python3 -c 'import sys, tomllib
+d = tomllib.load(open(sys.argv[1], "rb"))
+e = d["language-server"]["server"]
+assert d["language"][0]["language-servers"] == ["server"], d
+print("|".join([e["command"], *e["args"]]))' "$BATS_TEST_TMPDIR/helix.toml")"
+    client_entry neovim "$BATS_TEST_TMPDIR/neovim.lua" --protocol lsp "$ODD/server.sh" --lsp banner
+    expect neovim "server
+$GATE
+$ODD/server.sh
+--lsp
+banner" "$(lua5.4 "$FIXTURE/neovim.lua" "$BATS_TEST_TMPDIR/neovim.lua")"
+    for c in claude-desktop cursor windsurf gemini vscode zed; do
+        client_entry "$c" "$BATS_TEST_TMPDIR/$c.json" "$ODD/server.sh" banner -- "é'😀"
+        expect "$c" "$GATE|$ODD/server.sh|banner|--|é'😀" "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+e = next(iter(next(iter(d.values())).values()))
+print("|".join([e["command"], *e["args"]]))' "$BATS_TEST_TMPDIR/$c.json")"
+    done
+    for c in vscode zed; do
+        expect "$c jsonc" "$(python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$BATS_TEST_TMPDIR/$c.json")" \
+            "$(node "$FIXTURE/jsonc.js" "$BATS_TEST_TMPDIR/$c.json")"
+    done
+    client_entry claude-code "$BATS_TEST_TMPDIR/claude.sh" "$ODD/server.sh" banner -- "é'😀"
+    expect claude_code "claude|mcp|add|server|--|$GATE|$ODD/server.sh|banner|--|é'😀" \
+        "$(python3 -c 'import shlex, sys; print("|".join(shlex.split(open(sys.argv[1]).read())))' "$BATS_TEST_TMPDIR/claude.sh")"
+}
+
+@test "doctor: --fix of an entry whose command has an emoji, quotes and an accent: Codex's TOML (tomllib) and VS Code's JSON with comments (jsonc-parser)" {
+    odd_server
+    python3 - "$H" "$ODD/server.sh" <<'PY'
+import json, sys
+home, server = sys.argv[1:]
+def toml(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+open(f"{home}/.codex/config.toml", "w").write(
+    f"# odd\n[mcp_servers.odd]\ncommand = {toml(server)}\nargs = [\"banner\"]\n")
+open(f"{home}/.config/Code/User/mcp.json", "w").write(
+    '{\n  // odd\n  "servers": {\n    "odd": {"command": ' + json.dumps(server, ensure_ascii=False)
+    + ', "args": ["banner"],},\n  },\n}\n')
+PY
+    doctor --config "$H/.codex/config.toml" --fix --linger 0
+    expect codex_status 0 "$status"
+    grep -qx 'codex odd: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    expect codex "$GATE|$ODD/server.sh|banner" "$(python3 -c 'import sys, tomllib
+e = tomllib.load(open(sys.argv[1], "rb"))["mcp_servers"]["odd"]
+print("|".join([e["command"], *e["args"]]))' "$H/.codex/config.toml")"
+    doctor --config "$H/.config/Code/User/mcp.json" --fix --linger 0
+    expect vscode_status 0 "$status"
+    grep -qx 'vscode odd: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    expect vscode "{\"servers\":{\"odd\":{\"command\":\"$GATE\",\"args\":[\"$ODD/server.sh\",\"banner\"]}}}" \
+        "$(node "$FIXTURE/jsonc.js" "$H/.config/Code/User/mcp.json" | sed 's/\\\\/\\/g; s/\\"/"/g')"
+    # written as the file writes it: the accent and the emoji as they are
+    grep -qF '😀 é' "$H/.config/Code/User/mcp.json"
+}
