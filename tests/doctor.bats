@@ -102,22 +102,22 @@ sums() {
     doctor --config --timeout 1 --linger 0
     expect status 5 "$status"
     row claude-code memory "clean +none"
-    row claude-code chatty "junk +default gate +check_srv: starting"
+    row claude-code chatty "junk before the first message +wrap +check_srv: starting"
     # junk while serving that the default mode keeps off: the check's status 1, which the
-    # doctor calls "junk" (its verdict for status 1), fixed by the default mode
-    row claude-code local-logger "junk +default gate +log: handled tools/list"
-    row cursor logger "junk +default gate +log: handled tools/list"
+    # doctor calls "junk" (its verdict for status 1), with when it came; wrapping fixes it
+    row claude-code local-logger "junk while serving +wrap +log: handled tools/list"
+    row cursor logger "junk while serving +wrap +log: handled tools/list"
     row claude-code team-clean "clean +none"
     row claude-code from-the-repo "not run +not approved"
     row claude-desktop missing "cannot start +- +no-such-mcp-server: command not found"
-    row vscode glued "junk +default gate +Starting"
+    row vscode glued "junk before the first message +wrap +Starting"
     row windsurf clean "clean +none"
-    row zed old-form "junk +default gate +check_srv: starting"
+    row zed old-form "junk before the first message +wrap +check_srv: starting"
     # junk while serving written past the library (raw system calls): --strict
-    row zed new-form "unguarded junk +--strict +log: handled tools/list"
+    row zed new-form "unguarded junk while serving +wrap with --strict +log: handled tools/list"
     row codex slow "timed out +- +no answer within 1 s: raise --timeout if it is slow"
     row codex remote "not run +not stdio \(url: https://example.com/mcp\)"
-    row gemini chatty "junk +default gate +check_srv: starting"
+    row gemini chatty "junk before the first message +wrap +check_srv: starting"
     # the servers ran (a positive control for the markers), the project
     # ones nobody approved did not, and their commands are shown
     [ -s "$CHECK_PIDS" ]
@@ -142,8 +142,8 @@ sums() {
     expect env_names '["CODEX_TOKEN"]' "$(j -c "$sel | .env_names")"
     expect slow "timed out 5" "$(j '.servers[] | select(.name == "slow") | "\(.before.verdict) \(.before.status)"')"
     # junk while serving: through libc the default mode fixes it (status 1); by raw system calls --strict (2)
-    expect logger "junk|1|default gate|gated|0 24 0" \
-        "$(j '.servers[] | select(.name == "local-logger") | .before | "\(.verdict)|\(.status)|\(.fix)|\(.check.verdict.fixed_by)|\(.check.runs[0].stdout.junk | "\(.before_first_message) \(.serving) \(.at_exit)")"')"
+    expect logger "junk|1|default gate|serving|gated|0 24 0" \
+        "$(j '.servers[] | select(.name == "local-logger") | .before | "\(.verdict)|\(.status)|\(.fix)|\(.when | join(","))|\(.check.verdict.fixed_by)|\(.check.runs[0].stdout.junk | "\(.before_first_message) \(.serving) \(.at_exit)")"')"
     expect raw "unguarded junk|2|--strict|strict|24" \
         "$(j '.servers[] | select(.name == "new-form") | .before | "\(.verdict)|\(.status)|\(.fix)|\(.check.verdict.fixed_by)|\(.check.runs[1].stdout.junk.serving)"')"
     expect unapproved "false false null" "$(j '.servers[] | select(.name == "vscode-project") | "\(.approved) \(.ran) \(.before)"')"
@@ -614,4 +614,19 @@ print("|".join([e["command"], *e["args"]]))' "$H/.codex/config.toml")"
         "$(node "$FIXTURE/jsonc.js" "$H/.config/Code/User/mcp.json" | sed 's/\\\\/\\/g; s/\\"/"/g')"
     # written as the file writes it: the accent and the emoji as they are
     grep -qF '😀 é' "$H/.config/Code/User/mcp.json"
+}
+
+@test "doctor: the table says when the junk came (before the first message, while serving, at exit) and the fix in a user's words" {
+    printf '%s\n' '{"mcpServers": {' \
+        '  "both": {"command": "check_srv", "args": ["banner", "atexit"]},' \
+        '  "bye": {"command": "check_srv", "args": ["atexit"]},' \
+        '  "raw": {"command": "check_srv", "args": ["serving", "raw"]},' \
+        '  "fine": {"command": "check_srv"}}}' >"$H/phases.json"
+    doctor --config "$H/phases.json" --linger 0
+    expect status 2 "$status"
+    expect table "CLIENT  SERVER  VERDICT                                 FIX                 DETAIL
+file    both    junk before the first message, at exit  wrap                check_srv: starting
+file    bye     junk at exit                            wrap                bye
+file    raw     unguarded junk while serving            wrap with --strict  log: handled tools/list
+file    fine    clean                                   none" "$(sed -n 1,5p "$BATS_TEST_TMPDIR/out.txt")"
 }
