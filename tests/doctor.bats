@@ -630,3 +630,22 @@ file    bye     junk at exit                            wrap                bye
 file    raw     unguarded junk while serving            wrap with --strict  log: handled tools/list
 file    fine    clean                                   none" "$(sed -n 1,5p "$BATS_TEST_TMPDIR/out.txt")"
 }
+
+@test "doctor: a server that exits before it answers: the last lines it wrote on stderr are shown (npx's E404), not only that it exited" {
+    printf '{"mcpServers": {"gone": {"command": "%s"}, "fine": {"command": "check_srv"}}}\n' "$FIXTURE/e404.sh" >"$H/e404.json"
+    doctor --config "$H/e404.json" --linger 0
+    expect status 4 "$status"
+    row file gone "cannot start +- +the server exited before it answered \(what it wrote last on stderr: below\)"
+    expect tail "what gone (file) wrote last on stderr:
+  npm error code E404
+  npm error 404 Not Found - GET https://registry.example/no-such-mcp-server
+  npm error 404 'no-such-mcp-server@*' is not in this registry.
+  npm error A complete log of this run can be found in: /tmp/npm-cache/_logs/debug-0.log" \
+        "$(sed -n '/^what gone (file) wrote last on stderr:$/,/^$/p' "$BATS_TEST_TMPDIR/out.txt" | sed '/^$/d')"
+    doctor --config "$H/e404.json" --json --linger 0
+    expect json_tail "npm error A complete log of this run can be found in: /tmp/npm-cache/_logs/debug-0.log" \
+        "$(jq -r '.servers[0].before.stderr_tail[-1]' "$BATS_TEST_TMPDIR/out.txt")"
+    # from the check's last_bytes: the end of what it wrote, escaped
+    jq -r '.servers[0].before.check.runs[0].stderr.last_bytes' "$BATS_TEST_TMPDIR/out.txt" |
+        grep -q 'is not in this registry\.\\nnpm error A complete log of this run can be found in: /tmp/npm-cache/_logs/debug-0\.log\\n$' || { show; return 1; }
+}
