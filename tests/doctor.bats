@@ -649,3 +649,71 @@ file    fine    clean                                   none" "$(sed -n 1,5p "$B
     jq -r '.servers[0].before.check.runs[0].stderr.last_bytes' "$BATS_TEST_TMPDIR/out.txt" |
         grep -q 'is not in this registry\.\\nnpm error A complete log of this run can be found in: /tmp/npm-cache/_logs/debug-0\.log\\n$' || { show; return 1; }
 }
+
+# npm_layout MAIN: the npm packages laid out as npm installs them, from this
+# build: the package stdiogate at MAIN (pkg/npm-launcher.sh as its
+# bin/stdiogate), the platform package nested under it.
+npm_layout() {
+    local main=$1 cpu platform
+    case $(uname -m) in x86_64) cpu=x64 ;; *) cpu=arm64 ;; esac
+    platform=$main/node_modules/@stdiogate/linux-$cpu
+    mkdir -p "$main/bin" "$platform/bin" "$platform/lib/stdiogate"
+    cp "$ROOT/pkg/npm-launcher.sh" "$main/bin/stdiogate"
+    cp "$ROOT/stdiogate" "$platform/bin/stdiogate"
+    cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$platform/lib/stdiogate/"
+    cp "$ROOT/doctor/stdiogate-doctor" "$platform/lib/stdiogate/"
+    chmod +x "$main/bin/stdiogate"
+}
+
+@test "doctor: --fix from an npm install writes npm's bin link, from npx's cache 'npx -y stdiogate', never a path inside a package" {
+    printf '{"mcpServers": {"chatty": {"command": "check_srv", "args": ["banner"]}}}\n' >"$H/npm.json"
+    cp "$H/npm.json" "$H/npx.json"
+    # npm install -g --prefix G: G/bin/stdiogate -> ../lib/node_modules/stdiogate/bin/stdiogate
+    G=$BATS_TEST_TMPDIR/g
+    npm_layout "$G/lib/node_modules/stdiogate"
+    mkdir -p "$G/bin" && ln -s ../lib/node_modules/stdiogate/bin/stdiogate "$G/bin/stdiogate"
+    status=0
+    "$G/bin/stdiogate" --check --config "$H/npm.json" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
+        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    expect npm_status 0 "$status"
+    grep -qx 'file chatty: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    expect npm_entry "$G/bin/stdiogate|check_srv|banner" "$(python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["mcpServers"]["chatty"]
+print("|".join([e["command"], *e["args"]]))' "$H/npm.json")"
+    # --client too
+    "$G/bin/stdiogate" --check --client cursor --json --linger 0 check_srv banner >"$BATS_TEST_TMPDIR/client.json" || true
+    expect npm_client "$G/bin/stdiogate" "$(jq -r '.client_entries.cursor | fromjson | .mcpServers[].command' "$BATS_TEST_TMPDIR/client.json")"
+    # npx: npm's cache, which npm may clear: the entry runs npx instead
+    X=$BATS_TEST_TMPDIR/npm-cache/_npx/0123456789abcdef
+    npm_layout "$X/node_modules/stdiogate"
+    mkdir -p "$X/node_modules/.bin" && ln -s ../stdiogate/bin/stdiogate "$X/node_modules/.bin/stdiogate"
+    status=0
+    "$X/node_modules/.bin/stdiogate" --check --config "$H/npx.json" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
+        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    expect npx_status 0 "$status"
+    grep -qx 'file chatty: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    expect npx_entry "npx|-y|stdiogate|check_srv|banner" "$(python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["mcpServers"]["chatty"]
+print("|".join([e["command"], *e["args"]]))' "$H/npx.json")"
+    # ... which counts as wrapped: a second --fix changes nothing
+    cp "$H/npx.json" "$H/npx.fixed"
+    "$X/node_modules/.bin/stdiogate" --check --config "$H/npx.json" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
+        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    cmp "$H/npx.json" "$H/npx.fixed"
+    grep -qx 'nothing to fix' <<<"$output" || { show; return 1; }
+    # uvx: uv's cache, likewise
+    U=$BATS_TEST_TMPDIR/cache/uv/archive-v0/0123456789abcdef
+    mkdir -p "$U/bin" "$U/lib/stdiogate"
+    cp "$ROOT/stdiogate" "$U/bin/"
+    cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$ROOT/doctor/stdiogate-doctor" "$U/lib/stdiogate/"
+    XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache "$U/bin/stdiogate" --check --client cursor --json --linger 0 check_srv banner \
+        >"$BATS_TEST_TMPDIR/client.json" || true
+    expect uvx_client "uvx|stdiogate|$SRV|banner" \
+        "$(jq -r '.client_entries.cursor | fromjson | .mcpServers[] | [.command, .args[]] | join("|")' "$BATS_TEST_TMPDIR/client.json")"
+    # a plain install: the path it was run by, as before
+    "$GATE" --check --client cursor --json --linger 0 check_srv banner >"$BATS_TEST_TMPDIR/client.json" || true
+    expect plain_client "$GATE" "$(jq -r '.client_entries.cursor | fromjson | .mcpServers[].command' "$BATS_TEST_TMPDIR/client.json")"
+}
