@@ -586,6 +586,20 @@ print("|".join([e["command"], *e["args"]]))' "$BATS_TEST_TMPDIR/$c.json")"
     client_entry claude-code "$BATS_TEST_TMPDIR/claude.sh" "$ODD/server.sh" banner -- "é'😀"
     expect claude_code "claude|mcp|add|server|--|$GATE|$ODD/server.sh|banner|--|é'😀" \
         "$(python3 -c 'import shlex, sys; print("|".join(shlex.split(open(sys.argv[1]).read())))' "$BATS_TEST_TMPDIR/claude.sh")"
+    # an argument with ESC and CR: printed escaped in every format, each reading it back exactly
+    odd=$(printf 'a\033[8mb\rc')
+    doctor --client all --linger 0 check_srv banner -- "$odd"
+    expect all_status 1 "$status"
+    expect raw 0 "$(LC_ALL=C grep -c "$(printf '[\033\r]')" "$BATS_TEST_TMPDIR/out.txt")"
+    client_entry claude-code "$BATS_TEST_TMPDIR/claude.sh" check_srv banner -- "$odd"
+    expect claude_code_odd "$(printf '%s|' claude mcp add check_srv -- "$GATE" "$SRV" banner -- "$odd")" \
+        "$(bash -c 'eval "set -- $(cat "$1")"; printf "%s|" "$@"' _ "$BATS_TEST_TMPDIR/claude.sh")"
+    client_entry codex "$BATS_TEST_TMPDIR/codex.toml" check_srv banner -- "$odd"
+    expect codex_odd "$odd" "$(python3 -c 'import sys, tomllib
+print(tomllib.load(open(sys.argv[1], "rb"))["mcp_servers"]["check_srv"]["args"][-1], end="")' "$BATS_TEST_TMPDIR/codex.toml")"
+    client_entry cursor "$BATS_TEST_TMPDIR/cursor.json" check_srv banner -- "$odd"
+    expect cursor_odd "$odd" "$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["mcpServers"]["check_srv"]["args"][-1], end="")' "$BATS_TEST_TMPDIR/cursor.json")"
 }
 
 @test "doctor: --fix of an entry whose command has an emoji, quotes and an accent: Codex's TOML (tomllib) and VS Code's JSON with comments (jsonc-parser)" {
