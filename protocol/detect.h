@@ -271,7 +271,9 @@ done:
  * always the current candidate message, at most SG_HOLD_MAX of them, so the
  * caller needs no more memory than that whatever the input.
  *
- * Newline-delimited JSON (MCP): a message is a JSON text (RFC 8259) that is
+ * Newline-delimited JSON (MCP): a message is a JSON text (RFC 8259, with
+ * the literals NaN, Infinity and -Infinity as numbers, as Python's json
+ * module writes them by default and its readers accept them) that is
  * an object with a member named "jsonrpc" at its top level (the name
  * compared after unescaping, so "json\u0072pc" counts), or a batch: an array
  * of one or more such objects.  It starts at its '{' or '[' and ends with
@@ -331,7 +333,7 @@ struct sg_stream {
     unsigned char where;        /* enum sg_where */
     unsigned char json;         /* enum sg_json */
     unsigned char number;       /* enum sg_number */
-    unsigned char literal;      /* which of "true", "false", "null" */
+    unsigned char literal;      /* which of "true", "false", "null", "NaN", "Infinity" */
     unsigned char literal_at;   /* bytes of it matched */
     unsigned char hex_left;     /* \u digits still to come */
     unsigned char batch;        /* the candidate is an array */
@@ -557,9 +559,10 @@ static inline int sg_value_byte(struct sg_stream *s, unsigned char c)
     } else if (c == '-' || (c >= '0' && c <= '9')) {
         s->json = SJ_NUMBER;
         s->number = c == '-' ? SN_MINUS : c == '0' ? SN_ZERO : SN_INT;
-    } else if (c == 't' || c == 'f' || c == 'n') {
+    } else if (c == 't' || c == 'f' || c == 'n' || c == 'N' || c == 'I') {
+        /* NaN and Infinity: what Python's json writes by default and reads */
         s->json = SJ_LITERAL;
-        s->literal = c == 't' ? 0 : c == 'f' ? 1 : 2;
+        s->literal = c == 't' ? 0 : c == 'f' ? 1 : c == 'n' ? 2 : c == 'N' ? 3 : 4;
         s->literal_at = 1;
     } else {
         return 0;
@@ -718,7 +721,7 @@ static inline size_t sg_string_end(struct sg_stream *s, const unsigned char *p, 
  * the candidate fails before it, 2: the candidate is deep past the bound. */
 static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
 {
-    static const char *const literals[] = { "true", "false", "null" };
+    static const char *const literals[] = { "true", "false", "null", "NaN", "Infinity" };
     /* one switch: between tokens, white space (space, tab, CR) is taken in
      * every state, after the bytes that state looks for (none is white) */
     int white = c == ' ' || c == '\t' || c == '\r';
@@ -729,6 +732,12 @@ static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
         case SJ_HEX:
             return sg_string_byte(s, c);
         case SJ_NUMBER: {
+            if (c == 'I' && s->number == SN_MINUS) {
+                s->json = SJ_LITERAL;   /* -Infinity */
+                s->literal = 4;
+                s->literal_at = 1;
+                return 1;
+            }
             int r = sg_number_byte(s, c);
             if (r != 0)
                 return r > 0;

@@ -96,3 +96,9 @@ M2='{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"a } ] \\
     check "{\"result\":{\"text\":\"$big\"},\"jsonrpc\":\"2.0\",\"id\":1}\n" \
         "{\"level\":\"info\",\"msg\":\"$big\"}\n" "$M1\n"
 }
+
+@test "strict edge: NaN, Infinity and -Infinity are numbers (as Python's json writes and reads them); nan, -Inf and Infinit are junk" {
+    check '{"jsonrpc":"2.0","id":1,"result":[NaN,Infinity,-Infinity,{"a":-Infinity}]}\n' \
+        '{"jsonrpc":"2.0","x":nan}\n{"jsonrpc":"2.0","x":-Inf}\n{"jsonrpc":"2.0","x":Infinit}\n' \
+        '{"jsonrpc": "2.0", "id": 2, "result": NaN}\r\n'
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# What passes as protocol is as wide as what real clients accept (issue 42):
+# a server whose answers are protocol to real clients but lay outside what
+# the classifier took for protocol (tests/fixtures/wide_server.py), run
+# unwrapped, in the default mode and with --strict.  The client sends six
+# requests, closes stdin and waits for the server's exit (no sleeps); the
+# wire must be byte for byte what the server wrote unwrapped (less the junk,
+# which must reach stderr whole).
+
+load helpers
+
+W="$FIX/wide_server.py"
+
+setup() {
+    printf '#!/bin/sh\nexec "%s" "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/default"
+    printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/strict"
+    chmod +x "$BATS_TEST_TMPDIR/default" "$BATS_TEST_TMPDIR/strict"
+    REQS=()
+    local i
+    for i in 1 2 3 4 5 6; do
+        REQS+=("--${FRAMING:-line}" "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"m$i\"}")
+    done
+}
+
+# wide CASE: unwrapped, the answers on stdout; saved as $EXPECTED
+unwrapped() {
+    ungated --frames 0 "${REQS[@]}" -- "$PYTHON" "$W" "$1"
+    assert_status 0
+    cp "$OUT" "$EXPECTED"
+}
+
+# in_mode MODE CASE: stdout byte for byte $EXPECTED
+in_mode() {
+    STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/$1 gated --frames 0 "${REQS[@]}" -- "$PYTHON" "$W" "$2"
+    assert_status 0
+    cmp -s "$EXPECTED" "$OUT" || { echo "--- $1: stdout should be:" >&2; cat "$EXPECTED" >&2; show_run; return 1; }
+}
+
+@test "wide: answers with NaN, Infinity and -Infinity (Python's json.dumps by default) reach the client, default and --strict" {
+    unwrapped nan
+    grep -q '"x": NaN, "y": \[Infinity, -Infinity\]' "$EXPECTED"
+    [ "$(wc -l <"$EXPECTED")" -eq 6 ]
+    in_mode default nan
+    in_mode strict nan
+}
