@@ -283,11 +283,14 @@ done:
  * junk up to the byte where it failed, and scanning resumes at that byte (a
  * '{' there starts a new candidate; a '{' inside the failed one does not).
  *
- * Content-Length framing (LSP, DAP): a frame is a header block whose first
- * name begins with "Content-" (Content-Length, Content-Type), each header
- * line "Name: value\r\n", then "\r\n", holding one valid Content-Length, and
- * the body of that many bytes, whatever they are.  A header block without a
- * Content-Length, or longer than SG_HEADER_MAX bytes, is junk.
+ * Content-Length framing (LSP, DAP): a frame is a header block, each
+ * header line "Name: value\r\n" (a name of token characters, any of them,
+ * in any order: vscode-jsonrpc reads every header and looks Content-Length
+ * up among them), then "\r\n", holding one valid Content-Length, and the
+ * body of that many bytes, whatever they are.  It starts at a 'C' or 'c'
+ * anywhere (glued junk before "Content-Length" is split off), or at any
+ * name that begins a line (or follows a message).  A header block without
+ * a Content-Length, or longer than SG_HEADER_MAX bytes, is junk.
  *
  * The bound: a JSON candidate still undecided at its SG_HOLD_MAX-th byte
  * (or nested deeper than SG_DEPTH_MAX) is decided there, at that exact byte:
@@ -344,7 +347,7 @@ struct sg_stream {
     unsigned char rpc_names;    /* every top-level name so far is JSON-RPC's */
     unsigned char named;        /* ... and there was one */
     unsigned char hline;        /* enum sg_hline */
-    unsigned char first_name;   /* bytes of "content-" matched on line 1 */
+    unsigned char bol;          /* the next byte begins a line (or the output) */
     unsigned char elements;     /* the batch has an element */
     unsigned char keys;         /* SGK_* names seen at the top level */
     unsigned char name[8];
@@ -358,7 +361,7 @@ struct sg_stream {
 
 static inline void sg_stream_init(struct sg_stream *s, enum sg_protocol protocol)
 {
-    *s = (struct sg_stream){ .protocol = (unsigned char)protocol, .where = SW_OUTSIDE };
+    *s = (struct sg_stream){ .protocol = (unsigned char)protocol, .where = SW_OUTSIDE, .bol = 1 };
 }
 
 /* As sg_stream_init, for a stream on the stack that will be fed at once:
@@ -369,6 +372,7 @@ static inline void sg_stream_start(struct sg_stream *s, enum sg_protocol protoco
     __builtin_memset(s, 0, __builtin_offsetof(struct sg_stream, arrays));
     s->protocol = (unsigned char)protocol;
     s->where = SW_OUTSIDE;
+    s->bol = 1;
 }
 
 static inline int sg_is_rpc_name(const unsigned char *name, unsigned len, int prefix_only)
@@ -811,12 +815,19 @@ static inline void sg_json_start(struct sg_stream *s, unsigned char c)
     s->held = 1;
 }
 
+/* A byte of a header name: RFC 9110's token characters (vscode-jsonrpc
+ * reads any name before the colon; these are the ones real headers use). */
+static inline int sg_is_tchar(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c != 0 && __builtin_strchr("!#$%&'*+-.^_`|~", c) != 0);
+}
+
 /* One byte of a frame's header block.  Returns 1: it belongs to it, 0: the
  * candidate fails before it, 2: the block ended with this byte. */
 static inline int sg_header_candidate_byte(struct sg_stream *s, unsigned char c)
 {
-    static const char content[] = "content-";
-    int token = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+    int token = sg_is_tchar(c);
     switch (s->hline) {
     case SH_LINE_START:
         if (c == '\r') {
@@ -828,15 +839,10 @@ static inline int sg_header_candidate_byte(struct sg_stream *s, unsigned char c)
         s->hline = SH_NAME;
         /* fall through */
     case SH_NAME:
-        if (s->first_name < sizeof content - 1) {
-            if (sg_lower(c) != (unsigned char)content[s->first_name])
-                return 0;
-            s->first_name++;
-        } else if (c == ':') {
+        if (c == ':')
             s->hline = SH_VALUE;
-        } else if (!token) {
+        else if (!token)
             return 0;
-        }
         sg_field_byte(&s->header, c);
         return 1;
     case SH_VALUE:
@@ -945,21 +951,24 @@ bytes:
 }
 
 /* How many of p[0..n) cannot start a candidate: junk outright.  Eight at
- * a time, the whole words without '{', '[' (JSON) or 'C', 'c' (frames). */
+ * a time, the whole words without '{', '[' (JSON) or 'C', 'c', a newline
+ * (frames: a header block starts at its 'C' anywhere, at any name at the
+ * start of a line). */
 static inline size_t sg_plain_junk_bytes(const unsigned char *p, size_t n, unsigned char protocol)
 {
     const unsigned long long ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    unsigned long long a = ones * '{', b = ones * '[', c = ones * 'C', d = ones * 'c';
+    unsigned long long a = ones * '{', b = ones * '[', c = ones * 'C', d = ones * 'c', e = ones * '\n';
     size_t k = 0;
     if (protocol == SG_JSONL)
-        c = a, d = b;
+        c = d = e = a;
     else if (protocol == SG_FRAMED)
-        a = c, b = d;
+        a = b = c;
     for (; k + 8 <= n; k += 8) {
-        unsigned long long w, x, y, z, t;
+        unsigned long long w, x, y, z, t, u;
         __builtin_memcpy(&w, p + k, sizeof w);
-        x = w ^ a, y = w ^ b, z = w ^ c, t = w ^ d;
-        if ((((x - ones) & ~x) | ((y - ones) & ~y) | ((z - ones) & ~z) | ((t - ones) & ~t)) & highs)
+        x = w ^ a, y = w ^ b, z = w ^ c, t = w ^ d, u = w ^ e;
+        if ((((x - ones) & ~x) | ((y - ones) & ~y) | ((z - ones) & ~z) | ((t - ones) & ~t) |
+             ((u - ones) & ~u)) & highs)
             break;
     }
     return k;
@@ -1017,16 +1026,18 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
         unsigned char c = p[i];
         switch (s->where) {
         case SW_OUTSIDE: {
-            size_t k = sg_plain_junk_bytes(p + i, n - i, s->protocol);
+            size_t k = s->bol && s->protocol != SG_JSONL ? 0 : sg_plain_junk_bytes(p + i, n - i, s->protocol);
             if (k) {
                 i += k;
+                s->bol = 0;     /* (words without a newline, or jsonl: no frames) */
                 *verdict = SG_JUNK;
                 continue;
             }
             int json = s->protocol != SG_FRAMED && (c == '{' || c == '[');
-            int frame = s->protocol != SG_JSONL && (c == 'C' || c == 'c');
+            int frame = s->protocol != SG_JSONL && (c == 'C' || c == 'c' || (s->bol && sg_is_tchar(c)));
             if (!json && !frame) {
                 i++;
+                s->bol = c == '\n';
                 *verdict = SG_JUNK;
                 continue;
             }
@@ -1037,7 +1048,6 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
             } else {
                 s->where = SW_HEADER;
                 s->hline = SH_NAME;
-                s->first_name = 1;
                 sg_detect_init(&s->header);
                 sg_field_byte(&s->header, c);
                 s->held = 1;
@@ -1068,6 +1078,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                     s->where = SW_OUTSIDE;
                     s->protocol = SG_JSONL;
                     s->held = 0;
+                    s->bol = 1;
                     *verdict = SG_WIRE;
                     return i + 1;
                 }
@@ -1079,6 +1090,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                     s->held = 0;
                     if (!sg_json_looks_rpc(s)) {
                         s->where = SW_OUTSIDE;
+                        s->bol = p[i - 1] == '\n';
                         *verdict = SG_JUNK;
                         return i;
                     }
@@ -1101,12 +1113,14 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 s->protocol = SG_FRAMED;
                 s->body_left = s->header.length;
                 s->where = s->body_left ? SW_BODY : SW_OUTSIDE;
+                s->bol = 1;
                 *verdict = SG_WIRE;
                 return i;
             }
             if (++s->held == SG_HEADER_MAX) {
                 s->held = 0;
                 s->where = SW_OUTSIDE;
+                s->bol = c == '\n';
                 *verdict = SG_JUNK;
                 return i;
             }
@@ -1117,6 +1131,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
             if (i < n) {
                 i++;
                 s->where = SW_OUTSIDE;
+                s->bol = 1;
             }
             *verdict = SG_WIRE;
             return i;
@@ -1125,6 +1140,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
             if ((unsigned long long)take >= s->body_left) {
                 take = (size_t)s->body_left;
                 s->where = SW_OUTSIDE;
+                s->bol = 1;     /* (a frame follows its body's last byte) */
             }
             s->body_left -= take;
             *verdict = SG_WIRE;
@@ -1132,10 +1148,15 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
         }
         }
     }
+    /* (a candidate held on: where a failure at the next call's first byte
+     * stands) */
+    if (n)
+        s->bol = p[n - 1] == '\n';
     return i;
 fail:
     s->where = SW_OUTSIDE;
     s->held = 0;
+    s->bol = i ? p[i - 1] == '\n' : s->bol;
     *verdict = SG_JUNK;
     return i;
 }
@@ -1157,8 +1178,10 @@ static inline unsigned long long sg_stream_body_left(const struct sg_stream *s)
 static inline void sg_stream_body_taken(struct sg_stream *s, unsigned long long k)
 {
     s->body_left -= k;
-    if (s->body_left == 0)
+    if (s->body_left == 0) {
         s->where = SW_OUTSIDE;
+        s->bol = 1;
+    }
 }
 
 /* End of input: the held bytes, if any, are junk (a partial line at exit). */

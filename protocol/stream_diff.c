@@ -51,9 +51,15 @@ static void gen_frame(struct buf *b)
     size_t len = strlen(body);
     if (below(8) == 0)
         len = below(len + 20);  /* a wrong length */
-    switch (below(4)) {
+    switch (below(6)) {
     case 0:
         snprintf(head, sizeof head, "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %zu\r\n\r\n", len);
+        break;
+    case 4:
+        snprintf(head, sizeof head, "X-Request-Id: 7\r\nContent-Length: %zu\r\n\r\n", len);
+        break;
+    case 5:
+        snprintf(head, sizeof head, "Content-Length: %zu\r\nX_Request_Id: 8\r\n\r\n", len);
         break;
     case 1:
         snprintf(head, sizeof head, "content-length:%zu\r\n\r\n", len);

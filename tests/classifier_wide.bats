@@ -44,3 +44,12 @@ in_mode() {
     in_mode default nan
     in_mode strict nan
 }
+
+@test "wide: LSP frames with a header of any name, after Content-Length (X_Request_Id) or before it (X-Request-Id), reach the client whole, default and --strict" {
+    FRAMING=lsp setup
+    unwrapped headers
+    grep -q 'X_Request_Id: 1' "$EXPECTED"
+    grep -q 'X-Request-Id: 6' "$EXPECTED"
+    in_mode default headers
+    in_mode strict headers
+}

@@ -77,6 +77,13 @@ M2='{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"a } ] \\
         "Content-Length: 0\r\n\r\n"
 }
 
+@test "strict edge: --protocol framed: a header of any name, before or after Content-Length, passes with its frame; junk glued before Content-Length is split off; lines that are no header block are junk" {
+    STRICT_OPTS="--protocol framed" strict_wrapper
+    check "X-Request-Id: 1\r\nContent-Length: ${#M1}\r\n\r\n$M1" 'progress 50%' \
+        "Content-Length: ${#M1}\r\nX_Request_Id: 2\r\n\r\n$M1" 'INFO: ready\nHTTP/1.1 200 OK\r\n' \
+        "content-length: ${#M1}\r\n\r\n$M1"
+}
+
 @test "strict edge: auto decides with the first message: after a frame, JSON lines are junk" {
     check '' 'Content-Length: 5\n' "Content-Length: ${#M1}\r\n\r\n$M1" "$M1\n"
 }
