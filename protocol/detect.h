@@ -44,6 +44,7 @@ struct sg_detect {
     unsigned char has_length;   /* a valid Content-Length was seen */
     unsigned char bad_length;   /* an invalid one was */
     unsigned char value_digits; /* the value has a digit */
+    unsigned char ended;        /* the mode the first message ended in */
     unsigned long long depth;   /* JSON nesting, saturating */
     unsigned long long length;  /* last valid Content-Length, then body left */
     unsigned long long value;   /* Content-Length being read */
@@ -258,6 +259,7 @@ static inline size_t sg_detect_feed(struct sg_detect *d, const unsigned char *p,
     }
     return 0;
 done:
+    d->ended = d->mode;
     d->mode = SG_DONE;
     return i;
 }
@@ -304,6 +306,20 @@ done:
  */
 
 enum sg_protocol { SG_AUTO, SG_JSONL, SG_FRAMED };
+
+/* The framing of the client's first message, once the detector has it
+ * whole: JSON lines, Content-Length frames, or neither (SG_AUTO: a plain
+ * line, a header block without a valid Content-Length). */
+static inline enum sg_protocol sg_detect_framing(const struct sg_detect *d)
+{
+    if (d->mode != SG_DONE)
+        return SG_AUTO;
+    if (d->ended == SG_JSON)
+        return SG_JSONL;
+    if (d->ended == SG_BODY || (d->ended == SG_HEADER && d->has_length && !d->bad_length))
+        return SG_FRAMED;
+    return SG_AUTO;
+}
 enum sg_verdict { SG_UNDECIDED, SG_WIRE, SG_JUNK };
 
 #define SG_HOLD_MAX 65536
