@@ -62,6 +62,7 @@ unsigned long g_top;         /* highest copy ever set, plus one */
 int g_ncopies;
 
 struct sg_detect g_detect;
+int g_client_framing;           /* enum sg_protocol: the first message's */
 int g_detect_busy;
 unsigned long long g_detect_bytes;
 
@@ -182,6 +183,18 @@ static void diverted_summary(void)
 
 static pid_t g_opener;       /* the thread opening the gate (its tid) */
 
+/* From the gate on, the session's framing is the client's (its first
+ * message, as the detector saw it), not whatever the server wrote first:
+ * a JSON-lines server that prints an HTTP response would otherwise fix the
+ * session to frames.  STDIOGATE_PROTOCOL wins; a gate opened otherwise
+ * (the fail-safe, the handshake, end of input) leaves it to the output. */
+static void take_client_framing(void)
+{
+    int framing = LOAD(g_client_framing);
+    if (g_protocol == SG_AUTO && framing != SG_AUTO)
+        __atomic_store_n(&g_hold.s.protocol, (unsigned char)framing, __ATOMIC_RELAXED);
+}
+
 /* The races around it, and why each is closed:
  *  - a dup2() onto the wire's number in another thread: dup_onto moves the
  *    wire under the wire lock, also while the gate is opening; open_gate
@@ -241,6 +254,7 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
     int guard = LOAD(g_guard_wanted);
     drop_privates();
     STORE(g_fd1_ours, guard && fd1);
+    take_client_framing();
     if (guard)
         guard_start("from the gate on");
     STORE(g_opener, 0);

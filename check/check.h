@@ -113,6 +113,7 @@ enum state { S_SESSION, S_LATE, S_LINGER, S_CLOSING, S_DRAIN, S_DONE };
 #define ITEM_MAX 12
 #define MESSAGE_MAX (64u << 20)  /* a longer protocol message is not read */
 #define ERR_HEAD_MAX 200
+#define ERR_TAIL_MAX 400    /* the last bytes of stderr kept: what a server that died said last */
 #define LEFT_MAX 4           /* leftover processes named in the report */
 
 struct stretch {
@@ -201,6 +202,8 @@ struct run {
     unsigned long long err_bytes;
     unsigned char err_head[ERR_HEAD_MAX];
     size_t err_head_len;
+    unsigned char err_tail[ERR_TAIL_MAX];
+    size_t err_tail_len;
     int err_eof;
     char err_line[160];      /* the start of the current stderr line */
     size_t err_line_len;

@@ -383,12 +383,30 @@ static void scan_stderr(struct run *r, const char *p, size_t n)
     }
 }
 
+/* The last ERR_TAIL_MAX bytes of stderr: the cause of a failed start is
+ * often said last (the doctor shows them). */
+static void keep_tail(struct run *r, const char *p, size_t n)
+{
+    size_t drop;
+    if (n >= ERR_TAIL_MAX) {
+        memcpy(r->err_tail, p + n - ERR_TAIL_MAX, ERR_TAIL_MAX);
+        r->err_tail_len = ERR_TAIL_MAX;
+        return;
+    }
+    drop = r->err_tail_len + n > ERR_TAIL_MAX ? r->err_tail_len + n - ERR_TAIL_MAX : 0;
+    memmove(r->err_tail, r->err_tail + drop, r->err_tail_len - drop);
+    r->err_tail_len -= drop;
+    memcpy(r->err_tail + r->err_tail_len, p, n);
+    r->err_tail_len += n;
+}
+
 void read_stderr(struct run *r)
 {
     static char buf[65536];
     ssize_t n = read(r->err_fd, buf, sizeof buf);
     if (n > 0) {
         scan_stderr(r, buf, (size_t)n);
+        keep_tail(r, buf, (size_t)n);
         size_t keep = ERR_HEAD_MAX - r->err_head_len;
         if (keep > (size_t)n)
             keep = (size_t)n;

@@ -494,7 +494,7 @@ static void json_number_or_null(double seconds)
 
 static void json_run(const struct run *r)
 {
-    char buf[HEAD_MAX * 4 + 8], exit_text[200];
+    char buf[HEAD_MAX * 4 + 8], tail[ERR_TAIL_MAX * 4 + 8], exit_text[200];
     printf("{\"mode\": \"%s\", \"argv\": ", r->mode);
     put_json_argv(r->argv, 0);
     printf(", \"ran\": %s, \"note\": ", r->skipped ? "false" : "true");
@@ -547,6 +547,9 @@ static void json_run(const struct run *r)
            r->err_bytes, r->dropped);
     escape_bytes(r->err_head, r->err_head_len < HEAD_MAX ? r->err_head_len : HEAD_MAX, buf, sizeof buf);
     put_json_string(buf);
+    printf(", \"last_bytes\": ");
+    escape_bytes(r->err_tail, r->err_tail_len, tail, sizeof tail);
+    put_json_string(tail);
     describe_exit(r, exit_text, sizeof exit_text);
     printf("},\n     \"exit\": {\"status\": ");
     if (r->exited && !r->killed_by_check && WIFEXITED(r->status))

@@ -296,6 +296,7 @@ extern unsigned long g_tracked;
 extern unsigned long g_top;
 extern int g_ncopies;
 extern struct sg_detect g_detect;
+extern int g_client_framing;
 extern int g_detect_busy;
 extern unsigned long long g_detect_bytes;
 extern int g_wire_busy;

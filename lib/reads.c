@@ -48,6 +48,8 @@ static void feed(const void *p, size_t n, const char *how)
         k = sg_detect_feed(&g_detect, p, n);
         done = k != 0 || sg_detect_done(&g_detect);
         k = k ? k : n;
+        if (done)
+            STORE(g_client_framing, (int)sg_detect_framing(&g_detect));
     }
     g_detect_bytes += k;
     total = g_detect_bytes;

@@ -44,6 +44,7 @@ struct sg_detect {
     unsigned char has_length;   /* a valid Content-Length was seen */
     unsigned char bad_length;   /* an invalid one was */
     unsigned char value_digits; /* the value has a digit */
+    unsigned char ended;        /* the mode the first message ended in */
     unsigned long long depth;   /* JSON nesting, saturating */
     unsigned long long length;  /* last valid Content-Length, then body left */
     unsigned long long value;   /* Content-Length being read */
@@ -258,6 +259,7 @@ static inline size_t sg_detect_feed(struct sg_detect *d, const unsigned char *p,
     }
     return 0;
 done:
+    d->ended = d->mode;
     d->mode = SG_DONE;
     return i;
 }
@@ -271,7 +273,9 @@ done:
  * always the current candidate message, at most SG_HOLD_MAX of them, so the
  * caller needs no more memory than that whatever the input.
  *
- * Newline-delimited JSON (MCP): a message is a JSON text (RFC 8259) that is
+ * Newline-delimited JSON (MCP): a message is a JSON text (RFC 8259, with
+ * the literals NaN, Infinity and -Infinity as numbers, as Python's json
+ * module writes them by default and its readers accept them) that is
  * an object with a member named "jsonrpc" at its top level (the name
  * compared after unescaping, so "json\u0072pc" counts), or a batch: an array
  * of one or more such objects.  It starts at its '{' or '[' and ends with
@@ -281,11 +285,14 @@ done:
  * junk up to the byte where it failed, and scanning resumes at that byte (a
  * '{' there starts a new candidate; a '{' inside the failed one does not).
  *
- * Content-Length framing (LSP, DAP): a frame is a header block whose first
- * name begins with "Content-" (Content-Length, Content-Type), each header
- * line "Name: value\r\n", then "\r\n", holding one valid Content-Length, and
- * the body of that many bytes, whatever they are.  A header block without a
- * Content-Length, or longer than SG_HEADER_MAX bytes, is junk.
+ * Content-Length framing (LSP, DAP): a frame is a header block, each
+ * header line "Name: value\r\n" (a name of token characters, any of them,
+ * in any order: vscode-jsonrpc reads every header and looks Content-Length
+ * up among them), then "\r\n", holding one valid Content-Length, and the
+ * body of that many bytes, whatever they are.  It starts at a 'C' or 'c'
+ * anywhere (glued junk before "Content-Length" is split off), or at any
+ * name that begins a line (or follows a message).  A header block without
+ * a Content-Length, or longer than SG_HEADER_MAX bytes, is junk.
  *
  * The bound: a JSON candidate still undecided at its SG_HOLD_MAX-th byte
  * (or nested deeper than SG_DEPTH_MAX) is decided there, at that exact byte:
@@ -299,6 +306,20 @@ done:
  */
 
 enum sg_protocol { SG_AUTO, SG_JSONL, SG_FRAMED };
+
+/* The framing of the client's first message, once the detector has it
+ * whole: JSON lines, Content-Length frames, or neither (SG_AUTO: a plain
+ * line, a header block without a valid Content-Length). */
+static inline enum sg_protocol sg_detect_framing(const struct sg_detect *d)
+{
+    if (d->mode != SG_DONE)
+        return SG_AUTO;
+    if (d->ended == SG_JSON)
+        return SG_JSONL;
+    if (d->ended == SG_BODY || (d->ended == SG_HEADER && d->has_length && !d->bad_length))
+        return SG_FRAMED;
+    return SG_AUTO;
+}
 enum sg_verdict { SG_UNDECIDED, SG_WIRE, SG_JUNK };
 
 #define SG_HOLD_MAX 65536
@@ -331,7 +352,7 @@ struct sg_stream {
     unsigned char where;        /* enum sg_where */
     unsigned char json;         /* enum sg_json */
     unsigned char number;       /* enum sg_number */
-    unsigned char literal;      /* which of "true", "false", "null" */
+    unsigned char literal;      /* which of "true", "false", "null", "NaN", "Infinity" */
     unsigned char literal_at;   /* bytes of it matched */
     unsigned char hex_left;     /* \u digits still to come */
     unsigned char batch;        /* the candidate is an array */
@@ -342,7 +363,7 @@ struct sg_stream {
     unsigned char rpc_names;    /* every top-level name so far is JSON-RPC's */
     unsigned char named;        /* ... and there was one */
     unsigned char hline;        /* enum sg_hline */
-    unsigned char first_name;   /* bytes of "content-" matched on line 1 */
+    unsigned char bol;          /* the next byte begins a line (or the output) */
     unsigned char elements;     /* the batch has an element */
     unsigned char keys;         /* SGK_* names seen at the top level */
     unsigned char name[8];
@@ -356,7 +377,7 @@ struct sg_stream {
 
 static inline void sg_stream_init(struct sg_stream *s, enum sg_protocol protocol)
 {
-    *s = (struct sg_stream){ .protocol = (unsigned char)protocol, .where = SW_OUTSIDE };
+    *s = (struct sg_stream){ .protocol = (unsigned char)protocol, .where = SW_OUTSIDE, .bol = 1 };
 }
 
 /* As sg_stream_init, for a stream on the stack that will be fed at once:
@@ -367,6 +388,7 @@ static inline void sg_stream_start(struct sg_stream *s, enum sg_protocol protoco
     __builtin_memset(s, 0, __builtin_offsetof(struct sg_stream, arrays));
     s->protocol = (unsigned char)protocol;
     s->where = SW_OUTSIDE;
+    s->bol = 1;
 }
 
 static inline int sg_is_rpc_name(const unsigned char *name, unsigned len, int prefix_only)
@@ -557,9 +579,10 @@ static inline int sg_value_byte(struct sg_stream *s, unsigned char c)
     } else if (c == '-' || (c >= '0' && c <= '9')) {
         s->json = SJ_NUMBER;
         s->number = c == '-' ? SN_MINUS : c == '0' ? SN_ZERO : SN_INT;
-    } else if (c == 't' || c == 'f' || c == 'n') {
+    } else if (c == 't' || c == 'f' || c == 'n' || c == 'N' || c == 'I') {
+        /* NaN and Infinity: what Python's json writes by default and reads */
         s->json = SJ_LITERAL;
-        s->literal = c == 't' ? 0 : c == 'f' ? 1 : 2;
+        s->literal = c == 't' ? 0 : c == 'f' ? 1 : c == 'n' ? 2 : c == 'N' ? 3 : 4;
         s->literal_at = 1;
     } else {
         return 0;
@@ -718,7 +741,7 @@ static inline size_t sg_string_end(struct sg_stream *s, const unsigned char *p, 
  * the candidate fails before it, 2: the candidate is deep past the bound. */
 static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
 {
-    static const char *const literals[] = { "true", "false", "null" };
+    static const char *const literals[] = { "true", "false", "null", "NaN", "Infinity" };
     /* one switch: between tokens, white space (space, tab, CR) is taken in
      * every state, after the bytes that state looks for (none is white) */
     int white = c == ' ' || c == '\t' || c == '\r';
@@ -729,6 +752,12 @@ static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
         case SJ_HEX:
             return sg_string_byte(s, c);
         case SJ_NUMBER: {
+            if (c == 'I' && s->number == SN_MINUS) {
+                s->json = SJ_LITERAL;   /* -Infinity */
+                s->literal = 4;
+                s->literal_at = 1;
+                return 1;
+            }
             int r = sg_number_byte(s, c);
             if (r != 0)
                 return r > 0;
@@ -802,12 +831,19 @@ static inline void sg_json_start(struct sg_stream *s, unsigned char c)
     s->held = 1;
 }
 
+/* A byte of a header name: RFC 9110's token characters (vscode-jsonrpc
+ * reads any name before the colon; these are the ones real headers use). */
+static inline int sg_is_tchar(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c != 0 && __builtin_strchr("!#$%&'*+-.^_`|~", c) != 0);
+}
+
 /* One byte of a frame's header block.  Returns 1: it belongs to it, 0: the
  * candidate fails before it, 2: the block ended with this byte. */
 static inline int sg_header_candidate_byte(struct sg_stream *s, unsigned char c)
 {
-    static const char content[] = "content-";
-    int token = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+    int token = sg_is_tchar(c);
     switch (s->hline) {
     case SH_LINE_START:
         if (c == '\r') {
@@ -819,15 +855,10 @@ static inline int sg_header_candidate_byte(struct sg_stream *s, unsigned char c)
         s->hline = SH_NAME;
         /* fall through */
     case SH_NAME:
-        if (s->first_name < sizeof content - 1) {
-            if (sg_lower(c) != (unsigned char)content[s->first_name])
-                return 0;
-            s->first_name++;
-        } else if (c == ':') {
+        if (c == ':')
             s->hline = SH_VALUE;
-        } else if (!token) {
+        else if (!token)
             return 0;
-        }
         sg_field_byte(&s->header, c);
         return 1;
     case SH_VALUE:
@@ -936,21 +967,24 @@ bytes:
 }
 
 /* How many of p[0..n) cannot start a candidate: junk outright.  Eight at
- * a time, the whole words without '{', '[' (JSON) or 'C', 'c' (frames). */
+ * a time, the whole words without '{', '[' (JSON) or 'C', 'c', a newline
+ * (frames: a header block starts at its 'C' anywhere, at any name at the
+ * start of a line). */
 static inline size_t sg_plain_junk_bytes(const unsigned char *p, size_t n, unsigned char protocol)
 {
     const unsigned long long ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    unsigned long long a = ones * '{', b = ones * '[', c = ones * 'C', d = ones * 'c';
+    unsigned long long a = ones * '{', b = ones * '[', c = ones * 'C', d = ones * 'c', e = ones * '\n';
     size_t k = 0;
     if (protocol == SG_JSONL)
-        c = a, d = b;
+        c = d = e = a;
     else if (protocol == SG_FRAMED)
-        a = c, b = d;
+        a = b = c;
     for (; k + 8 <= n; k += 8) {
-        unsigned long long w, x, y, z, t;
+        unsigned long long w, x, y, z, t, u;
         __builtin_memcpy(&w, p + k, sizeof w);
-        x = w ^ a, y = w ^ b, z = w ^ c, t = w ^ d;
-        if ((((x - ones) & ~x) | ((y - ones) & ~y) | ((z - ones) & ~z) | ((t - ones) & ~t)) & highs)
+        x = w ^ a, y = w ^ b, z = w ^ c, t = w ^ d, u = w ^ e;
+        if ((((x - ones) & ~x) | ((y - ones) & ~y) | ((z - ones) & ~z) | ((t - ones) & ~t) |
+             ((u - ones) & ~u)) & highs)
             break;
     }
     return k;
@@ -1008,16 +1042,18 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
         unsigned char c = p[i];
         switch (s->where) {
         case SW_OUTSIDE: {
-            size_t k = sg_plain_junk_bytes(p + i, n - i, s->protocol);
+            size_t k = s->bol && s->protocol != SG_JSONL ? 0 : sg_plain_junk_bytes(p + i, n - i, s->protocol);
             if (k) {
                 i += k;
+                s->bol = 0;     /* (words without a newline, or jsonl: no frames) */
                 *verdict = SG_JUNK;
                 continue;
             }
             int json = s->protocol != SG_FRAMED && (c == '{' || c == '[');
-            int frame = s->protocol != SG_JSONL && (c == 'C' || c == 'c');
+            int frame = s->protocol != SG_JSONL && (c == 'C' || c == 'c' || (s->bol && sg_is_tchar(c)));
             if (!json && !frame) {
                 i++;
+                s->bol = c == '\n';
                 *verdict = SG_JUNK;
                 continue;
             }
@@ -1028,7 +1064,6 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
             } else {
                 s->where = SW_HEADER;
                 s->hline = SH_NAME;
-                s->first_name = 1;
                 sg_detect_init(&s->header);
                 sg_field_byte(&s->header, c);
                 s->held = 1;
@@ -1059,6 +1094,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                     s->where = SW_OUTSIDE;
                     s->protocol = SG_JSONL;
                     s->held = 0;
+                    s->bol = 1;
                     *verdict = SG_WIRE;
                     return i + 1;
                 }
@@ -1070,6 +1106,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                     s->held = 0;
                     if (!sg_json_looks_rpc(s)) {
                         s->where = SW_OUTSIDE;
+                        s->bol = p[i - 1] == '\n';
                         *verdict = SG_JUNK;
                         return i;
                     }
@@ -1092,12 +1129,14 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 s->protocol = SG_FRAMED;
                 s->body_left = s->header.length;
                 s->where = s->body_left ? SW_BODY : SW_OUTSIDE;
+                s->bol = 1;
                 *verdict = SG_WIRE;
                 return i;
             }
             if (++s->held == SG_HEADER_MAX) {
                 s->held = 0;
                 s->where = SW_OUTSIDE;
+                s->bol = c == '\n';
                 *verdict = SG_JUNK;
                 return i;
             }
@@ -1108,6 +1147,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
             if (i < n) {
                 i++;
                 s->where = SW_OUTSIDE;
+                s->bol = 1;
             }
             *verdict = SG_WIRE;
             return i;
@@ -1116,6 +1156,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
             if ((unsigned long long)take >= s->body_left) {
                 take = (size_t)s->body_left;
                 s->where = SW_OUTSIDE;
+                s->bol = 1;     /* (a frame follows its body's last byte) */
             }
             s->body_left -= take;
             *verdict = SG_WIRE;
@@ -1123,10 +1164,15 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
         }
         }
     }
+    /* (a candidate held on: where a failure at the next call's first byte
+     * stands) */
+    if (n)
+        s->bol = p[n - 1] == '\n';
     return i;
 fail:
     s->where = SW_OUTSIDE;
     s->held = 0;
+    s->bol = i ? p[i - 1] == '\n' : s->bol;
     *verdict = SG_JUNK;
     return i;
 }
@@ -1148,8 +1194,10 @@ static inline unsigned long long sg_stream_body_left(const struct sg_stream *s)
 static inline void sg_stream_body_taken(struct sg_stream *s, unsigned long long k)
 {
     s->body_left -= k;
-    if (s->body_left == 0)
+    if (s->body_left == 0) {
         s->where = SW_OUTSIDE;
+        s->bol = 1;
+    }
 }
 
 /* End of input: the held bytes, if any, are junk (a partial line at exit). */

@@ -32,6 +32,7 @@ static const char *const messages[] = {
     "{\"id\":0,\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32601,\"message\":\"no\",\"data\":[1,-2.5e-3,0,true,false,null]}}",
     "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}]",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"\\ud83d\\ude00\xc3\xa9\"}",
+    "{\"jsonrpc\": \"2.0\", \"id\": 3, \"result\": {\"x\": NaN, \"y\": [Infinity, -Infinity]}}",
 };
 
 static const char *const junk[] = {
@@ -39,7 +40,7 @@ static const char *const junk[] = {
     "{\"event\": \"tool called\", \"logger\": \"app\", \"level\": \"info\"}\n", "progress 50%",
     "[INFO] ready\n", "[]\n", "[1,2]\n", "{}\n", "{\"jsonrpc\" is broken}\n", "\xef\xbb\xbf", "\r\n", "\n",
     "\x00\x01\xff\xfe", "Content-Type: text/plain\r\n\r\n", "Content-Length: 12x\r\n\r\n", "Connecting...",
-    "{\"jsonrpc\":\"2.0\",\n\"id\":1}\n", "{\"a\":01}\n", "{\"jsonrpc\":\"2.0\"}junk\n", "\"", "\\", "{", "[",
+    "{\"jsonrpc\":\"2.0\",\n\"id\":1}\n", "{\"a\":01}\n", "{\"jsonrpc\":\"2.0\",\"x\":nan}\n", "{\"jsonrpc\":\"2.0\",\"x\":-Inf}\n", "{\"jsonrpc\":\"2.0\"}junk\n", "\"", "\\", "{", "[",
     "Content-Length:", "Content-Length: 5\r\n", "\t", " ",
 };
 
@@ -50,9 +51,15 @@ static void gen_frame(struct buf *b)
     size_t len = strlen(body);
     if (below(8) == 0)
         len = below(len + 20);  /* a wrong length */
-    switch (below(4)) {
+    switch (below(6)) {
     case 0:
         snprintf(head, sizeof head, "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %zu\r\n\r\n", len);
+        break;
+    case 4:
+        snprintf(head, sizeof head, "X-Request-Id: 7\r\nContent-Length: %zu\r\n\r\n", len);
+        break;
+    case 5:
+        snprintf(head, sizeof head, "Content-Length: %zu\r\nX_Request_Id: 8\r\n\r\n", len);
         break;
     case 1:
         snprintf(head, sizeof head, "content-length:%zu\r\n\r\n", len);

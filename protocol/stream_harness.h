@@ -214,7 +214,8 @@ static inline int sh_array(struct sh_ref *r, int batch)
 
 static inline int sh_value(struct sh_ref *r)
 {
-    static const char *const lits[] = { "true", "false", "null" };
+    /* NaN and the infinities: Python's json, the classifier's extension */
+    static const char *const lits[] = { "true", "false", "null", "NaN", "Infinity", "-Infinity" };
     int ignored, ok;
     size_t len;
     char name[1];
@@ -232,7 +233,7 @@ static inline int sh_value(struct sh_ref *r)
     }
     if (c == '"')
         return sh_string(r, name, 0, &len);
-    for (int k = 0; k < 3; k++) {
+    for (size_t k = 0; k < sizeof lits / sizeof *lits; k++) {
         size_t l = strlen(lits[k]);
         if (r->n - r->i >= l && memcmp(r->p + r->i, lits[k], l) == 0) {
             r->i += l;

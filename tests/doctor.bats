@@ -102,22 +102,22 @@ sums() {
     doctor --config --timeout 1 --linger 0
     expect status 5 "$status"
     row claude-code memory "clean +none"
-    row claude-code chatty "junk +default gate +check_srv: starting"
+    row claude-code chatty "junk before the first message +wrap +check_srv: starting"
     # junk while serving that the default mode keeps off: the check's status 1, which the
-    # doctor calls "junk" (its verdict for status 1), fixed by the default mode
-    row claude-code local-logger "junk +default gate +log: handled tools/list"
-    row cursor logger "junk +default gate +log: handled tools/list"
+    # doctor calls "junk" (its verdict for status 1), with when it came; wrapping fixes it
+    row claude-code local-logger "junk while serving +wrap +log: handled tools/list"
+    row cursor logger "junk while serving +wrap +log: handled tools/list"
     row claude-code team-clean "clean +none"
     row claude-code from-the-repo "not run +not approved"
     row claude-desktop missing "cannot start +- +no-such-mcp-server: command not found"
-    row vscode glued "junk +default gate +Starting"
+    row vscode glued "junk before the first message +wrap +Starting"
     row windsurf clean "clean +none"
-    row zed old-form "junk +default gate +check_srv: starting"
+    row zed old-form "junk before the first message +wrap +check_srv: starting"
     # junk while serving written past the library (raw system calls): --strict
-    row zed new-form "unguarded junk +--strict +log: handled tools/list"
+    row zed new-form "unguarded junk while serving +wrap with --strict +log: handled tools/list"
     row codex slow "timed out +- +no answer within 1 s: raise --timeout if it is slow"
     row codex remote "not run +not stdio \(url: https://example.com/mcp\)"
-    row gemini chatty "junk +default gate +check_srv: starting"
+    row gemini chatty "junk before the first message +wrap +check_srv: starting"
     # the servers ran (a positive control for the markers), the project
     # ones nobody approved did not, and their commands are shown
     [ -s "$CHECK_PIDS" ]
@@ -142,8 +142,8 @@ sums() {
     expect env_names '["CODEX_TOKEN"]' "$(j -c "$sel | .env_names")"
     expect slow "timed out 5" "$(j '.servers[] | select(.name == "slow") | "\(.before.verdict) \(.before.status)"')"
     # junk while serving: through libc the default mode fixes it (status 1); by raw system calls --strict (2)
-    expect logger "junk|1|default gate|gated|0 24 0" \
-        "$(j '.servers[] | select(.name == "local-logger") | .before | "\(.verdict)|\(.status)|\(.fix)|\(.check.verdict.fixed_by)|\(.check.runs[0].stdout.junk | "\(.before_first_message) \(.serving) \(.at_exit)")"')"
+    expect logger "junk|1|default gate|serving|gated|0 24 0" \
+        "$(j '.servers[] | select(.name == "local-logger") | .before | "\(.verdict)|\(.status)|\(.fix)|\(.when | join(","))|\(.check.verdict.fixed_by)|\(.check.runs[0].stdout.junk | "\(.before_first_message) \(.serving) \(.at_exit)")"')"
     expect raw "unguarded junk|2|--strict|strict|24" \
         "$(j '.servers[] | select(.name == "new-form") | .before | "\(.verdict)|\(.status)|\(.fix)|\(.check.verdict.fixed_by)|\(.check.runs[1].stdout.junk.serving)"')"
     expect unapproved "false false null" "$(j '.servers[] | select(.name == "vscode-project") | "\(.approved) \(.ran) \(.before)"')"
@@ -471,4 +471,263 @@ args = [\"check_srv\", \"banner\"]" "$(cat "$H/config.toml")"
     expect all all "$(words "$GATE" --check --json --client a)"
     touch my-config.json
     expect config my-config.json "$(words "$GATE" --check --config my-)"
+}
+
+@test "doctor: bad input: a project .vscode/mcp.json nested 100,000 deep is named unreadable (6) and the rest goes on; a deep args list is not a command" {
+    python3 -c 'import sys; d = 100000
+sys.stdout.write("{\"servers\": {\"deep\": {\"command\": \"check_srv\", \"args\": " + "[" * d + "]" * d + "}}}\n")' \
+        >"$H/work/app/.vscode/mcp.json"
+    doctor --list
+    expect status 6 "$status"
+    grep -qx 'stdiogate: ~/work/app/.vscode/mcp.json: cannot parse: nested too deep' "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
+    ! grep -q Traceback "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
+    row windsurf clean "user +yes +check_srv"
+    row claude-code memory "user +yes +check_srv"
+    # the same file named: unreadable, nothing run
+    doctor --config "$H/work/app/.vscode/mcp.json" --linger 0
+    expect named_status 6 "$status"
+    grep -qx 'stdiogate: ~/work/app/.vscode/mcp.json: cannot parse: nested too deep' "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
+    [ ! -e "$CHECK_PIDS" ]
+    # deep, but not too deep for the parser: args that are not strings are not run
+    python3 -c 'import sys; d = 900
+sys.stdout.write("{\"mcpServers\": {\"deep\": {\"command\": \"check_srv\", \"args\": " + "[" * d + "]" * d + "},\n \"fine\": {\"command\": \"check_srv\", \"args\": [\"banner\"]}}}\n")' \
+        >"$H/deep.json"
+    doctor --config "$H/deep.json" --fix --linger 0
+    expect deep_status 0 "$status"
+    row file deep "not run +args is not a list of strings"
+    grep -qx 'file fine: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["mcpServers"]["fine"]["args"][0] == "check_srv", d["mcpServers"]["fine"]' "$H/deep.json"
+}
+
+@test "doctor: bad input: a lone surrogate in a name or a command is shown escaped; the report, --json and --fix go on" {
+    printf '{"mcpServers": {"ev\\ud800il": {"command": "check_srv", "args": ["banner"]},\n "cmd": {"command": "check_srv\\ud800"}}}\n' >"$H/surrogate.json"
+    doctor --config "$H/surrogate.json" --linger 0
+    expect status 4 "$status"
+    ! grep -q Traceback "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
+    grep -qF 'ev\ud800il' <<<"$output" || { show; return 1; }
+    grep -E '^file +cmd +cannot start' <<<"$output" | grep -qF 'check_srv\ud800' || { show; return 1; }
+    doctor --config "$H/surrogate.json" --list
+    expect list_status 0 "$status"
+    grep -qF 'check_srv\ud800' <<<"$output" || { show; return 1; }
+    doctor --config "$H/surrogate.json" --json --linger 0
+    expect json_status 4 "$status"
+    # jq refuses a lone surrogate: it is U+FFFD there, as a decoder makes it
+    expect json_name "$(printf 'ev\357\277\275il')" "$(jq -r '.servers[0].name' "$BATS_TEST_TMPDIR/out.txt")"
+    doctor --config "$H/surrogate.json" --fix --linger 0
+    expect fix_status 4 "$status"
+    grep -qF 'file ev\ud800il: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["mcpServers"]; assert d["ev\ud800il"]["args"] == ["check_srv", "banner"], d' "$H/surrogate.json"
+}
+
+@test "doctor: a project file's control characters cannot make the prompt or --list lie: every name and command is shown escaped (a pty)" {
+    mkdir -p "$H/work/app/evil"
+    # SGR 8 hides what follows, CR goes back to the line's start, OSC sets the title, a bidi override
+    printf '%s\n' '{"mcpServers": {"ok\u001b]0;title\u0007": {"command": "sh",' \
+        '  "args": ["-c", "\u001b[8mtouch $HOME/ran-evil\u001b[0m\r check_srv \u202eevil"]}}}' >"$H/work/app/evil/.mcp.json"
+    cd "$H/work/app/evil"
+    status=0
+    timeout "$CHECK_BOUND" python3 "$FIXTURE/on_pty.py" "$GATE" --check --config --timeout 1 --linger 0 \
+        >"$BATS_TEST_TMPDIR/tty.out" 2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    expect status 5 "$status"
+    output=$(cat "$BATS_TEST_TMPDIR/tty.out")
+    grep -qF "stdiogate: run ok\\x1b]0;title\\x07 from ~/work/app/evil/.mcp.json (sh -c '\\x1b[8mtouch \$HOME/ran-evil\\x1b[0m\\x0d check_srv \\u202eevil')? [y/N] " <<<"$output" || { show; return 1; }
+    # nothing raw reached the terminal: no ESC, BEL or CR, no bidi override
+    expect raw 0 "$(LC_ALL=C grep -c "$(printf '[\033\007\r]')" "$BATS_TEST_TMPDIR/tty.out")"
+    expect bidi 0 "$(grep -c "$(printf '\342\200\256')" "$BATS_TEST_TMPDIR/tty.out")"
+    expect markers "" "$(markers)"
+    grep -qF "  claude-code ok\\x1b]0;title\\x07 (~/work/app/evil/.mcp.json): cd $H/work/app/evil && sh -c '\\x1b[8mtouch" <<<"$output" || { show; return 1; }
+    # --list: the same escapes, nothing raw
+    doctor --list
+    expect list_status 0 "$status"
+    grep -E '^claude-code +ok\\x1b\]0;title\\x07 +project +asks +' "$BATS_TEST_TMPDIR/out.txt" |
+        grep -qF "sh -c '\\x1b[8mtouch \$HOME/ran-evil\\x1b[0m\\x0d check_srv \\u202eevil'" || { show; return 1; }
+    expect list_raw 0 "$(LC_ALL=C grep -c "$(printf '[\033\007\r]')" "$BATS_TEST_TMPDIR/out.txt")"
+}
+
+# A server whose path has an emoji (outside the BMP), an accent, both quotes,
+# a backslash and a space: each format must quote it by its own rules.
+odd_server() {
+    ODD="$H/srv 😀 é'\"\\"
+    mkdir -p "$ODD"
+    printf '#!/bin/sh\nexec check_srv "$@"\n' >"$ODD/server.sh"
+    chmod +x "$ODD/server.sh"
+}
+
+@test "doctor: --client quotes each format by its own rules: TOML (tomllib), Lua (lua5.4), JSON (json) and JSONC (jsonc-parser)" {
+    odd_server
+    client_entry codex "$BATS_TEST_TMPDIR/codex.toml" "$ODD/server.sh" banner -- "é'😀"
+    expect codex_status 1 "$status"
+    expect codex "$GATE|$ODD/server.sh|banner|--|é'😀" "$(python3 -c 'import sys, tomllib
+e = tomllib.load(open(sys.argv[1], "rb"))["mcp_servers"]["server"]
+print("|".join([e["command"], *e["args"]]))' "$BATS_TEST_TMPDIR/codex.toml")"
+    client_entry helix "$BATS_TEST_TMPDIR/helix.toml" --protocol lsp "$ODD/server.sh" --lsp banner
+    expect helix "$GATE|$ODD/server.sh|--lsp|banner" "$(python3 -c 'import sys, tomllib
+d = tomllib.load(open(sys.argv[1], "rb"))
+e = d["language-server"]["server"]
+assert d["language"][0]["language-servers"] == ["server"], d
+print("|".join([e["command"], *e["args"]]))' "$BATS_TEST_TMPDIR/helix.toml")"
+    client_entry neovim "$BATS_TEST_TMPDIR/neovim.lua" --protocol lsp "$ODD/server.sh" --lsp banner
+    expect neovim "server
+$GATE
+$ODD/server.sh
+--lsp
+banner" "$(lua5.4 "$FIXTURE/neovim.lua" "$BATS_TEST_TMPDIR/neovim.lua")"
+    for c in claude-desktop cursor windsurf gemini vscode zed; do
+        client_entry "$c" "$BATS_TEST_TMPDIR/$c.json" "$ODD/server.sh" banner -- "é'😀"
+        expect "$c" "$GATE|$ODD/server.sh|banner|--|é'😀" "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+e = next(iter(next(iter(d.values())).values()))
+print("|".join([e["command"], *e["args"]]))' "$BATS_TEST_TMPDIR/$c.json")"
+    done
+    for c in vscode zed; do
+        expect "$c jsonc" "$(python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$BATS_TEST_TMPDIR/$c.json")" \
+            "$(node "$FIXTURE/jsonc.js" "$BATS_TEST_TMPDIR/$c.json")"
+    done
+    client_entry claude-code "$BATS_TEST_TMPDIR/claude.sh" "$ODD/server.sh" banner -- "é'😀"
+    expect claude_code "claude|mcp|add|server|--|$GATE|$ODD/server.sh|banner|--|é'😀" \
+        "$(python3 -c 'import shlex, sys; print("|".join(shlex.split(open(sys.argv[1]).read())))' "$BATS_TEST_TMPDIR/claude.sh")"
+    # an argument with ESC and CR: printed escaped in every format, each reading it back exactly
+    odd=$(printf 'a\033[8mb\rc')
+    doctor --client all --linger 0 check_srv banner -- "$odd"
+    expect all_status 1 "$status"
+    expect raw 0 "$(LC_ALL=C grep -c "$(printf '[\033\r]')" "$BATS_TEST_TMPDIR/out.txt")"
+    client_entry claude-code "$BATS_TEST_TMPDIR/claude.sh" check_srv banner -- "$odd"
+    expect claude_code_odd "$(printf '%s|' claude mcp add check_srv -- "$GATE" "$SRV" banner -- "$odd")" \
+        "$(bash -c 'eval "set -- $(cat "$1")"; printf "%s|" "$@"' _ "$BATS_TEST_TMPDIR/claude.sh")"
+    client_entry codex "$BATS_TEST_TMPDIR/codex.toml" check_srv banner -- "$odd"
+    expect codex_odd "$odd" "$(python3 -c 'import sys, tomllib
+print(tomllib.load(open(sys.argv[1], "rb"))["mcp_servers"]["check_srv"]["args"][-1], end="")' "$BATS_TEST_TMPDIR/codex.toml")"
+    client_entry cursor "$BATS_TEST_TMPDIR/cursor.json" check_srv banner -- "$odd"
+    expect cursor_odd "$odd" "$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["mcpServers"]["check_srv"]["args"][-1], end="")' "$BATS_TEST_TMPDIR/cursor.json")"
+}
+
+@test "doctor: --fix of an entry whose command has an emoji, quotes and an accent: Codex's TOML (tomllib) and VS Code's JSON with comments (jsonc-parser)" {
+    odd_server
+    python3 - "$H" "$ODD/server.sh" <<'PY'
+import json, sys
+home, server = sys.argv[1:]
+def toml(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+open(f"{home}/.codex/config.toml", "w").write(
+    f"# odd\n[mcp_servers.odd]\ncommand = {toml(server)}\nargs = [\"banner\"]\n")
+open(f"{home}/.config/Code/User/mcp.json", "w").write(
+    '{\n  // odd\n  "servers": {\n    "odd": {"command": ' + json.dumps(server, ensure_ascii=False)
+    + ', "args": ["banner"],},\n  },\n}\n')
+PY
+    doctor --config "$H/.codex/config.toml" --fix --linger 0
+    expect codex_status 0 "$status"
+    grep -qx 'codex odd: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    expect codex "$GATE|$ODD/server.sh|banner" "$(python3 -c 'import sys, tomllib
+e = tomllib.load(open(sys.argv[1], "rb"))["mcp_servers"]["odd"]
+print("|".join([e["command"], *e["args"]]))' "$H/.codex/config.toml")"
+    doctor --config "$H/.config/Code/User/mcp.json" --fix --linger 0
+    expect vscode_status 0 "$status"
+    grep -qx 'vscode odd: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    expect vscode "{\"servers\":{\"odd\":{\"command\":\"$GATE\",\"args\":[\"$ODD/server.sh\",\"banner\"]}}}" \
+        "$(node "$FIXTURE/jsonc.js" "$H/.config/Code/User/mcp.json" | sed 's/\\\\/\\/g; s/\\"/"/g')"
+    # written as the file writes it: the accent and the emoji as they are
+    grep -qF '😀 é' "$H/.config/Code/User/mcp.json"
+}
+
+@test "doctor: the table says when the junk came (before the first message, while serving, at exit) and the fix in a user's words" {
+    printf '%s\n' '{"mcpServers": {' \
+        '  "both": {"command": "check_srv", "args": ["banner", "atexit"]},' \
+        '  "bye": {"command": "check_srv", "args": ["atexit"]},' \
+        '  "raw": {"command": "check_srv", "args": ["serving", "raw"]},' \
+        '  "fine": {"command": "check_srv"}}}' >"$H/phases.json"
+    doctor --config "$H/phases.json" --linger 0
+    expect status 2 "$status"
+    expect table "CLIENT  SERVER  VERDICT                                 FIX                 DETAIL
+file    both    junk before the first message, at exit  wrap                check_srv: starting
+file    bye     junk at exit                            wrap                bye
+file    raw     unguarded junk while serving            wrap with --strict  log: handled tools/list
+file    fine    clean                                   none" "$(sed -n 1,5p "$BATS_TEST_TMPDIR/out.txt")"
+}
+
+@test "doctor: a server that exits before it answers: the last lines it wrote on stderr are shown (npx's E404), not only that it exited" {
+    printf '{"mcpServers": {"gone": {"command": "%s"}, "fine": {"command": "check_srv"}}}\n' "$FIXTURE/e404.sh" >"$H/e404.json"
+    doctor --config "$H/e404.json" --linger 0
+    expect status 4 "$status"
+    row file gone "cannot start +- +the server exited before it answered \(what it wrote last on stderr: below\)"
+    expect tail "what gone (file) wrote last on stderr:
+  npm error code E404
+  npm error 404 Not Found - GET https://registry.example/no-such-mcp-server
+  npm error 404 'no-such-mcp-server@*' is not in this registry.
+  npm error A complete log of this run can be found in: /tmp/npm-cache/_logs/debug-0.log" \
+        "$(sed -n '/^what gone (file) wrote last on stderr:$/,/^$/p' "$BATS_TEST_TMPDIR/out.txt" | sed '/^$/d')"
+    doctor --config "$H/e404.json" --json --linger 0
+    expect json_tail "npm error A complete log of this run can be found in: /tmp/npm-cache/_logs/debug-0.log" \
+        "$(jq -r '.servers[0].before.stderr_tail[-1]' "$BATS_TEST_TMPDIR/out.txt")"
+    # from the check's last_bytes: the end of what it wrote, escaped
+    jq -r '.servers[0].before.check.runs[0].stderr.last_bytes' "$BATS_TEST_TMPDIR/out.txt" |
+        grep -q 'is not in this registry\.\\nnpm error A complete log of this run can be found in: /tmp/npm-cache/_logs/debug-0\.log\\n$' || { show; return 1; }
+}
+
+# npm_layout MAIN: the npm packages laid out as npm installs them, from this
+# build: the package stdiogate at MAIN (pkg/npm-launcher.sh as its
+# bin/stdiogate), the platform package nested under it.
+npm_layout() {
+    local main=$1 cpu platform
+    case $(uname -m) in x86_64) cpu=x64 ;; *) cpu=arm64 ;; esac
+    platform=$main/node_modules/@stdiogate/linux-$cpu
+    mkdir -p "$main/bin" "$platform/bin" "$platform/lib/stdiogate"
+    cp "$ROOT/pkg/npm-launcher.sh" "$main/bin/stdiogate"
+    cp "$ROOT/stdiogate" "$platform/bin/stdiogate"
+    cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$platform/lib/stdiogate/"
+    cp "$ROOT/doctor/stdiogate-doctor" "$platform/lib/stdiogate/"
+    chmod +x "$main/bin/stdiogate"
+}
+
+@test "doctor: --fix from an npm install writes npm's bin link, from npx's cache 'npx -y stdiogate', never a path inside a package" {
+    printf '{"mcpServers": {"chatty": {"command": "check_srv", "args": ["banner"]}}}\n' >"$H/npm.json"
+    cp "$H/npm.json" "$H/npx.json"
+    # npm install -g --prefix G: G/bin/stdiogate -> ../lib/node_modules/stdiogate/bin/stdiogate
+    G=$BATS_TEST_TMPDIR/g
+    npm_layout "$G/lib/node_modules/stdiogate"
+    mkdir -p "$G/bin" && ln -s ../lib/node_modules/stdiogate/bin/stdiogate "$G/bin/stdiogate"
+    status=0
+    "$G/bin/stdiogate" --check --config "$H/npm.json" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
+        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    expect npm_status 0 "$status"
+    grep -qx 'file chatty: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    expect npm_entry "$G/bin/stdiogate|check_srv|banner" "$(python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["mcpServers"]["chatty"]
+print("|".join([e["command"], *e["args"]]))' "$H/npm.json")"
+    # --client too
+    "$G/bin/stdiogate" --check --client cursor --json --linger 0 check_srv banner >"$BATS_TEST_TMPDIR/client.json" || true
+    expect npm_client "$G/bin/stdiogate" "$(jq -r '.client_entries.cursor | fromjson | .mcpServers[].command' "$BATS_TEST_TMPDIR/client.json")"
+    # npx: npm's cache, which npm may clear: the entry runs npx instead
+    X=$BATS_TEST_TMPDIR/npm-cache/_npx/0123456789abcdef
+    npm_layout "$X/node_modules/stdiogate"
+    mkdir -p "$X/node_modules/.bin" && ln -s ../stdiogate/bin/stdiogate "$X/node_modules/.bin/stdiogate"
+    status=0
+    "$X/node_modules/.bin/stdiogate" --check --config "$H/npx.json" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
+        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    expect npx_status 0 "$status"
+    grep -qx 'file chatty: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    expect npx_entry "npx|-y|stdiogate|check_srv|banner" "$(python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["mcpServers"]["chatty"]
+print("|".join([e["command"], *e["args"]]))' "$H/npx.json")"
+    # ... which counts as wrapped: a second --fix changes nothing
+    cp "$H/npx.json" "$H/npx.fixed"
+    "$X/node_modules/.bin/stdiogate" --check --config "$H/npx.json" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
+        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    cmp "$H/npx.json" "$H/npx.fixed"
+    grep -qx 'nothing to fix' <<<"$output" || { show; return 1; }
+    # uvx: uv's cache, likewise
+    U=$BATS_TEST_TMPDIR/cache/uv/archive-v0/0123456789abcdef
+    mkdir -p "$U/bin" "$U/lib/stdiogate"
+    cp "$ROOT/stdiogate" "$U/bin/"
+    cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$ROOT/doctor/stdiogate-doctor" "$U/lib/stdiogate/"
+    XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache "$U/bin/stdiogate" --check --client cursor --json --linger 0 check_srv banner \
+        >"$BATS_TEST_TMPDIR/client.json" || true
+    expect uvx_client "uvx|stdiogate|$SRV|banner" \
+        "$(jq -r '.client_entries.cursor | fromjson | .mcpServers[] | [.command, .args[]] | join("|")' "$BATS_TEST_TMPDIR/client.json")"
+    # a plain install: the path it was run by, as before
+    "$GATE" --check --client cursor --json --linger 0 check_srv banner >"$BATS_TEST_TMPDIR/client.json" || true
+    expect plain_client "$GATE" "$(jq -r '.client_entries.cursor | fromjson | .mcpServers[].command' "$BATS_TEST_TMPDIR/client.json")"
 }

@@ -66,7 +66,7 @@ first_files() {
         lib/guard.c|lib/transfer.c) echo "guard_threads.bats guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
         lib/failsafe.c) echo "gate_race.bats core_failsafe.bats" ;;
         shim.c|lib/*) echo "" ;;
-        protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
+        protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
         check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
         inspect.c|inspect.h) echo "mutants_inspect.bats strict_auto.bats families_exec.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
@@ -90,6 +90,7 @@ lib/reads.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |    
 lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
 lib/handshake.c | ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
 lib/exec.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = x->hand ? g_marker_out : g_marker_guarded; |         (void)0;
+shim.c | client-framing-ignored | the session's framing is left to the server's output, not taken from the client's first message |     if (g_protocol == SG_AUTO && framing != SG_AUTO) |     if (0 && g_protocol == SG_AUTO && framing != SG_AUTO)
 shim.c | keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
 shim.c | no-identity-check | diverts whatever fd 1 is, marker or not |     if (!is(1, &wire)) { |     if (0) {
 lib/say.c | diag-to-stdout | diagnostics are written to fd 1 |         while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR) |         while ((w = REAL(write)(1, line, n)) < 0 && errno == EINTR)
@@ -245,7 +246,8 @@ protocol/detect.h | no-jsonrpc-passes | an object without "jsonrpc" passes |    
 protocol/detect.h | empty-batch-passes | an empty batch [] passes |     if (c == ']' && s->batch && s->depth == 1 && !s->elements) |     if (0 && c == ']' && s->batch && s->depth == 1 && !s->elements)
 protocol/detect.h | auto-not-decided-by-json | auto mode does not keep jsonl after a JSON line |                     s->where = SW_OUTSIDE;\n                    s->protocol = SG_JSONL;\n                    s->held = 0; |                     s->where = SW_OUTSIDE;\n                    s->held = 0;
 protocol/detect.h | end-drops-held | a candidate cut short by the end of the output is not junk (lost) |     enum sg_verdict v = s->held ? SG_JUNK : SG_UNDECIDED; |     enum sg_verdict v = SG_UNDECIDED;
-protocol/detect.h | first-name-short | a header block whose first name begins "Content" without the dash passes |         if (s->first_name < sizeof content - 1) { |         if (s->first_name < sizeof content - 2) {
+protocol/detect.h | frame-start-mid-line | a header block starts at any name byte, also after junk on its line (glued junk before Content-Length is taken for a name) |             int frame = s->protocol != SG_JSONL && (c == 'C' \|\| c == 'c' \|\| (s->bol && sg_is_tchar(c))); |             int frame = s->protocol != SG_JSONL && (c == 'C' \|\| c == 'c' \|\| sg_is_tchar(c));
+protocol/detect.h | header-name-no-underscore | a header name with an underscore (X_Request_Id) fails its frame |           (c != 0 && __builtin_strchr("!#$%&'*+-.^_`\|~", c) != 0); |           (c != 0 && __builtin_strchr("!#$%&'*+-.^`\|~", c) != 0);
 protocol/detect.h | answer-without-id | a message with "result" but no "id" counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & (SGK_RESULT \| SGK_ERROR));
 protocol/detect.h | answer-request | a request (method, no result) counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & SGK_ID);
 protocol/detect.h | control-in-string | a raw control character inside a string passes |         if (c < 0x20)\n            return 0;           /* control characters must be escaped */ |         if (c < 0x1f)\n            return 0;           /* control characters must be escaped */

@@ -77,6 +77,13 @@ M2='{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"a } ] \\
         "Content-Length: 0\r\n\r\n"
 }
 
+@test "strict edge: --protocol framed: a header of any name, before or after Content-Length, passes with its frame; junk glued before Content-Length is split off; lines that are no header block are junk" {
+    STRICT_OPTS="--protocol framed" strict_wrapper
+    check "X-Request-Id: 1\r\nContent-Length: ${#M1}\r\n\r\n$M1" 'progress 50%' \
+        "Content-Length: ${#M1}\r\nX_Request_Id: 2\r\n\r\n$M1" 'INFO: ready\nHTTP/1.1 200 OK\r\n' \
+        "content-length: ${#M1}\r\n\r\n$M1"
+}
+
 @test "strict edge: auto decides with the first message: after a frame, JSON lines are junk" {
     check '' 'Content-Length: 5\n' "Content-Length: ${#M1}\r\n\r\n$M1" "$M1\n"
 }
@@ -95,4 +102,10 @@ M2='{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"a } ] \\
     big=$(head -c 70000 /dev/zero | tr '\0' x)
     check "{\"result\":{\"text\":\"$big\"},\"jsonrpc\":\"2.0\",\"id\":1}\n" \
         "{\"level\":\"info\",\"msg\":\"$big\"}\n" "$M1\n"
+}
+
+@test "strict edge: NaN, Infinity and -Infinity are numbers (as Python's json writes and reads them); nan, -Inf and Infinit are junk" {
+    check '{"jsonrpc":"2.0","id":1,"result":[NaN,Infinity,-Infinity,{"a":-Infinity}]}\n' \
+        '{"jsonrpc":"2.0","x":nan}\n{"jsonrpc":"2.0","x":-Inf}\n{"jsonrpc":"2.0","x":Infinit}\n' \
+        '{"jsonrpc": "2.0", "id": 2, "result": NaN}\r\n'
 }
