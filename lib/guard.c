@@ -56,6 +56,8 @@ static struct {
     int partial;                    /* the last junk byte was not a newline: one line more */
 } g_junk;
 
+#define BATCH 16                    /* iovecs a piece of a call is cut into */
+
 static int g_junk_discard;          /* --discard, or stderr is the wire: junk goes nowhere */
 static int g_log = -1;              /* STDIOGATE_LOG, appended to by this process after the gate */
 static char g_log_prefix[96];
@@ -220,6 +222,36 @@ static void backlog_add(const struct iovec *v, int n, size_t skip)
         __atomic_add_fetch(&g_junk.dropped, (unsigned long long)lost, __ATOMIC_RELAXED);
 }
 
+/* The bytes of v[0..n) past skip, for stderr after what waits already.
+ * Where they do not fit in the backlog, the owner waits for stderr while
+ * it takes bytes (its reader is slow, not gone: nothing is dropped then);
+ * only a stderr that takes nothing for SG_STALL_MS has the rest dropped,
+ * counted (stall.h). */
+static void backlog_keep(const struct iovec *v, int n, size_t skip)
+{
+    size_t total = iov_total(v, n);
+    while (total - skip > sizeof g_backlog.buf - g_backlog.len) {
+        size_t waiting = g_backlog.len;
+        ssize_t w = 0;
+        if (waiting) {
+            backlog_drain();
+        } else {
+            struct iovec rest[BATCH];
+            w = stderr_try(rest, iov_slice(v, n, skip, total, rest, BATCH));
+            if (w < 0)
+                break;          /* stderr is gone */
+            skip += (size_t)w;
+        }
+        if (w > 0 || g_backlog.len < waiting)
+            continue;
+        struct pollfd p = { .fd = 2, .events = POLLOUT };
+        int r = poll(&p, 1, SG_STALL_MS);
+        if (r == 0 || (r < 0 && errno != EINTR))
+            break;
+    }
+    backlog_add(v, n, skip);
+}
+
 /* How junk_out is called: by the guard's owner (the backlog is its), by a
  * signal handler on its thread (counted, not kept), in a vfork child
  * (neither: it writes no shared state). */
@@ -248,7 +280,7 @@ static void junk_out(const struct iovec *v, int n, enum junk_caller by)
         ssize_t w = by == BY_OWNER && g_backlog.len ? 0 : stderr_try(v, n);
         size_t done = w > 0 ? (size_t)w : 0;
         if (by == BY_OWNER && w >= 0 && done < total)
-            backlog_add(v, n, done);
+            backlog_keep(v, n, done);
         else if (by != IN_VFORK && done < total)
             __atomic_add_fetch(&g_junk.dropped, (unsigned long long)(total - done), __ATOMIC_RELAXED);
     }
@@ -260,8 +292,6 @@ static void junk_out(const struct iovec *v, int n, enum junk_caller by)
 }
 
 /* ---- The call: one place for its bookkeeping ---- */
-
-#define BATCH 16
 
 struct feed {
     struct put *c;
