@@ -81,6 +81,7 @@ static void atfork_child(void)
     STORE(g_pid, getpid());
     STORE(g_wire_busy, 0);
     hold_forget();
+    scratch_after_fork();
 }
 
 /* ------------------------------------------------------------------ */
