@@ -533,6 +533,11 @@ void forget_reopened(int fd);
 void unmark_reopened(void);
 void point_reopened_at_wire(void);
 void drop_reopened(void);
+int note_reopened_epoll(int epfd, int op, int fd, const struct epoll_event *ev);
+
+/* lib/epoll.c: epoll registrations of the diversion, made again on the wire. */
+void epoll_detach(void);
+void epoll_reattach(void);
 
 #pragma GCC visibility pop
 

@@ -433,12 +433,12 @@ EXPORT int __openat64_2(int dirfd, const char *path, int flags)
     return slow_open(OP_OPENAT64_2, dirfd, path, flags, 0);
 }
 
-/* The stand-in's epoll registration, to be made again for the wire. */
-__attribute__((noinline, cold)) static void note_epoll(int epfd, int op, int fd,
-                                                       const struct epoll_event *ev)
+/* The stand-in's epoll registration, to be made again for the wire
+ * (lib/epoll.c's epoll_ctl calls it).  1 if fd is a stand-in. */
+int note_reopened_epoll(int epfd, int op, int fd, const struct epoll_event *ev)
 {
-    if (!shut() || in_vfork_child())
-        return;
+    if (LOAD(g_nreopened) == 0 || !shut() || in_vfork_child())
+        return 0;
     int held = lock_wire();
     struct reopened *e = reopened_at(fd);
     if (e && op == EPOLL_CTL_DEL && e->epfd == epfd)
@@ -448,12 +448,5 @@ __attribute__((noinline, cold)) static void note_epoll(int epfd, int op, int fd,
         e->ev = *ev;
     }
     unlock_wire(held);
-}
-
-EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
-{
-    int r = REAL(epoll_ctl)(epfd, op, fd, ev);
-    if (unlikely(LOAD(g_nreopened) > 0) && r == 0)
-        note_epoll(epfd, op, fd, ev);
-    return r;
+    return e != NULL;
 }

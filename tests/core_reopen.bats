@@ -71,6 +71,21 @@ reopened() {
     assert_stderr_has "reopen: served on descriptor 3; stderr blocking"
 }
 
+@test "reopen: fd 1 itself registered with epoll before the gate (tokio's AsyncFd): 2,000,000 bytes reach the wire after the gate" {
+    # Issue 42: the registration was the diversion's; when the gate put the
+    # wire on fd 1 the writer never heard it had room (65,536 bytes, then
+    # status 4).  Unwrapped first: the banner is on stdout there.
+    local want=$BATS_TEST_TMPDIR/want
+    JUNK=(epoll-banner-junk)
+    { printf '{"jsonrpc":"2.0","id":0,"result":{"pad":"'
+      head -c 2000000 /dev/zero | tr '\0' x
+      printf '"}}\n'; } >"$want"
+    diverted --line "$INIT" --timeout 30 -- "$BIN/core_epoll"
+    cmp "$OUT" "$want"
+    assert_stderr_has "epoll: wrote 2000063 bytes"
+    assert_stderr_lacks "no write readiness"
+}
+
 @test "reopen: the new descriptor closed before the gate opens: fd 1 serves" {
     init_ping_diverted --timeout 10 -- "$SRV" /dev/stdout close
     assert_stderr_has "reopen: served on descriptor 1; stderr blocking"
