@@ -206,7 +206,7 @@ extern int __openat64_2(int, const char *, int);
 
 #define REOPEN_FUNCTIONS(X) \
     X(open) X(open64) X(openat) X(openat64) X(__open_2) X(__open64_2) \
-    X(__openat_2) X(__openat64_2) X(epoll_ctl)
+    X(__openat_2) X(__openat64_2) X(epoll_ctl) X(fopen) X(fopen64) X(freopen) X(freopen64)
 REOPEN_FUNCTIONS(DECLARE_REAL)
 
 #define RESOLVE(f) (void)REAL(f);

@@ -162,3 +162,19 @@ via_launcher() {
     done
     [ "${#bad[@]}" = 0 ] || { echo "failed pairs: ${bad[*]}" >&2; false; }
 }
+
+# Issue 42: glibc's fopen opens with an internal call the open interposers
+# never see.  After the gate, junk written through fopen("/dev/stdout")
+# reached the wire; before it, the stream is the diversion until the gate.
+@test "reopen: fopen(\"/dev/stdout\") after the gate: its junk reaches stderr, its answers the wire" {
+    JUNK=(fopen-late-junk)
+    init_ping_diverted --timeout 10 -- "$BIN/core_fopen" after
+    assert_stderr_has "fopen: served"
+}
+
+@test "reopen: fopen(\"/dev/stdout\") and fopen(\"/proc/self/fd/1\") before the gate: junk on stderr, the answers on the wire" {
+    JUNK=(fopen-banner-junk)
+    init_ping_diverted --timeout 10 -- "$BIN/core_fopen" before
+    init_ping_diverted --timeout 10 -- "$BIN/core_fopen" before /proc/self/fd/1
+    assert_stderr_has "fopen: served"
+}
