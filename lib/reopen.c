@@ -203,6 +203,13 @@ static int fd_named(const char *path)
     return *p ? -1 : (int)n;
 }
 
+/* After the gate, with the guard on: does path name one of our
+ * descriptors (a new open file of the wire, if it is one)? */
+static int guarded_name(const char *path)
+{
+    return guarding() && !gated() && path && path[0] == '/' && fd_named(path) >= 0;
+}
+
 enum opener { OP_OPEN, OP_OPEN64, OP_OPENAT, OP_OPENAT64, OP_OPEN_2, OP_OPEN64_2, OP_OPENAT_2,
               OP_OPENAT64_2 };
 
@@ -366,7 +373,7 @@ __attribute__((noinline, cold)) static int slow_open(enum opener how, int dirfd,
     errno = saved;
     if (n >= 0)
         return open_by_name(n, path, flags, mode);
-    if (guarding() && !gated() && path && path[0] == '/' && fd_named(path) >= 0)
+    if (guarded_name(path))
         return open_guarded(how, dirfd, path, flags, mode);
     return open_real(how, dirfd, path, flags, mode);
 }
@@ -491,7 +498,7 @@ __attribute__((noinline, cold)) static FILE *slow_fopen(FILE *(*real)(const char
     }
     FILE *fp = real(path, mode);
     saved = errno;
-    if (guarding() && !gated() && path && path[0] == '/' && fd_named(path) >= 0)
+    if (guarded_name(path))
         watch_if_wire(fp);
     errno = saved;
     return fp;
@@ -515,7 +522,7 @@ __attribute__((noinline, cold)) static FILE *slow_freopen(
 {
     FILE *r = real(path, mode, fp);
     int saved = errno;
-    if (guarding() && !gated() && path && path[0] == '/' && fd_named(path) >= 0)
+    if (guarded_name(path))
         watch_if_wire(r);
     errno = saved;
     return r;
