@@ -318,11 +318,12 @@ static void plan_memory(struct exec_plan *x, const char *what, char *const *argv
     size_t fargv = x->filter && argc + 5 > FILTER_ARGV_ON_STACK ? (argc + 5) * sizeof *x->fargv
                                                                 : 0;
     size_t pre = x->edit_env && plen > PRELOAD_ON_STACK ? plen : 0;
-    char *mem = env + fargv + pre ? scratch_get(&x->mem, env + fargv + pre, returns) : NULL;
+    size_t need = env + fargv + pre;
+    char *mem = need ? scratch_get(&x->mem, need, returns) : NULL;
     x->out = x->small;
     x->fargv = x->fargv_small;
     x->pre = x->pre_small;
-    if (env + fargv + pre && !mem) {
+    if (need && !mem) {
         const char *why = err_name(errno);
         if (env + pre) {
             x->edit_env = 0;
