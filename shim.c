@@ -82,6 +82,7 @@ static void atfork_child(void)
     STORE(g_pid, getpid());
     STORE(g_wire_busy, 0);
     hold_forget();
+    scratch_after_fork();
 }
 
 /* ------------------------------------------------------------------ */
@@ -238,6 +239,7 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
     int held = lock_wire();
     int wire = LOAD(g_wire);
     int fd1 = LOAD(g_fd1_ours) && on_diversion(1);
+    epoll_detach();
     if (fd1)
         carry_nonblock(wire);
     for (int i = 0; i < nfirst; i++)
@@ -251,6 +253,7 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
     unmark_reopened();
     point_copies_at_wire(wire);
     point_reopened_at_wire();
+    epoll_reattach();
     int guard = LOAD(g_guard_wanted);
     drop_privates();
     STORE(g_fd1_ours, guard && fd1);
