@@ -141,10 +141,10 @@ struct hold g_hold;             /* (lib/internal.h) */
  * there were no hold. */
 int hold_lock_how(int try)
 {
-    pid_t me = (pid_t)syscall(SYS_gettid);
+    unsigned long me = this_thread();
     struct timespec ms = { 0, 1000000 };
     for (int spins = 0;; spins++) {
-        pid_t none = 0;
+        unsigned long none = 0;
         if (__atomic_compare_exchange_n(&g_hold.owner, &none, me, 0, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED))
             return 1;

@@ -446,16 +446,16 @@ struct put {
  * the classifier (detect.h), for the whole session: before the gate (the
  * fail-safe) and after it (the guard).  One thread feeds it at a time. */
 struct hold {
-    pid_t owner;                    /* the thread feeding it (tid), 0: none */
+    unsigned long owner;            /* the thread feeding it (this_thread()), 0: none */
     size_t len;                     /* buf[0..len): undecided, held */
     size_t pend_at, pend;           /* (guard) buf[pend_at..+pend): the wire's, not written yet */
     int pend_fd;                    /* ... on this descriptor */
-    size_t owed;                    /* (guard) the next bytes owed_by writes: the wire's, decided */
-    pid_t owed_by;
-    unsigned char owed_sig[16];     /* ... the first of them, to know the retry by */
+    size_t owed;                    /* (guard) the next bytes of the stream, by any thread: the
+                                     * rest of a message the wire took in part, decided */
+    unsigned char owed_sig[32];     /* ... the first of them, to know the rest by */
     size_t owed_sig_len;
-    pid_t open_by;                  /* (guard) whose message is open (held, owed, pending) */
-    sigset_t open_mask;             /* ... and its signal mask then */
+    unsigned long owed_by;          /* ... the thread whose write came back short */
+    sigset_t owed_mask;             /* ... and its signal mask then */
     struct sg_stream s;
     unsigned char buf[SG_HOLD_MAX];
 };
@@ -464,6 +464,12 @@ extern struct hold g_hold;
 ssize_t put_bytes(struct put *c, const void *p, size_t n);
 ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to);
 size_t write_whole(int fd, const void *p, size_t n, int bounded);
+/* The calling thread, without a system call (a vfork child's is its
+ * parent's thread's: it never takes the hold). */
+static inline unsigned long this_thread(void)
+{
+    return (unsigned long)pthread_self();
+}
 int hold_lock_how(int try);
 void hold_unlock(void);
 void hold_forget(void);
