@@ -139,7 +139,7 @@ extern int execveat(int, const char *, char *const[], char *const[], int);
     X(getline) X(getdelim) X(__getdelim) X(fread) X(__fread_chk) \
     X(fread_unlocked) X(__fread_unlocked_chk) X(getc) X(fgetc) X(_IO_getc) \
     X(getchar) X(getc_unlocked) X(fgetc_unlocked) X(getchar_unlocked) \
-    X(__uflow) X(ungetc) X(vfscanf) X(__isoc99_vfscanf) X(setenv) X(putenv)
+    X(__uflow) X(ungetc) X(vfscanf) X(__isoc99_vfscanf) X(setenv) X(putenv) X(getenv)
 
 /* The write entry points the fail-safe watches (glibc has no __write_chk).
  * A diverting process resolves up front the ones the fail-safe itself
@@ -463,6 +463,11 @@ void hold_unlock(void);
 void hold_forget(void);
 void hold_settle(const char *how, int try);
 void stdout_through_hold(const char *how);
+
+/* ------------------------------------------------------------------ */
+/* lib/interpreters.c: their stdout unbuffered where no guard comes. */
+
+void answer_interpreters(void);
 
 /* ------------------------------------------------------------------ */
 /* lib/guard.c: the session guard. */

@@ -60,6 +60,8 @@ same() {  # same FILE: byte for byte the same in the unwrapped and the wrapped r
         done
     done
     # (the test can fail: unset is unset, the odd value is all there)
+    set_case unset
+    interp_run ungated default env
     [ "$(tr '\0' '\n' <ungated-default/child-served.env)" = "$(printf '%s unset\n' "${NAMES[@]}")" ]
     set_case odd
     interp_run ungated default env
