@@ -64,17 +64,20 @@ EXPORT char *getenv(const char *name)
  * its own (given may be long).  NULL if it cannot be had. */
 static char *appended(const char *given, const char *option)
 {
-    size_t g = given ? strlen(given) : 0, o = strlen(option);
-    char *p = mmap(NULL, g + o + 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const char *g = given ? given : "";
+    size_t size = strlen(g) + strlen(option) + 2;
+    char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
-    if (g) {
-        memcpy(p, given, g);
-        p[g++] = ' ';
+    if (snprintf(p, size, "%s%s%s", g, *g ? " " : "", option) < 0) {
+        munmap(p, size);
+        return NULL;
     }
-    memcpy(p + g, option, o + 1);
     return p;
 }
+
+/* snprintf that says whether all of it fitted. */
+#define FITS(buf, ...) (snprintf(buf, sizeof buf, __VA_ARGS__) < (int)sizeof buf)
 
 /* The caller's NAME with option appended, where the file that option loads
  * is installed (dir/file) and the caller's value does not hold it already
@@ -83,8 +86,8 @@ static char *with_option(const char *name, const char *dir, const char *file, co
 {
     char path[sizeof g_helper_path + 64];
     const char *given = REAL(getenv)(name);
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    if (access(path, R_OK) != 0 || (given && strstr(given, option)))
+    if (!FITS(path, "%s/%s", dir, file) || access(path, R_OK) != 0 ||
+        (given && strstr(given, option)))
         return NULL;
     return appended(given, option);
 }
@@ -103,17 +106,15 @@ void answer_interpreters(void)
     const char *slash = strrchr(g_helper_path, '/');
     const char *py = REAL(getenv)(g_names[PYTHON]);
     int n = 0;
-    if (!shut() || LOAD(g_guard_wanted) || !slash)
+    if (!shut() || LOAD(g_guard_wanted) || !slash ||
+        !FITS(dir, "%.*s/runtime", (int)(slash - g_helper_path), g_helper_path))
         return;
-    snprintf(dir, sizeof dir, "%.*s/runtime", (int)(slash - g_helper_path), g_helper_path);
     /* Python reads an empty value as unset; the caller's own value is kept. */
     if (runs(PYTHON) && (!py || !*py))
         g_answers[PYTHON] = (char *)"1";
-    snprintf(option, sizeof option, "-I%s/perl -MStdiogate::Unbuffered", dir);
-    if (runs(PERL))
+    if (runs(PERL) && FITS(option, "-I%s/perl -MStdiogate::Unbuffered", dir))
         g_answers[PERL] = with_option(g_names[PERL], dir, "perl/Stdiogate/Unbuffered.pm", option);
-    snprintf(option, sizeof option, "-r%s/ruby/stdiogate_unbuffered.rb", dir);
-    if (runs(RUBY))
+    if (runs(RUBY) && FITS(option, "-r%s/ruby/stdiogate_unbuffered.rb", dir))
         g_answers[RUBY] = with_option(g_names[RUBY], dir, "ruby/stdiogate_unbuffered.rb", option);
     for (int i = 0; i < INTERPRETERS; i++)
         n += g_answers[i] != NULL;
