@@ -139,7 +139,7 @@ extern int execveat(int, const char *, char *const[], char *const[], int);
     X(getline) X(getdelim) X(__getdelim) X(fread) X(__fread_chk) \
     X(fread_unlocked) X(__fread_unlocked_chk) X(getc) X(fgetc) X(_IO_getc) \
     X(getchar) X(getc_unlocked) X(fgetc_unlocked) X(getchar_unlocked) \
-    X(__uflow) X(ungetc) X(vfscanf) X(__isoc99_vfscanf) X(setenv) X(putenv) X(getenv)
+    X(__uflow) X(ungetc) X(vfscanf) X(__isoc99_vfscanf) X(setenv) X(putenv)
 
 /* The write entry points the fail-safe watches (glibc has no __write_chk).
  * A diverting process resolves up front the ones the fail-safe itself

@@ -50,6 +50,21 @@ static char *take_answer(const char *name)
     return NULL;
 }
 
+/* What libc's getenv does: the value of the first NAME= in environ.  Not
+ * the real function through dlsym: getenv runs before the constructor, in
+ * vfork children (the exec interposers' PATH search) and in every process
+ * that merely loads the library, where a lookup must not run or would cost. */
+static char *lookup(const char *name)
+{
+    size_t n = strlen(name);
+    if (!environ || n == 0)
+        return NULL;
+    for (char **e = environ; *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
 EXPORT char *getenv(const char *name)
 {
     if (unlikely(LOAD(g_unanswered) > 0)) {
@@ -57,7 +72,7 @@ EXPORT char *getenv(const char *name)
         if (a)
             return a;
     }
-    return REAL(getenv)(name);
+    return lookup(name);
 }
 
 /* given, a space where given is not empty, then option: in a mapping of
@@ -85,7 +100,7 @@ static char *appended(const char *given, const char *option)
 static char *with_option(const char *name, const char *dir, const char *file, const char *option)
 {
     char path[sizeof g_helper_path + 64];
-    const char *given = REAL(getenv)(name);
+    const char *given = lookup(name);
     if (!FITS(path, "%s/%s", dir, file) || access(path, R_OK) != 0 ||
         (given && strstr(given, option)))
         return NULL;
@@ -104,7 +119,7 @@ void answer_interpreters(void)
 {
     char dir[sizeof g_helper_path], option[2 * sizeof g_helper_path];
     const char *slash = strrchr(g_helper_path, '/');
-    const char *py = REAL(getenv)(g_names[PYTHON]);
+    const char *py = lookup(g_names[PYTHON]);
     int n = 0;
     if (!shut() || LOAD(g_guard_wanted) || !slash ||
         !FITS(dir, "%.*s/runtime", (int)(slash - g_helper_path), g_helper_path))
