@@ -26,8 +26,8 @@
  * dropped is put back as the caller gave it (read from /proc/PID/environ:
  * dash exports PWD, and a caller's exported variable named like one of the
  * wrapper's would carry the wrapper's value), then LD_PRELOAD,
- * PYTHONUNBUFFERED, PERL5OPT, RUBYOPT, STDIOGATE_WIRE and STDIOGATE_DEBUG are
- * set, unless the library must stay out.  It never writes anything else to stdout.
+ * STDIOGATE_WIRE and STDIOGATE_DEBUG are set, unless the library must stay
+ * out.  It never writes anything else to stdout.
  *
  * --check is `stdiogate --check` (the wrapper passes its own path): it plays
  * the client to the stdio server COMMAND and tells whether the server's

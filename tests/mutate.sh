@@ -65,6 +65,7 @@ first_files() {
         lib/stdout.c) echo "helper_process.bats guard_session.bats" ;;
         lib/guard.c|lib/transfer.c) echo "guard_threads.bats guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
         lib/failsafe.c) echo "gate_race.bats core_failsafe.bats" ;;
+        lib/interpreters.c) echo "setups_interpreters.bats setups_wrapper.bats core_python.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
@@ -88,6 +89,11 @@ lib/reads.c | ignore-fgets | fgets and friends are not watched |         stdio_e
 lib/reads.c | ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
 lib/reads.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
 lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
+lib/interpreters.c | interp-with-guard | the interpreters' stdout is unbuffered in default mode too (a Python server's every write a system call) |     if (!shut() \|\| LOAD(g_guard_wanted) \|\| !slash \|\| |     if (!shut() \|\| !slash \|\|
+lib/interpreters.c | interp-every-time | getenv answers for ever, not once (Ruby's ENV["RUBYOPT"] shows ours) |         char *a = __atomic_exchange_n(&g_answers[i], NULL, __ATOMIC_ACQ_REL);\n        if (a)\n            __atomic_sub_fetch(&g_unanswered, 1, __ATOMIC_ACQ_REL); |         char *a = LOAD(g_answers[i]);
+lib/interpreters.c | interp-any-program | every program gets every answer (Ruby's ENV["PYTHONUNBUFFERED"] is "1") |     return dlsym(RTLD_DEFAULT, g_runtimes[interpreter]) != NULL; |     return g_runtimes[interpreter] != NULL;
+lib/interpreters.c | interp-python-forced | --gate-only: the caller's PYTHONUNBUFFERED=0 is overridden |     if (runs(PYTHON) && (!py \|\| !*py)) |     if (runs(PYTHON) && (py \|\| 1))
+lib/interpreters.c | interp-no-perl | --gate-only: Perl's STDOUT stays buffered (its banner reaches the wire) |     if (runs(PERL) && FITS( |     if (0 && FITS(
 lib/handshake.c | ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
 lib/exec.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = x->hand ? g_marker_out : g_marker_guarded; |         (void)0;
 shim.c | client-framing-ignored | the session's framing is left to the server's output, not taken from the client's first message |     if (g_protocol == SG_AUTO && framing != SG_AUTO) |     if (0 && g_protocol == SG_AUTO && framing != SG_AUTO)
@@ -297,8 +303,6 @@ check/wrapper.c | check-shell-unset-kept | a variable the wrapper's shell added 
 check/wrapper.c | check-lost-not-restored | a caller's variable the wrapper's shell dropped does not reach COMMAND |             if (n < sizeof name && !getenv(name))\n                put_export(e, n, eq + 1); |             if (n < sizeof name && !getenv(name) && 0)\n                put_export(e, n, eq + 1);
 check/wrapper.c | check-digit-name | a caller's variable named with a leading digit is exported by the eval (a shell error) |     if (len == 0 || (e[0] >= '0' && e[0] <= '9')) |     if (len == 0)
 check/wrapper.c | check-quote-unescaped | a ' in a restored value is not escaped (the eval breaks) |         if (*value == '\\'')\n            fputs("'\\\\''", stdout); |         if (0)\n            fputs("'\\\\''", stdout);
-check/wrapper.c | check-python-forced | PYTHONUNBUFFERED=1 replaces the user's value |     if (!unbuffered \|\| !*unbuffered) |     if (unbuffered \|\| 1)
-check/wrapper.c | check-python-empty-kept | an empty PYTHONUNBUFFERED= stays empty (Python buffers its startup prints) |     if (!unbuffered \|\| !*unbuffered) |     if (!unbuffered)
 check/wrapper.c | check-bad-interpreter-unsaid | a #! script whose interpreter is missing ends with the shell's raw message |     if (known && bad_interpreter(path, &r))\n        return 1; |     if (0 && known && bad_interpreter(path, &r))\n        return 1;
 check/wrapper.c | check-preload-replaced | the caller's LD_PRELOAD entries are dropped |     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : ""); |     sprintf(value, "%s", library);
 check/wrapper.c | check-wire-own-pipe | with stdout closed, the $(...) pipe is named as the wire |         if (stat(fd1, &st) != 0 \|\| (open1 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) |         if (stat(fd1, &st) != 0 \|\| (open1 && 0))

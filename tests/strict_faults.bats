@@ -51,11 +51,11 @@ fault() {
 }
 
 @test "strict fault: the client closes its end: the server's next write fails (EPIPE) as unwrapped" {
-    # Python ignores SIGPIPE: BrokenPipeError.  Both runs with the unbuffered
-    # stdout stdiogate gives Python (PYTHONUNBUFFERED=1, docs/USAGE.md; the filter
-    # alone, strict_alone.bats, gives none): buffered, the error comes at the
-    # flush and again at exit (status 120), not at the write (status 1).  (The
-    # machine's environment may have it set already.)
+    # Python ignores SIGPIPE: BrokenPipeError.  Both runs with an unbuffered
+    # stdout (PYTHONUNBUFFERED=1, the caller's: stdiogate sets none, issue 43):
+    # buffered, the error comes at the flush and again at exit (status 120),
+    # not at the write (status 1).  (The machine's environment may have it set
+    # already.)
     local -x PYTHONUNBUFFERED=1
     fault close-stdout -- "$PYTHON" "$SRV" tag=$TAG
     [ "$status" -eq 0 ]

@@ -224,16 +224,20 @@ env_of() {
     [ "$(env_of LD_PRELOAD env.txt)" = "$STUB/libstdiogate.so" ]
 }
 
-@test "PYTHONUNBUFFERED=1 unless the user set it" {
-    unset PYTHONUNBUFFERED
+@test "PYTHONUNBUFFERED, PERL5OPT, RUBYOPT are the user's: unset, empty or set" {
+    unset PYTHONUNBUFFERED PERL5OPT RUBYOPT
     "$STUB/stdiogate" env >env.txt
-    [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
-    PYTHONUNBUFFERED=0 "$STUB/stdiogate" env >env.txt
+    [ "$(env_of PYTHONUNBUFFERED env.txt)" = "<unset>" ]
+    [ "$(env_of PERL5OPT env.txt)" = "<unset>" ]
+    [ "$(env_of RUBYOPT env.txt)" = "<unset>" ]
+    PYTHONUNBUFFERED=0 PERL5OPT=-w RUBYOPT=-W0 "$STUB/stdiogate" env >env.txt
     [ "$(env_of PYTHONUNBUFFERED env.txt)" = 0 ]
-    # empty is unset to Python: set, or its startup prints stay buffered
-    PYTHONUNBUFFERED= "$STUB/stdiogate" env >env.txt
-    [ "$(grep -c '^PYTHONUNBUFFERED=' env.txt)" = 1 ]
-    [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
+    [ "$(env_of PERL5OPT env.txt)" = -w ]
+    [ "$(env_of RUBYOPT env.txt)" = -W0 ]
+    PYTHONUNBUFFERED= PERL5OPT= RUBYOPT= "$STUB/stdiogate" env >env.txt
+    [ "$(grep -c '^PYTHONUNBUFFERED=$' env.txt)" = 1 ]
+    [ "$(grep -c '^PERL5OPT=$' env.txt)" = 1 ]
+    [ "$(grep -c '^RUBYOPT=$' env.txt)" = 1 ]
 }
 
 @test "STDIOGATE_WIRE is the identity of the wrapper's own stdout (file, pipe; the checker's answer on a descriptor or through \$(...))" {
@@ -422,10 +426,11 @@ env_of() {
 # --- with the real library
 
 @test "real library: LD_PRELOAD composed, marker consumed, nothing on stdout" {
+    unset PYTHONUNBUFFERED
     LD_PRELOAD="$STUB/other1.so" "$REPO/stdiogate" sh -c 'env >env.txt' >out </dev/null
     [ ! -s out ]
     [ "$(env_of LD_PRELOAD env.txt)" = "$REPO/libstdiogate.so $STUB/other1.so" ]
-    [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
+    [ "$(env_of PYTHONUNBUFFERED env.txt)" = "<unset>" ]
     [ "$(env_of STDIOGATE_WIRE env.txt)" = "<unset>" ]
 }
 
