@@ -343,12 +343,14 @@ static const char *entry_argument(const char *arg)
 /* The configuration that fixes it: argv of the client's server entry, with
  * stdiogate by its real path and COMMAND as the client must name it (the
  * file PATH finds, relative script paths made absolute). */
-static char **fix_argv(const struct options *o, const char *program, const struct verdict *v, char **scratch,
-                       size_t cap)
+static char **fix_argv(const struct options *o, const char *program, const struct verdict *v)
 {
     size_t k = 0;
+    char **scratch;
     if (!v->fixed_by)
         return NULL;
+    /* stdiogate, --strict --protocol P, --, then every word of COMMAND */
+    scratch = xrealloc(NULL, sizeof *scratch * ((size_t)o->ncommand + 6));
     if (strcmp(v->fixed_by->mode, "unwrapped") != 0) {
         char real[PATH_MAX];
         scratch[k++] = realpath(o->wrapper, real) ? absolute(real) : absolute(o->wrapper);
@@ -361,7 +363,7 @@ static char **fix_argv(const struct options *o, const char *program, const struc
             scratch[k++] = "--";
     }
     scratch[k++] = absolute(program);
-    for (int i = 1; o->command[i] && k + 1 < cap; i++)
+    for (int i = 1; o->command[i]; i++)
         scratch[k++] = strcmp(o->command[i - 1], "-m") == 0 ? o->command[i] : (char *)entry_argument(o->command[i]);
     scratch[k] = NULL;
     return scratch;
@@ -455,8 +457,7 @@ static void text_run(const struct run *r, int index)
 void text_report(const struct options *o, const char *program, const struct program_facts *facts,
                  const struct run *runs, int nruns, const struct verdict *v)
 {
-    char *scratch[64];
-    char **fix = fix_argv(o, program, v, scratch, 64);
+    char **fix = fix_argv(o, program, v);
     printf("stdiogate --check (%s, timeout %gs, linger %gs): ", protocol_titles[o->protocol], o->timeout, o->linger);
     put_argv_text(o->command);
     putchar('\n');
@@ -482,6 +483,7 @@ void text_report(const struct options *o, const char *program, const struct prog
         put_command_args(fix);
         putchar('\n');
     }
+    free(fix);
 }
 
 static void json_number_or_null(double seconds)
@@ -576,8 +578,7 @@ static void json_run(const struct run *r)
 void json_report(const struct options *o, const char *program, const struct program_facts *facts,
                  const struct run *runs, int nruns, const struct verdict *v, int strict_available)
 {
-    char *scratch[64];
-    char **fix = fix_argv(o, program, v, scratch, 64);
+    char **fix = fix_argv(o, program, v);
     struct rusage ru;
     printf("{\"stdiogate_check\": 1, \"version\": \"%s\",\n", STDIOGATE_VERSION);
     printf(" \"command\": ");
@@ -632,6 +633,7 @@ void json_report(const struct options *o, const char *program, const struct prog
     } else {
         fputs("null", stdout);
     }
+    free(fix);
     getrusage(RUSAGE_SELF, &ru);
     printf("},\n \"self\": {\"max_rss_kib\": %ld}}\n", ru.ru_maxrss);
 }

@@ -214,3 +214,16 @@ all_gone() {
     [ ! -s out ]
     all_gone pids
 }
+
+@test "check: a command of 71 arguments: the configuration printed (JSON and text) keeps every one (issue 44)" {
+    local args=() i
+    for i in $(seq 1 68); do args+=("a$i"); done
+    # COMMAND: SRV banner -- a1 ... a68, 71 words in all
+    check --linger 0 -- "$SRV" banner -- "${args[@]}"
+    expect status 1 "$status"
+    expect nargs 71 "$(q '.verdict.config.args | length')"
+    expect last a68 "$(q '.verdict.config.args[-1]')"
+    expect first "$SRV" "$(q '.verdict.config.args[0]')"
+    check_text --linger 0 -- "$SRV" banner -- "${args[@]}"
+    [[ "$output" == *'"a67", "a68"]' ]] || { show_check; false; }
+}
