@@ -195,6 +195,26 @@ env_of() {
     [[ "${lines[0]}" == "Usage: stdiogate --check "* ]]
 }
 
+@test "--help names the doctor; its options work without --check too (stdiogate --config, --list, --client) (issue 44)" {
+    run --separate-stderr "$REPO/stdiogate" --help
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"stdiogate --check --config"* ]]
+    [[ "$output" == *"--list"* && "$output" == *"--fix"* && "$output" == *"--client NAME"* ]]
+    mkdir home
+    export HOME=$PWD/home XDG_CONFIG_HOME=$PWD/home/.config
+    for opts in "--list" "--config --list" "--config --help" "--config=$PWD/none.json --list" \
+                "--client codex -- srv"; do
+        # shellcheck disable=SC2086  # the words of each case
+        run --separate-stderr "$REPO/stdiogate" --check $opts
+        want="$status|$output|$stderr"
+        [ -n "$output$stderr" ]
+        # shellcheck disable=SC2086
+        run --separate-stderr "$REPO/stdiogate" $opts
+        [ "$status|$output|$stderr" = "$want" ] || { echo "stdiogate $opts: [$status|$output|$stderr], with --check: [$want]"; false; }
+        [[ "$stderr" != *"unknown option"* ]]
+    done
+}
+
 @test "-- ends the options; options after COMMAND are COMMAND's" {
     run -127 --separate-stderr "$STUB/stdiogate" -- --help
     [ "$status" -eq 127 ]
@@ -309,6 +329,20 @@ env_of() {
     [ "$(env_of STDIOGATE_DISCARD env.txt)" = "<unset>" ]
     "$STUB/stdiogate" --discard env >env.txt
     [ "$(env_of STDIOGATE_DISCARD env.txt)" = 1 ]
+}
+
+@test "--protocol takes the protocols' names too: mcp is jsonl, lsp and dap are framed (as --check's) (issue 44)" {
+    local row opt want
+    for row in "--protocol mcp|jsonl" "--protocol=mcp|jsonl" "--protocol lsp|framed" "--protocol=dap|framed" \
+               "--protocol auto|auto" "--protocol=jsonl|jsonl" "--protocol framed|framed"; do
+        opt=${row%|*} want=${row#*|}
+        # shellcheck disable=SC2086  # one or two words
+        "$STUB/stdiogate" $opt env >env.txt
+        [ "$(env_of STDIOGATE_PROTOCOL env.txt)" = "$want" ] || { echo "$opt: $(env_of STDIOGATE_PROTOCOL env.txt)"; false; }
+    done
+    run -125 --separate-stderr "$STUB/stdiogate" --protocol xml env
+    [ "$stderr" = "stdiogate: --protocol takes auto, jsonl or framed, or the protocol: mcp, lsp or dap" ]
+    [ -z "$output" ]
 }
 
 # --- programs the preload cannot enter
