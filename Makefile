@@ -23,8 +23,8 @@ LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden $(VERSION_DEF)
 # static, as it runs at every start: no dynamic loading to pay for, and the
 # LD_PRELOAD of a wrapped launcher never loads the library into it.
 CHECK    = stdiogate-check
-CHECK_SRC = check/main.c check/wrapper.c check/program.c check/session.c check/output.c \
-	check/report.c check/json.c inspect.c
+CHECK_SRC = check/main.c check/wrapper.c check/program.c check/protocol.c check/session.c check/output.c \
+	check/report.c check/json.c check/progress.c inspect.c
 FILTER   = stdiogate-filter
 # --check --config, --fix, --client: a Python script stdiogate-check execs.
 DOCTOR   = doctor/stdiogate-doctor
