@@ -197,11 +197,34 @@ registry() {
     done
 }
 
-@test "npm: without its platform package, stdiogate says what is missing and exits 125" {
+@test "npm: without its platform package, stdiogate says what is missing and how to install it, and exits 125" {
     mkdir -p u && tar -xzf "$NPM_MAIN" -C u
     run -125 --separate-stderr u/package/bin/stdiogate --version
     [ -z "$output" ]
-    [[ "$stderr" == *"the package @stdiogate/linux-x64 is not installed beside $PWD/u/package"* ]]
+    [[ "$stderr" == *"the package @stdiogate/linux-x64 (stdiogate's programs for this machine) is not installed beside $PWD/u/package"* ]]
+    [[ "$stderr" == *"npm install -g @stdiogate/linux-x64@$VERSION "* ]]
+    # npm install -g of the main package alone (the platform package nowhere to be had): npm
+    # succeeds without it, and stdiogate then says it is missing (issue 44)
+    npm install -g --offline --prefix "$PWD/g" "$NPM_MAIN" >npm.log 2>&1 || { cat npm.log; return 1; }
+    [ ! -e g/lib/node_modules/stdiogate/node_modules/@stdiogate/linux-x64 ]
+    run -125 --separate-stderr g/bin/stdiogate --version
+    [ -z "$output" ]
+    [[ "$stderr" == *"the package @stdiogate/linux-x64 (stdiogate's programs for this machine) is not installed"* ]]
+    [[ "$stderr" == *"npm install -g @stdiogate/linux-x64@$VERSION "* ]]
+    # what it says to do works
+    npm install -g --offline --prefix "$PWD/g" "$NPM_X64" >npm.log 2>&1 || { cat npm.log; return 1; }
+    [ "$(g/bin/stdiogate --version)" = "stdiogate $VERSION" ]
+}
+
+@test "npm: npm install -g puts the man page where man finds it (PREFIX/share/man/man1) (issue 44)" {
+    npm install -g --offline --prefix "$PWD/g" "$NPM_MAIN" "$NPM_X64" >npm.log 2>&1 || { cat npm.log; return 1; }
+    [ -f g/share/man/man1/stdiogate.1 ]
+    cmp g/share/man/man1/stdiogate.1 "$REPO/stdiogate.1"
+    grep -q '^\.TH STDIOGATE 1' g/share/man/man1/stdiogate.1
+    if command -v man >/dev/null; then
+        # (a link into the package, which man follows)
+        [ "$(realpath "$(MANPATH="$PWD/g/share/man" man -w stdiogate)")" = "$(realpath g/share/man/man1/stdiogate.1)" ]
+    fi
 }
 
 @test "wheel and npm tarballs: packed again from their own files, with other dates on disk, the same bytes; SOURCE_DATE_EPOCH dates the entries" {
