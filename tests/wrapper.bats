@@ -485,3 +485,24 @@ env_of() {
     grep -q '^Loaded 1 tool: echo' err
     grep -q '^helper: cache warmed up' err
 }
+
+@test "real library: make demo shows the README's first two failures, each fixed wrapped: a banner glued to the first answer (lost unwrapped), junk while serving (issue 44)" {
+    run --separate-stderr timeout 120 make -s -C "$REPO" demo
+    [ "$status" -eq 0 ] || { echo "$output"; echo "$stderr"; false; }
+    # the four runs, in order: glued unwrapped, glued wrapped, serving unwrapped, serving wrapped
+    awk '/^=== /{n++} {print > ("part" n ".txt")}' <<<"$output"
+    [ -f part4.txt ] && [ ! -f part5.txt ]
+    grep -q '^\$ examples/bin/noisy-server --glued$' part1.txt
+    grep -q '^  stdout   BAD   Starting noisy-server 1.0 in stdio mode...{"jsonrpc":"2.0","id"' part1.txt
+    grep -q '^  Result: the answer to request 1 came on the same line as the junk before it' part1.txt
+    ! grep -q 'tools/list' part1.txt || false
+    grep -q '^\$ ./stdiogate examples/bin/noisy-server --glued$' part2.txt
+    grep -q '^  stderr         Starting noisy-server 1.0 in stdio mode...$' part2.txt
+    grep -q '^  Result: all 3 lines on stdout are JSON-RPC; the startup output went to stderr\.$' part2.txt
+    grep -q '^\$ examples/bin/noisy-server --serving$' part3.txt
+    grep -q '^  stdout   BAD   log: handled tools/list (1 tool)$' part3.txt
+    grep -q '^\$ ./stdiogate examples/bin/noisy-server --serving$' part4.txt
+    grep -q '^  stderr         log: handled tools/list (1 tool)$' part4.txt
+    ! grep -q 'BAD' part2.txt part4.txt || false
+    grep -q '^  Result: all 3 lines on stdout are JSON-RPC; the startup output went to stderr, and so did the line written while serving\.$' part4.txt
+}
