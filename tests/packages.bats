@@ -296,3 +296,23 @@ PY
     done
     dpkg-deb -c deb/stdiogate_"$VERSION"_*.deb | grep -q '/usr/share/lintian/overrides/stdiogate$'
 }
+
+@test "README: its install lines for the files of a release name the files make packages builds, and install them (issue 44)" {
+    # the block after its marker, as a user copies it: the wheel and the npm lines, run in
+    # the directory of the files (the .deb's: make deb-build's test above)
+    sed -n '/^<!-- test: not run: installs on this machine; tests\/packages.bats installs the wheel/,/^```$/p' \
+        "$REPO/README.md" | sed '1,2d;$d' >block.sh
+    grep -q '^sudo apt install ./stdiogate_\*_amd64.deb ' block.sh
+    grep -E '^(uv tool install|npm install -g) ' block.sh | sed 's/ *#.*//' >lines.sh
+    [ "$(wc -l <lines.sh)" = 2 ]
+    mkdir files && cp "$OUT_DIR"/* files/
+    [ -x "$UV_BIN/uv" ] || { echo "no uv in $UV_BIN: run 'make sdk-python'" >&2; return 1; }
+    (cd files && PATH="$UV_BIN:$PATH" UV_TOOL_DIR="$BATS_TEST_TMPDIR/tools" UV_TOOL_BIN_DIR="$BATS_TEST_TMPDIR/bin" \
+        UV_NO_CONFIG=1 UV_OFFLINE=1 UV_NO_INDEX=1 UV_CACHE_DIR="$BATS_TEST_TMPDIR/uv-cache" \
+        UV_PYTHON="$UV_BIN/python" UV_PYTHON_DOWNLOADS=never npm_config_offline=true \
+        npm_config_prefix="$BATS_TEST_TMPDIR/g" sh -ex ../lines.sh) >install.log 2>&1 || { cat install.log; false; }
+    [ "$(bin/stdiogate --version)" = "stdiogate $VERSION" ]
+    [ "$(g/bin/stdiogate --version)" = "stdiogate $VERSION" ]
+    # the deb's glob names the file make deb builds
+    [[ "stdiogate_${VERSION}_amd64.deb" == stdiogate_*_amd64.deb ]]
+}
