@@ -348,7 +348,7 @@ stdiogate | wrapper-126-for-127 | a command not found exits 126 |     127) die 1
 stdiogate | wrapper-dir-unsaid | a directory as COMMAND is called not executable |     126) [ -d "$resolved" ] && die 126 "$1: is a directory"\n |     126) \n
 stdiogate | wrapper-colon-ok | a library path with a colon is put in LD_PRELOAD (split there) |     *[\\ :]*) die 125 |     *[\\ ]*) die 125
 stdiogate | wrapper-v-counts-once | -vvv counts as -v |         -v*) verbosity=$((verbosity + ${#1} - 1)) ;; |         -v*) verbosity=$((verbosity + 1)) ;;
-stdiogate | wrapper-protocol-ignored | --protocol=VALUE does not reach the library or the filter |         --protocol=auto\|--protocol=jsonl\|--protocol=framed) export STDIOGATE_PROTOCOL="${1#*=}" ;; |         --protocol=auto\|--protocol=jsonl\|--protocol=framed) : ;;
+stdiogate | wrapper-protocol-ignored | --protocol VALUE does not reach the library or the filter |             export STDIOGATE_PROTOCOL="$value" ;; |             : ;;
 stdiogate | wrapper-path-nonexec | PATH search stops at a file that is not executable |         if [ -f "$resolved" ] && [ -x "$resolved" ]; then |         if [ -f "$resolved" ]; then
 stdiogate | wrapper-discard-unset | --discard does nothing |         --discard) export STDIOGATE_DISCARD=1 ;; |         --discard) ;;
 stdiogate | wrapper-relative-self | a wrapper called by a relative path preloads a relative library path |         *) self=$PWD/${0#./} ;; |         *) self=$0 ;;
