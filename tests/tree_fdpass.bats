@@ -67,3 +67,12 @@ fdpass_case() {
     TREE_CLIENT_OPTS=(--socket)
     fdpass_case before
 }
+
+@test "tree/fdpass: under --strict the service gets the filter's pipe: its banner is kept off the wire too" {
+    expect_frames fdpass
+    start_service
+    mcp_session "$STDIOGATE" --strict "$BIN/tree_fdpass" launch "$SOCK" before
+    assert_status 0
+    assert_stdout_frames
+    assert_stderr_has JUNK-launcher JUNK-service-banner
+}
