@@ -466,7 +466,7 @@ SEND_WRITER(sendto, (int fd, const void *buf, size_t n, int flags, const struct 
  * already and goes as it is; what the other process writes there passes
  * no guard (said at level 2).  The message's bytes always go as they are. */
 #define CONTROL_ON_STACK 256
-#define CONTROL_MAX (64 * 1024)
+#define CONTROL_MAX ((size_t)64 * 1024)
 
 /* Is fd one the program knows as stdout: the diversion while the gate is
  * shut, the wire once it is open (the same bookkeeping)? */

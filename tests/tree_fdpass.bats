@@ -76,3 +76,7 @@ fdpass_case() {
     assert_stdout_frames
     assert_stderr_has JUNK-launcher JUNK-service-banner
 }
+
+@test "tree/fdpass: stdin, stdout and 70 copies of stderr in one message (control data larger than the library's stack copy): the answers arrive" {
+    fdpass_case wide
+}
