@@ -475,8 +475,9 @@ static int passed_stdout(int fd)
     return is_diversion(fd) && (shut() ? on_diversion(fd) == 1 : is(fd, &g_wire_id));
 }
 
-/* Calls fn on each descriptor slot of msg's SCM_RIGHTS messages, stopping
- * at the first for which it returns nonzero (returned). */
+/* Calls fn on each descriptor of msg's SCM_RIGHTS messages (a descriptor
+ * fn changes is written back), stopping at the first for which it returns
+ * more than 0 (returned). */
 static int each_passed(const struct msghdr *msg, int (*fn)(int *slot, int arg), int arg)
 {
     const char *end = (const char *)msg->msg_control + msg->msg_controllen;
@@ -490,13 +491,14 @@ static int each_passed(const struct msghdr *msg, int (*fn)(int *slot, int arg), 
         if (len > (size_t)(end - data))
             len = (size_t)(end - data);
         for (size_t at = 0; at + sizeof(int) <= len; at += sizeof(int)) {
-            int fd, r;
+            int fd, was, r;
             memcpy(&fd, data + at, sizeof fd);
-            if ((r = fn(&fd, arg)) != 0) {
+            was = fd;
+            r = fn(&fd, arg);
+            if (fd != was)      /* (only in our copy: the program's may be read-only) */
                 memcpy(data + at, &fd, sizeof fd);
-                if (r > 0)
-                    return r;
-            }
+            if (r > 0)
+                return r;
         }
     }
     return 0;
@@ -509,13 +511,12 @@ static int find_stdout(int *slot, int unused)
     return passed_stdout(*slot);
 }
 
-/* each_passed: stdout becomes the wire copy (-1: rewritten, go on). */
+/* each_passed: stdout becomes the wire copy. */
 static int put_wire(int *slot, int wire)
 {
-    if (!passed_stdout(*slot))
-        return 0;
-    *slot = wire;
-    return -1;
+    if (passed_stdout(*slot))
+        *slot = wire;
+    return 0;
 }
 
 /* msg with the diversion replaced by the wire; -2 if it could not be
