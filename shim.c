@@ -27,6 +27,7 @@
  *   helper.c         the drain: the helper process behind the diversion
  *   failsafe.c       the write side: the fail-safe and its hold
  *   handshake.c      STDIOGATE_OPEN=1 (setenv, putenv)
+ *   interpreters.c   Python's, Perl's, Ruby's stdout unbuffered under --gate-only (getenv)
  *   reopen.c         opening stdout by name (/dev/stdout, /proc/self/fd/1)
  *   exec.c           exec and spawn: where a child gets the wire */
 
@@ -714,6 +715,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
     check_versions();
     open_err_handle();
     divert();
+    answer_interpreters();
 }
 
 /* ------------------------------------------------------------------ */

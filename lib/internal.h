@@ -477,6 +477,11 @@ void hold_settle(const char *how, int try);
 void stdout_through_hold(const char *how);
 
 /* ------------------------------------------------------------------ */
+/* lib/interpreters.c: their stdout unbuffered where no guard comes. */
+
+void answer_interpreters(void);
+
+/* ------------------------------------------------------------------ */
 /* lib/guard.c: the session guard. */
 
 extern int g_guard;                 /* on: what reaches the wire is classified */

@@ -64,7 +64,8 @@ first_files() {
         lib/system.c) echo "helper_process.bats guard_session.bats" ;;
         lib/stdout.c) echo "helper_process.bats guard_session.bats" ;;
         lib/guard.c|lib/transfer.c) echo "guard_threads.bats guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
-        lib/failsafe.c) echo "gate_race.bats core_failsafe.bats" ;;
+        lib/failsafe.c) echo "gate_race.bats core_failsafe.bats tree_fdpass.bats" ;;
+        lib/interpreters.c) echo "setups_interpreters.bats setups_wrapper.bats core_python.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
@@ -88,6 +89,11 @@ lib/reads.c | ignore-fgets | fgets and friends are not watched |         stdio_e
 lib/reads.c | ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
 lib/reads.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
 lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
+lib/interpreters.c | interp-with-guard | the interpreters' stdout is unbuffered in default mode too (a Python server's every write a system call) |     if (!shut() \|\| LOAD(g_guard_wanted) \|\| !slash \|\| |     if (!shut() \|\| !slash \|\|
+lib/interpreters.c | interp-every-time | getenv answers for ever, not once (Ruby's ENV["RUBYOPT"] shows ours) |         char *a = __atomic_exchange_n(&g_answers[i], NULL, __ATOMIC_ACQ_REL);\n        if (a)\n            __atomic_sub_fetch(&g_unanswered, 1, __ATOMIC_ACQ_REL); |         char *a = LOAD(g_answers[i]);
+lib/interpreters.c | interp-any-program | every program gets every answer (Ruby's ENV["PYTHONUNBUFFERED"] is "1") |     return dlsym(RTLD_DEFAULT, g_runtimes[interpreter]) != NULL; |     return g_runtimes[interpreter] != NULL;
+lib/interpreters.c | interp-python-forced | --gate-only: the caller's PYTHONUNBUFFERED=0 is overridden |     if (runs(PYTHON) && (!py \|\| !*py)) |     if (runs(PYTHON) && (py \|\| 1))
+lib/interpreters.c | interp-no-perl | --gate-only: Perl's STDOUT stays buffered (its banner reaches the wire) |     if (runs(PERL) && FITS( |     if (0 && FITS(
 lib/handshake.c | ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
 lib/exec.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = x->hand ? g_marker_out : g_marker_guarded; |         (void)0;
 shim.c | client-framing-ignored | the session's framing is left to the server's output, not taken from the client's first message |     if (g_protocol == SG_AUTO && framing != SG_AUTO) |     if (0 && g_protocol == SG_AUTO && framing != SG_AUTO)
@@ -122,6 +128,7 @@ lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |
 lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) &&
 shim.c | secure-ignored | under secure execution the library still diverts |     if (gained_privileges())\n        return; |     if (0)\n        return;
 lib/failsafe.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
+lib/failsafe.c | fdpass-diversion-sent | a descriptor of the diversion passed with SCM_RIGHTS goes as it is (the service outside the tree answers on stderr) |     *slot = wire; |     (void)wire;
 shim.c | failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
 shim.c | bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && !seen && is_bun_program()) { |     if (0 && valid && is(1, &wire) && !seen && is_bun_program()) {
 lib/reads.c | peek-count | bytes read again after ungetc stepped back count as new input |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return a->pushed;
@@ -275,6 +282,8 @@ filter.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     c
 filter.c | strict-marker-unnamed | the filter is not named to COMMAND: nothing reaps it (a zombie where pid 1 does not reap) |         setenv("STDIOGATE_WIRE", marker, 1); |         unsetenv("STDIOGATE_WIRE");
 lib/strict.c | strict-exit-unflushed | at exit the pipe is let go before the program's own streams on it are flushed (their last answer lost, or the filter left behind) |             fflush_unlocked(fp); |             (void)0;
 lib/strict.c | strict-no-let-go | at exit the server keeps the filter's pipe open: the filter outlives it (a zombie) |         each_descriptor(let_go, null); |         each_descriptor(let_go, -1);
+lib/strict.c | strict-exit-waits-for-holder | a server whose background child holds stdout waits at exit for the filter, which ends only after the child |         if (held_elsewhere(watch)) |         if (0 && held_elsewhere(watch))
+lib/strict.c | strict-exit-hup-unseen | the server stops waiting for the filter at exit although no other process holds its pipe (the filter a zombie where pid 1 does not reap) |     return watch >= 0 && poll(&p, 1, 0) == 0 && |     return watch >= 0 && poll(&p, 1, 0) >= 0 &&
 filter.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR \| POLLHUP)) |         if (pfd[0].revents & POLLERR)
 filter.c | filter-framed-is-auto | --protocol framed is taken as auto |          : strcmp(v, "framed") == 0 ? SG_FRAMED : -1; |          : strcmp(v, "framed") == 0 ? SG_AUTO : -1;
 filter.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_JSONL |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_AUTO
@@ -297,8 +306,6 @@ check/wrapper.c | check-shell-unset-kept | a variable the wrapper's shell added 
 check/wrapper.c | check-lost-not-restored | a caller's variable the wrapper's shell dropped does not reach COMMAND |             if (n < sizeof name && !getenv(name))\n                put_export(e, n, eq + 1); |             if (n < sizeof name && !getenv(name) && 0)\n                put_export(e, n, eq + 1);
 check/wrapper.c | check-digit-name | a caller's variable named with a leading digit is exported by the eval (a shell error) |     if (len == 0 || (e[0] >= '0' && e[0] <= '9')) |     if (len == 0)
 check/wrapper.c | check-quote-unescaped | a ' in a restored value is not escaped (the eval breaks) |         if (*value == '\\'')\n            fputs("'\\\\''", stdout); |         if (0)\n            fputs("'\\\\''", stdout);
-check/wrapper.c | check-python-forced | PYTHONUNBUFFERED=1 replaces the user's value |     if (!unbuffered \|\| !*unbuffered) |     if (unbuffered \|\| 1)
-check/wrapper.c | check-python-empty-kept | an empty PYTHONUNBUFFERED= stays empty (Python buffers its startup prints) |     if (!unbuffered \|\| !*unbuffered) |     if (!unbuffered)
 check/wrapper.c | check-bad-interpreter-unsaid | a #! script whose interpreter is missing ends with the shell's raw message |     if (known && bad_interpreter(path, &r))\n        return 1; |     if (0 && known && bad_interpreter(path, &r))\n        return 1;
 check/wrapper.c | check-preload-replaced | the caller's LD_PRELOAD entries are dropped |     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : ""); |     sprintf(value, "%s", library);
 check/wrapper.c | check-wire-own-pipe | with stdout closed, the $(...) pipe is named as the wire |         if (stat(fd1, &st) != 0 \|\| (open1 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) |         if (stat(fd1, &st) != 0 \|\| (open1 && 0))
@@ -344,7 +351,7 @@ stdiogate | wrapper-126-for-127 | a command not found exits 126 |     127) die 1
 stdiogate | wrapper-dir-unsaid | a directory as COMMAND is called not executable |     126) [ -d "$resolved" ] && die 126 "$1: is a directory"\n |     126) \n
 stdiogate | wrapper-colon-ok | a library path with a colon is put in LD_PRELOAD (split there) |     *[\\ :]*) die 125 |     *[\\ ]*) die 125
 stdiogate | wrapper-v-counts-once | -vvv counts as -v |         -v*) verbosity=$((verbosity + ${#1} - 1)) ;; |         -v*) verbosity=$((verbosity + 1)) ;;
-stdiogate | wrapper-protocol-ignored | --protocol=VALUE does not reach the library or the filter |         --protocol=auto\|--protocol=jsonl\|--protocol=framed) export STDIOGATE_PROTOCOL="${1#*=}" ;; |         --protocol=auto\|--protocol=jsonl\|--protocol=framed) : ;;
+stdiogate | wrapper-protocol-ignored | --protocol VALUE does not reach the library or the filter |             export STDIOGATE_PROTOCOL="$value" ;; |             : ;;
 stdiogate | wrapper-path-nonexec | PATH search stops at a file that is not executable |         if [ -f "$resolved" ] && [ -x "$resolved" ]; then |         if [ -f "$resolved" ]; then
 stdiogate | wrapper-discard-unset | --discard does nothing |         --discard) export STDIOGATE_DISCARD=1 ;; |         --discard) ;;
 stdiogate | wrapper-relative-self | a wrapper called by a relative path preloads a relative library path |         *) self=$PWD/${0#./} ;; |         *) self=$0 ;;
