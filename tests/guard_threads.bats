@@ -115,3 +115,65 @@ interrupted() {
 @test "threads: a write blocked on a full wire is interrupted by a signal without SA_RESTART, as unwrapped (write, the JSON and its newline, C stdio)" {
     row_table interrupted write split stdio
 }
+
+# tokio-writer (tests/sdk/rust/src/bin): a real tokio 1.x server.
+TOKIO=$ROOT/build/sdk/bin/tokio-writer
+
+# tokio_case MODE: 20 pipelined requests, answers of 3,000 bytes; unwrapped:
+# junk and answers on stdout; wrapped: the answers, the junk on stderr.
+tokio_case() {
+    local mode=$1 n=20 size=3000 i x want_all= want_answers= want_junk=
+    [ -x "$TOKIO" ] || { echo "make sdk-rust" >&2; return 1; }
+    requests "$n"
+    x=$(head -c "$size" /dev/zero | tr '\0' x)
+    for i in $(seq 1 "$n"); do
+        want_junk+="tokio-junk $i"$'\n'
+        want_answers+="{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
+        want_all+="tokio-junk $i"$'\n'"{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
+    done
+    ungated --timeout 120 --frames "$n" "${REQ[@]}" -- "$TOKIO" "$mode" "$size"
+    assert_status 0
+    assert_stdout_bytes "$want_all"
+    gated --timeout 120 --frames "$n" "${REQ[@]}" -- "$TOKIO" "$mode" "$size"
+    assert_status 0
+    assert_stdout_bytes "$want_answers"
+    assert_stderr_bytes "$want_junk"
+}
+
+@test "threads: a real tokio server writing through tokio::io::stdout() (JSON, newline, flush on the blocking pool): every answer whole" {
+    tokio_case stdout
+}
+
+@test "threads: a real tokio server whose fd 1 is registered with AsyncFd (edge-triggered epoll) before the first request: every answer whole" {
+    tokio_case asyncfd
+}
+
+# asyncio_case MODE PYTHON: tests/fixtures/guard_asyncio.py under PYTHON, 20
+# pipelined requests, answers of 3,000 bytes.
+asyncio_case() {
+    local mode=$1 py=$2 n=20 size=3000 i x want_all= want_answers= want_junk=
+    requests "$n"
+    x=$(head -c "$size" /dev/zero | tr '\0' x)
+    for i in $(seq 1 "$n"); do
+        want_junk+="asyncio-junk $i"$'\n'
+        want_answers+="{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
+        want_all+="asyncio-junk $i"$'\n'"{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
+    done
+    ungated --timeout 120 --frames "$n" "${REQ[@]}" -- "$py" "$FIX/guard_asyncio.py" "$mode" "$size"
+    assert_status 0
+    assert_stdout_bytes "$want_all"
+    gated --timeout 120 --frames "$n" "${REQ[@]}" -- "$py" "$FIX/guard_asyncio.py" "$mode" "$size"
+    assert_status 0
+    assert_stdout_bytes "$want_answers"
+    assert_stderr_bytes "$want_junk"
+}
+
+@test "threads: a Python asyncio server writing on run_in_executor's threads (junk, JSON, newline): every answer whole" {
+    asyncio_case executor "$PYTHON"
+}
+
+@test "threads: a Python server writing through anyio.wrap_file (anyio 4.16, pinned in tests/real): every answer whole" {
+    local venv=$ROOT/build/real/py/venv/bin/python
+    [ -x "$venv" ] || { echo "make real-python" >&2; return 1; }
+    asyncio_case anyio "$venv"
+}
