@@ -78,6 +78,19 @@ pieces() {
     assert_stderr_bytes "$JUNK_WANT"
 }
 
+@test "threads: 10,000 signal handler messages while an answer larger than the pipe is taken in part: the answer whole, then every message (the queue grows)" {
+    local x note='{"jsonrpc":"2.0","method":"usr1"}' want notes
+    x=$(head -c 1000000 /dev/zero | tr '\0' x)
+    notes=$(for i in $(seq 10000); do printf '%s\n' "$note"; done)
+    want="{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"$x\"}}"$'\n'"$notes"$'\n'
+    ungated --timeout 120 --frames 0 --line '{"jsonrpc":"2.0","id":1,"method":"ping"}' -- "$GT" raise 1000000
+    assert_status 0
+    assert_stdout_has "xxx$note"            # unwrapped: inside the answer
+    gated --timeout 120 --frames 10001 --line '{"jsonrpc":"2.0","id":1,"method":"ping"}' -- "$GT" raise 1000000
+    assert_status 0
+    assert_stdout_bytes "$want"
+}
+
 @test "threads: one thread, the newline written with a signal blocked (pthread_sigmask): not taken for a signal handler's message" {
     pieces sigmask 20 3000
 }
