@@ -57,3 +57,28 @@ held() {
 @test "families: what the hold holds is junk, on stderr, when the gate opens by a read and at each exec or spawn that hands the wire (execv, execve, fexecve, posix_spawn)" {
     row_table held read execv execve fexecve spawn
 }
+
+# no_answer TEXT: written before anything was read, TEXT is no answer: it
+# does not open the gate (stderr gets it whole, the answer after the read
+# is stdout's only line, the gate opened by read).
+no_answer() {
+    local code="import os, sys
+os.write(1, sys.argv[1].encode() + b'\n')
+sys.stdin.readline()
+os.write(1, os.environ['FAM_ANS'].encode() + b'\n')"
+    ungated --frames 0 --line "$INIT" -- "$PYTHON" -c "$code" "$1"
+    assert_status 0
+    assert_stdout_bytes "$1"$'\n'"$ANS"$'\n'
+    STDIOGATE_DEBUG=2 gated --frames 1 --line "$INIT" -- "$PYTHON" -c "$code" "$1"
+    assert_status 0
+    assert_frames "$ANS"
+    assert_stderr_has "$1"
+    assert_gate_opened_by read
+}
+
+@test "families: an answer inside an array inside a batch is no answer to the fail-safe (first, after an answer, nested twice)" {
+    local a='{"jsonrpc":"2.0","id":0,"result":{}}'
+    no_answer "[[$a]]"
+    no_answer "[$a,[$a]]"
+    no_answer "[[[$a]]]"
+}
