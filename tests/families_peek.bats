@@ -36,3 +36,41 @@ peeked() {
     done
     row_table peeked "${rows[@]}"
 }
+
+# The same for every other read that must not open the gate (the core
+# tests in core_read_paths.bats and core_junk.bats judge them in the
+# default mode, where the session guard hides a gate opened too early):
+# with the gate alone, the junk written after the event is on stderr and
+# the gate opened by the reader named, after the first message's bytes.
+# Each row: CALL SEND CORE-SRV-MODE... [-- CLIENT-OPTION...]; SEND is
+# "line" ($INIT, newline) or "ws" (a newline and blanks first).
+early() {
+    local call=$1 send=$2 args=() opts=()
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    opts=("$@")
+    JUNK=("after-${args[-1]}-junk")
+    case ${args[-1]} in nonblock) JUNK=(after-eagain-junk) ;; handshake0) JUNK=(after-open0-junk) ;;
+        readfile) JUNK=(after-config-junk) ;; esac
+    local -x STDIOGATE_GUARD=0
+    if [ "$send" = ws ]; then
+        diverted --send $'\n  '"$INIT"$'\n' "${opts[@]}" -- "$BIN/core_srv" "${args[@]}"
+        assert_gate_opened_by "$call" $((INIT_BYTES + 3))
+    else
+        diverted --line "$INIT" "${opts[@]}" -- "$BIN/core_srv" "${args[@]}"
+        assert_gate_opened_by "$call" "$INIT_BYTES"
+    fi
+    assert_frames "$(answer 0 initialize)"
+}
+
+@test "families: nothing that reads no byte of the message opens the gate (EAGAIN, a 0-byte read, a peek, ungetc, another file, popen, STDIOGATE_OPEN=0), --gate-only" {
+    row_table early \
+        "read line read nonblock -- --wait-err core-srv-probed" \
+        "read line read zeroread" \
+        "read line read peek -- --sockets" \
+        "fgets ws fgets ungetc" \
+        "read line read readfile" \
+        "fgets line fgets popen" \
+        "read line read handshake0"
+}
