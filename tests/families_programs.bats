@@ -11,8 +11,9 @@
 #    "#!", with a blank, with a tab, with an argument, and through
 #    "#!/usr/bin/env [-S] [VAR=x] NAME" (with and without the blank);
 #  - found through an empty PATH element (the current directory) at the
-#    start, in the middle and at the end of PATH: by the wrapper (COMMAND)
-#    and by execvp (env(1) execs its argument with execvp).
+#    start, in the middle and at the end of PATH: by the wrapper (COMMAND),
+#    by execvp (env(1) execs its argument with execvp) and by posix_spawnp
+#    (tests/bin/tree_spawn).
 
 load helpers
 
@@ -72,8 +73,9 @@ path_row() {
     local -x PATH=$p STDIOGATE_DEBUG=2
     judged tree tree_server_static
     judged tree env tree_server_static
+    judged tree "$BIN/tree_spawn" plain tree_server_static
 }
 
-@test "families: a static COMMAND found through an empty PATH element (start, middle, end): by the wrapper and by execvp, started under the filter" {
+@test "families: a static COMMAND found through an empty PATH element (start, middle, end): by the wrapper, execvp and posix_spawnp, started under the filter" {
     row_table path_row start middle end
 }
