@@ -27,6 +27,7 @@
  *   helper.c         the drain: the helper process behind the diversion
  *   failsafe.c       the write side: the fail-safe and its hold
  *   handshake.c      STDIOGATE_OPEN=1 (setenv, putenv)
+ *   interpreters.c   Python's, Perl's, Ruby's stdout unbuffered under --gate-only (getenv)
  *   reopen.c         opening stdout by name (/dev/stdout, /proc/self/fd/1)
  *   exec.c           exec and spawn: where a child gets the wire */
 
@@ -82,6 +83,7 @@ static void atfork_child(void)
     STORE(g_pid, getpid());
     STORE(g_wire_busy, 0);
     hold_forget();
+    scratch_after_fork();
 }
 
 /* ------------------------------------------------------------------ */
@@ -238,6 +240,7 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
     int held = lock_wire();
     int wire = LOAD(g_wire);
     int fd1 = LOAD(g_fd1_ours) && on_diversion(1);
+    epoll_detach();
     if (fd1)
         carry_nonblock(wire);
     for (int i = 0; i < nfirst; i++)
@@ -251,6 +254,7 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
     unmark_reopened();
     point_copies_at_wire(wire);
     point_reopened_at_wire();
+    epoll_reattach();
     int guard = LOAD(g_guard_wanted);
     drop_privates();
     STORE(g_fd1_ours, guard && fd1);
@@ -711,6 +715,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
     check_versions();
     open_err_handle();
     divert();
+    answer_interpreters();
 }
 
 /* ------------------------------------------------------------------ */

@@ -219,36 +219,6 @@ static int debug_level(const char *given, int verbosity)
     return level;
 }
 
-/* Perl and Ruby keep stdout in their own buffers, as Python does without
- * PYTHONUNBUFFERED: a file beside the library, loaded through PERL5OPT or
- * RUBYOPT (appended to the caller's), makes their STDOUT unbuffered. */
-static void add_option(const char *var, const char *dir, const char *file, const char *option)
-{
-    char path[SG_PATH_SIZE], *value;
-    const char *given = getenv(var);
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    if (access(path, R_OK) != 0)
-        return;
-    if (given && strstr(given, option))
-        return;     /* nested: ours already */
-    value = malloc(strlen(option) + (given ? strlen(given) : 0) + 2);
-    if (!value)
-        return;
-    sprintf(value, "%s%s%s", given && *given ? given : "", given && *given ? " " : "", option);
-    put_export(var, strlen(var), value);
-    free(value);
-}
-
-static void unbuffer_runtimes(const char *library)
-{
-    char dir[SG_PATH_SIZE], option[2 * SG_PATH_SIZE];
-    snprintf(dir, sizeof dir, "%.*s/runtime", (int)(strrchr(library, '/') - library), library);
-    snprintf(option, sizeof option, "-I%s/perl -MStdiogate::Unbuffered", dir);
-    add_option("PERL5OPT", dir, "perl/Stdiogate/Unbuffered.pm", option);
-    snprintf(option, sizeof option, "-r%s/ruby/stdiogate_unbuffered.rb", dir);
-    add_option("RUBYOPT", dir, "ruby/stdiogate_unbuffered.rb", option);
-}
-
 /* The positional parameters the wrapper's eval leaves for its `shift;
  * exec "$@"`: the filter in front of COMMAND. */
 static void put_filter(const char *filter)
@@ -409,12 +379,9 @@ static int answer(const char *pid, const char *verbosity, const char *library, c
     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : "");
     put_export("LD_PRELOAD", 10, value);
     free(value);
-    /* Python reads an empty PYTHONUNBUFFERED as unset: setting it changes
-     * only stdout's buffering, which is what the variable is for. */
-    const char *unbuffered = block ? block_get(block, len, "PYTHONUNBUFFERED", 16) : getenv("PYTHONUNBUFFERED");
-    if (!unbuffered || !*unbuffered)
-        puts("export PYTHONUNBUFFERED=1");
-    unbuffer_runtimes(library);
+    /* (PYTHONUNBUFFERED, PERL5OPT and RUBYOPT stay the caller's: where an
+     * interpreter's stdout must be unbuffered, the library's getenv says so,
+     * lib/interpreters.c) */
     if (wire[0]) {
         /* ",seen": COMMAND, an ELF file the wrapper execs, was read here and
          * is no Bun program: the library need not read it again. */
