@@ -190,7 +190,7 @@ spawn_row() {
     esac
 }
 
-@test "spawn file actions on a static program: one on fd 1 (addopen, addclose, adddup2, addclosefrom from 0) keeps the program's own fd 1 and no filter; one elsewhere (addopen, adddup2 onto 7, addclosefrom from 3, addfchdir) still gets the filter" {
+@test "spawn file actions on a static program: one on fd 1 (addopen, addclose, adddup2, addclosefrom from 0) keeps the program's own fd 1 and no filter; one elsewhere (addopen, adddup2 onto 7, addclosefrom from 3, addfchdir, addchdir) still gets the filter" {
     row_table spawn_row "none filter 0" "open7 filter 0" "dup2:2:7 filter 0" "closefrom:3 filter 0" \
-        "fchdir:/ filter 0" "open1:FILE file 0" "dup2:2:1 stderr 0" "close1 none 6" "closefrom:0 none 6"
+        "fchdir:/ filter 0" "chdir:/ filter 0" "chdir:/tmp filter 0" "open1:FILE file 0" "dup2:2:1 stderr 0" "close1 none 6" "closefrom:0 none 6"
 }
