@@ -17,19 +17,8 @@
  * predictable branch.
  */
 
-/* Where the rest is: one file per mechanism under lib/.
- *   internal.h       what the files share: macros, the state's declarations
- *   real.c           the real functions (dlsym)
- *   say.c            diagnostics
- *   glibc.c          glibc internals the library relies on, each checked
- *   fds.c            descriptors: identities, copies, private ones; dup, close...
- *   reads.c          every read path on stdin (what opens the gate by a read)
- *   helper.c         the drain: the helper process behind the diversion
- *   failsafe.c       the write side: the fail-safe and its hold
- *   handshake.c      STDIOGATE_OPEN=1 (setenv, putenv)
- *   interpreters.c   Python's, Perl's, Ruby's stdout unbuffered under --gate-only (getenv)
- *   reopen.c         opening stdout by name (/dev/stdout, /proc/self/fd/1)
- *   exec.c           exec and spawn: where a child gets the wire */
+/* The rest is one file per mechanism under lib/, which share lib/internal.h:
+ * docs/ARCHITECTURE.md ("The library, file by file") is their map. */
 
 #include "lib/internal.h"
 

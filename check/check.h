@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* check/check.h - what the files of stdiogate-check share (main.c: the
- * program's modes and the --check options; wrapper.c: --inspect, --wrapper,
- * --environment; json.c: reading and writing JSON; program.c: the program
- * COMMAND names; session.c: one run of the server; output.c: what came out
- * on its stdout and stderr; report.c: the verdict and the reports). */
+/* check/check.h - what the files of stdiogate-check share (which file does
+ * what: docs/ARCHITECTURE.md, "The checker, file by file"). */
 #ifndef STDIOGATE_CHECK_H
 #define STDIOGATE_CHECK_H
 

@@ -31,6 +31,23 @@ load lint_helpers
     [[ "$output" == "all "*" mutations apply" ]] || { echo "$output" >&2; false; }
 }
 
+@test "lint: every source file is on the map (named in a table of docs/ARCHITECTURE.md)" {
+    # the one map of the source: a file added without its row fails here
+    cd "$ROOT"
+    shopt -s nullglob
+    local f missing= n=0
+    for f in stdiogate doctor/stdiogate-doctor ./*.[ch] lib/*.[ch] check/*.[ch] protocol/*.[ch] \
+        examples/*.c bench/src/*.[ch] runtime/perl/Stdiogate/*.pm runtime/ruby/*.rb pkg/*.py pkg/*.sh; do
+        f=${f#./} n=$((n + 1))
+        # the first cell of a table row, where each file is named in backquotes
+        awk -F'|' -v name="\`$f\`" '/^\|/ && index($2, name) { found = 1 } END { exit !found }' \
+            docs/ARCHITECTURE.md || missing="$missing $f"
+    done
+    [ -z "$missing" ] || { echo "not named in docs/ARCHITECTURE.md's tables:$missing" >&2; false; }
+    # (and the globs found the tree: 66 files when this was written)
+    [ "$n" -ge 60 ] || { echo "only $n source files found" >&2; false; }
+}
+
 @test "lint: gcc and clang build the library, fuzz programs and fixtures at -Wall -Wextra -Werror" {
     lint lint-build
 }
