@@ -24,7 +24,7 @@ LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden $(VERSION_DEF)
 # LD_PRELOAD of a wrapped launcher never loads the library into it.
 CHECK    = stdiogate-check
 CHECK_SRC = check/main.c check/wrapper.c check/program.c check/protocol.c check/session.c check/output.c \
-	check/report.c check/json.c check/progress.c inspect.c
+	check/report.c check/json.c check/progress.c check/util.c inspect.c
 FILTER   = stdiogate-filter
 # --check --config, --fix, --client: a Python script stdiogate-check execs.
 DOCTOR   = doctor/stdiogate-doctor

@@ -30,7 +30,7 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
 int environment(const char *pid);
 
 /* ------------------------------------------------------------------ */
-/* Small utilities (main.c) */
+/* Small utilities (util.c) */
 
 void die(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 void *xrealloc(void *p, size_t n);
