@@ -11,6 +11,7 @@
 
 #include "../inspect.h"
 #include "../protocol/detect.h"
+#include "../env.h"
 
 /* ------------------------------------------------------------------ */
 /* --check */
