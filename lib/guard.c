@@ -546,27 +546,61 @@ static ssize_t not_the_wire(struct feed *f, const struct sg_stream *before)
  * owner's thread, another thread's), waiting for the stream to be between
  * messages.  The guard's owner appends and flushes; a handler on its
  * thread may append, also while the owner flushes: the owner moves its
- * indices only with every signal blocked (busy: a handler interrupted
- * another's append; that one writes directly). */
+ * indices and reads the buffer's address only with every signal blocked
+ * (busy: a handler interrupted another's append; that one writes
+ * directly).  A message the wire takes slowly may see many handler
+ * messages meanwhile (a timer every 200 us beside a 1 MiB answer to a slow
+ * client): the queue grows, in memory mapped for it, up to QUEUE_MAX;
+ * only past that do they go out at once, inside the message, as they would
+ * unwrapped. */
 #define QUEUE_SIZE (256 * 1024)
+#define QUEUE_MAX (64UL * 1024 * 1024)
+
+static unsigned char g_queue_first[QUEUE_SIZE];
 
 static struct {
     int busy;
     size_t start, len;              /* buf[start..len): waiting */
-    unsigned char buf[QUEUE_SIZE];
-} g_queue;
+    size_t cap;
+    unsigned char *buf;             /* g_queue_first, or a mapping of cap bytes */
+} g_queue = { .cap = QUEUE_SIZE, .buf = g_queue_first };
 
 /* Queued: 1; no room (or a handler inside an append): 0, the caller puts
  * the bytes out itself. */
 static int g_queue_fd = 1;          /* a descriptor on the wire the queue's bytes were written to */
+
+/* Room for n more bytes: the waiting bytes moved to the front of a larger
+ * mapping (mmap and munmap are async-signal-safe).  0 if none can be had. */
+static int queue_room(size_t n)
+{
+    size_t waiting = g_queue.len - g_queue.start;
+    if (n <= g_queue.cap - g_queue.len)
+        return 1;
+    size_t cap = g_queue.cap;
+    while (cap < waiting + n && cap < QUEUE_MAX)
+        cap *= 2;
+    if (cap < waiting + n)
+        return 0;
+    unsigned char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buf == MAP_FAILED)
+        return 0;
+    memcpy(buf, g_queue.buf + g_queue.start, waiting);
+    if (g_queue.buf != g_queue_first)
+        munmap(g_queue.buf, g_queue.cap);
+    g_queue.buf = buf;
+    g_queue.cap = cap;
+    g_queue.start = 0;
+    __atomic_store_n(&g_queue.len, waiting, __ATOMIC_RELEASE);
+    return 1;
+}
 
 static int queue_add(const struct iovec *iov, int cnt, size_t from, size_t to)
 {
     if (g_queue.busy)
         return 0;
     g_queue.busy = 1;
+    int fits = queue_room(to - from);
     size_t len = g_queue.len;
-    int fits = to - from <= sizeof g_queue.buf - len;
     while (fits && from < to) {
         struct iovec v[BATCH];
         int n = iov_slice(iov, cnt, from, to, v, BATCH);

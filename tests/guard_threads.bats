@@ -78,6 +78,19 @@ pieces() {
     assert_stderr_bytes "$JUNK_WANT"
 }
 
+@test "threads: 10,000 signal handler messages while an answer larger than the pipe is taken in part: the answer whole, then every message (the queue grows)" {
+    local x note='{"jsonrpc":"2.0","method":"usr1"}' want notes
+    x=$(head -c 1000000 /dev/zero | tr '\0' x)
+    notes=$(for i in $(seq 10000); do printf '%s\n' "$note"; done)
+    want="{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"$x\"}}"$'\n'"$notes"$'\n'
+    ungated --timeout 120 --frames 0 --line '{"jsonrpc":"2.0","id":1,"method":"ping"}' -- "$GT" raise 1000000
+    assert_status 0
+    assert_stdout_has "xxx$note"            # unwrapped: inside the answer
+    gated --timeout 120 --frames 10001 --line '{"jsonrpc":"2.0","id":1,"method":"ping"}' -- "$GT" raise 1000000
+    assert_status 0
+    assert_stdout_bytes "$want"
+}
+
 @test "threads: one thread, the newline written with a signal blocked (pthread_sigmask): not taken for a signal handler's message" {
     pieces sigmask 20 3000
 }
@@ -95,25 +108,27 @@ interrupted() {
         mkfifo wire
         exec 5<>wire            # the client: holds the read end, reads nothing
         status=0
+        local cmd=("$GT" alarm "$how" 3000)
+        [ "$how" = python ] && cmd=(env PYTHONUNBUFFERED=1 "$PYTHON" "$FIX/guard_alarm.py")
         if [ $run = unwrapped ]; then
-            timeout 60 "$GT" alarm "$how" 3000 <req >wire 2>err || status=$?
+            timeout 60 "${cmd[@]}" <req >wire 2>err || status=$?
         else
-            timeout 60 "$ROOT/stdiogate" "$GT" alarm "$how" 3000 <req >wire 2>err || status=$?
+            timeout 60 "$ROOT/stdiogate" "${cmd[@]}" <req >wire 2>err || status=$?
         fi
         exec 5<&-
         [ "$status" = 3 ] || { echo "$run ($how): status $status, not 3; stderr: $(head -c 300 err)" >&2; return 1; }
         grep -qx interrupted err || { echo "$run ($how): no 'interrupted'" >&2; return 1; }
         # the JSON the library took before the newline failed: junk at exit,
         # on stderr (not the wire's to write later)
-        if [ $run = wrapped ] && [ "$how" = split ]; then
+        if [ $run = wrapped ] && { [ "$how" = split ] || [ "$how" = python ]; }; then
             grep -q '^{"jsonrpc":"2.0","id":1,"result":{"text":"xxx' err ||
                 { echo "wrapped (split): the held JSON did not reach stderr" >&2; return 1; }
         fi
     done
 }
 
-@test "threads: a write blocked on a full wire is interrupted by a signal without SA_RESTART, as unwrapped (write, the JSON and its newline, C stdio)" {
-    row_table interrupted write split stdio
+@test "threads: a write blocked on a full wire is interrupted by a signal without SA_RESTART, as unwrapped (write, the JSON and its newline, C stdio, Python's print with a handler)" {
+    row_table interrupted write split stdio python
 }
 
 # tokio-writer (tests/sdk/rust/src/bin): a real tokio 1.x server.
