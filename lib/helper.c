@@ -47,9 +47,9 @@ char g_helper_path[4096];           /* beside this library; "" if unknown */
 static char g_helper_as[24];        /* this process's pid, for the helper's argv */
 /* The helper's environment, made before the clone: the level, and where
  * what it takes goes (STDIOGATE_LOG; STDIOGATE_DISCARD=1: not stderr). */
-static char g_helper_level[] = "STDIOGATE_DEBUG=1";
+static char g_helper_level[] = SG_ENV_DEBUG "=1";
 static char g_helper_log[16 + 4096];
-static char g_helper_discard[] = "STDIOGATE_DISCARD=1";
+static char g_helper_discard[] = SG_ENV_DISCARD "=1";
 static char *g_helper_env[4];
 
 /* Where the helper is: the directory this library was loaded from. */
@@ -108,9 +108,9 @@ static void helper_environment(int to_stderr, const char *log)
     g_helper_env[n++] = g_helper_level;
     size_t len = log ? strlen(log) : 0;
     if (len && len < sizeof g_helper_log - 16) {
-        memcpy(g_helper_log, "STDIOGATE_LOG=", 14);
-        memcpy(g_helper_log + 14, log, len);
-        g_helper_log[14 + len] = '\0';
+        memcpy(g_helper_log, SG_ENV_LOG "=", sizeof SG_ENV_LOG);
+        memcpy(g_helper_log + sizeof SG_ENV_LOG, log, len);
+        g_helper_log[sizeof SG_ENV_LOG + len] = '\0';
         g_helper_env[n++] = g_helper_log;
     } else if (len) {
         say(1, "the log's path is too long: not logging");

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tests/mutate.sh - mutation check: does the test suite notice when the code
 # is broken in ways that matter?  Every C file (the library: shim.c and
-# lib/*; protocol/detect.h, filter.c, the checker's check/*.c, inspect.c) and the wrapper (stdiogate)
+# lib/*; protocol/detect.h, env.h, filter.c, the checker's check/*.c, inspect.c) and the wrapper (stdiogate)
 # have mutations.
 #
 # usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-f FILE]... [-t FILE.bats]... [MUTATION]...
@@ -14,7 +14,7 @@
 #                nothing but is listed: a mutant "killed" by an already failing
 #                test would mean nothing, so such a test kills nothing)
 #   -f FILE      run only the mutations of this source file (shim.c, lib/fds.c
-#                or fds.c..., protocol/detect.h, filter.c, check/main.c, check/wrapper.c,
+#                or fds.c..., protocol/detect.h, env.h, filter.c, check/main.c, check/wrapper.c,
 #                check/report.c, inspect.c,
 #                stdiogate; repeatable)
 #   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable).
@@ -47,7 +47,7 @@ set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The library is shim.c and the files under lib/.
-SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')quiet.h protocol/detect.h filter.c check/main.c check/wrapper.c check/report.c inspect.c inspect.h stdiogate"
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')quiet.h protocol/detect.h env.h filter.c check/main.c check/wrapper.c check/report.c inspect.c inspect.h stdiogate"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation), take minutes (real servers from npm), or
 # install what `make packages` built from the real tree, not from the copy
@@ -69,6 +69,7 @@ first_files() {
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
+        env.h) echo "mutants_check.bats setups_wrapper.bats core_diagnostics.bats mutants_filter.bats strict_wrapper.bats" ;;
         check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
         inspect.c|inspect.h) echo "mutants_inspect.bats strict_auto.bats families_exec.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
         stdiogate) echo "wrapper.bats strict_wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
@@ -94,7 +95,7 @@ lib/interpreters.c | interp-every-time | getenv answers for ever, not once (Ruby
 lib/interpreters.c | interp-any-program | every program gets every answer (Ruby's ENV["PYTHONUNBUFFERED"] is "1") |     return dlsym(RTLD_DEFAULT, g_runtimes[interpreter]) != NULL; |     return g_runtimes[interpreter] != NULL;
 lib/interpreters.c | interp-python-forced | --gate-only: the caller's PYTHONUNBUFFERED=0 is overridden |     if (runs(PYTHON) && (!py \|\| !*py)) |     if (runs(PYTHON) && (py \|\| 1))
 lib/interpreters.c | interp-no-perl | --gate-only: Perl's STDOUT stays buffered (its banner reaches the wire) |     if (runs(PERL) && FITS( |     if (0 && FITS(
-lib/handshake.c | ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate |         strcmp(value, "1") == 0)\n        open_gate(NULL, 0, 0); |         strcmp(value, "1") == 0)\n        (void)0;
+lib/handshake.c | ignore-handshake | setenv(STDIOGATE_OPEN=1) does not open the gate | strcmp(name, HANDSHAKE) == 0 && sg_env_open(value))\n        open_gate(NULL, 0, 0); | strcmp(name, HANDSHAKE) == 0 && sg_env_open(value))\n        (void)0;
 lib/exec.c | forget-marker | an exec'd program is not given the marker |         x->out[k++] = x->hand ? g_marker_out : g_marker_guarded; |         (void)0;
 shim.c | client-framing-ignored | the session's framing is left to the server's output, not taken from the client's first message |     if (g_protocol == SG_AUTO && framing != SG_AUTO) |     if (0 && g_protocol == SG_AUTO && framing != SG_AUTO)
 shim.c | keep-marker | the marker stays in the environment |     unsetenv(MARKER); |     (void)0;
@@ -266,7 +267,7 @@ protocol/detect.h | trailing-cr-junk | a CR between a message and its newline fa
 # ---- filter.c: stdiogate-filter (not its signal set-up, being rewritten)
 filter.c | filter-127 | COMMAND not found exits 126, not 127 |     exit(e == ENOENT ? 127 : 126); |     exit(126);
 filter.c | filter-usage-status | bad usage exits 1, not 125 |             what);\n    exit(125); |             what);\n    exit(1);
-filter.c | filter-discard-env | STDIOGATE_DISCARD=1 is not honoured under --strict |     int discard = e && strcmp(e, "1") == 0, i; |     int discard = e && 0, i;
+filter.c | filter-discard-env | STDIOGATE_DISCARD=1 is not honoured under --strict |     int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i; |     int discard = 0, i;
 filter.c | filter-stderr-is-wire | with 2>&1, junk goes to stderr, that is onto the wire |     if (fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) { |     if (0 && fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) {
 filter.c | filter-stderr-blocking | the filter's handle on a stderr pipe is blocking (a full stderr stalls the wire) |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_CLOEXEC \| O_NOCTTY);
 # The filter process never calls exec (filter_run ends in _exit), so close-on-exec on its
@@ -280,7 +281,7 @@ filter.c | filter-drain-lines-uncounted | the helper does not count the lines it
 filter.c | filter-partial-uncounted | the exit line does not count a junk line without its newline |     g_stats.partial = p[n - 1] != '\\n'; |     g_stats.partial = 0;
 filter.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
 filter.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    sg_close_from(4); |     close(0);\n    sg_close_from(5);
-filter.c | strict-marker-unnamed | the filter is not named to COMMAND: nothing reaps it (a zombie where pid 1 does not reap) |         setenv("STDIOGATE_WIRE", marker, 1); |         unsetenv("STDIOGATE_WIRE");
+filter.c | strict-marker-unnamed | the filter is not named to COMMAND: nothing reaps it (a zombie where pid 1 does not reap) |         setenv(SG_ENV_WIRE, marker, 1); |         unsetenv(SG_ENV_WIRE);
 lib/strict.c | strict-exit-unflushed | at exit the pipe is let go before the program's own streams on it are flushed (their last answer lost, or the filter left behind) |             fflush_unlocked(fp); |             (void)0;
 lib/strict.c | strict-no-let-go | at exit the server keeps the filter's pipe open: the filter outlives it (a zombie) |         each_descriptor(let_go, null); |         each_descriptor(let_go, -1);
 lib/strict.c | strict-exit-waits-for-holder | a server whose background child holds stdout waits at exit for the filter, which ends only after the child |         if (held_elsewhere(watch)) |         if (0 && held_elsewhere(watch))
@@ -301,7 +302,7 @@ check/wrapper.c | check-no-drop | a program whose loader cannot load the library
 check/wrapper.c | check-strict-warns | under --strict the step-aside warnings are still printed |     if (!quiet)\n        say("stdiogate: warning: %s\\n", line); |     if (!quiet || 1)\n        say("stdiogate: warning: %s\\n", line);
 check/wrapper.c | check-warning-order | a static Go program is called a Go program, not a static one |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_STATIC, SG_GO, SG_BUN }; |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_GO, SG_STATIC, SG_BUN };
 check/wrapper.c | check-debug-uncapped | -vvvv gives STDIOGATE_DEBUG=5 |         int wanted = verbosity + 1 > 4 ? 4 : verbosity + 1; |         int wanted = verbosity > 4 ? 4 : verbosity + 1;
-check/wrapper.c | check-debug-01 | STDIOGATE_DEBUG=01 (or +1) is taken without a warning |         if (*end || end == given || v < 0 || v > 4 || given[1]) |         if (*end || end == given || v < 0 || v > 4)
+env.h | check-debug-01 | STDIOGATE_DEBUG=01 (or +1) is taken without a warning |     return SG_LEVEL_INVALID;\n} |     return *level == value && !*p ? SG_LEVEL_VALID : SG_LEVEL_INVALID;\n}
 check/wrapper.c | check-debug-lower | an explicit STDIOGATE_DEBUG higher than -v asks for is lowered |         level = level > wanted ? level : wanted; |         level = wanted;
 check/wrapper.c | check-shell-unset-kept | a variable the wrapper's shell added (dash's PWD) reaches COMMAND |         if (was)\n            put_export(*e, n, was);\n        else\n            printf("unset %.*s\\n", (int)n, *e); |         if (was)\n            put_export(*e, n, was);
 check/wrapper.c | check-lost-not-restored | a caller's variable the wrapper's shell dropped does not reach COMMAND |             if (n < sizeof name && !getenv(name))\n                put_export(e, n, eq + 1); |             if (n < sizeof name && !getenv(name) && 0)\n                put_export(e, n, eq + 1);
@@ -330,7 +331,7 @@ check/report.c | check-entry-bare-stdiogate | the printed entry names stdiogate 
 check/report.c | check-malformed-ok | a malformed answer is not a protocol error |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID ||\n            r->req[i].outcome == OUT_MALFORMED) |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID)
 # ---- inspect.c: what the wrapper can tell about a program before it runs it
 check/wrapper.c | wrapper-never-chooses | a COMMAND the library cannot enter runs unguarded: the wrapper never picks the filter |     int chosen = known && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter); |     int chosen = 0 && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter);
-check/wrapper.c | wrapper-ignores-opt-out | --gate-only still gets the filter for COMMAND |     if ((a && strcmp(a, "0") == 0) \|\| !(finding = main_finding(r->findings))) |     if ((a && 0) \|\| !(finding = main_finding(r->findings)))
+check/wrapper.c | wrapper-ignores-opt-out | --gate-only still gets the filter for COMMAND |     if (!sg_env_auto_strict(getenv(SG_ENV_AUTO_STRICT)) \|\| !(finding = main_finding(r->findings))) |     if (0 \|\| !(finding = main_finding(r->findings)))
 filter.c | filter-path-ignored | --path is ignored: argv[0] is searched in PATH instead of the file the library resolved |     if (path)\n        execv(path, argv); |     if (0)\n        execv(path, argv);
 inspect.h | inspect-go-note-type | the Go build ID note (type 4) is not recognised |             if (sg_elf_word(p + 8, 4, e->big) == 4 && (namesz == 3 || namesz == 4) && |             if (sg_elf_word(p + 8, 4, e->big) == 3 && (namesz == 3 || namesz == 4) &&
 inspect.c | inspect-bun-one-section | a .bun section alone (without .bun_builtins) makes a Bun program |     if ((names & (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS)) == (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS)) |     if (names & (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS))
