@@ -553,7 +553,7 @@ static ssize_t not_the_wire(struct feed *f, const struct sg_stream *before)
  * client): the queue grows, in memory mapped for it, up to QUEUE_MAX;
  * only past that do they go out at once, inside the message, as they would
  * unwrapped. */
-#define QUEUE_SIZE (256 * 1024)
+#define QUEUE_SIZE (256UL * 1024)
 #define QUEUE_MAX (64UL * 1024 * 1024)
 
 static unsigned char g_queue_first[QUEUE_SIZE];

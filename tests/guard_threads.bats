@@ -187,8 +187,9 @@ asyncio_case() {
     asyncio_case executor "$PYTHON"
 }
 
-@test "threads: a Python server writing through anyio.wrap_file (anyio 4.16, pinned in tests/real): every answer whole" {
+@test "threads: Python servers writing through anyio.wrap_file and aiofiles (anyio 4.16, aiofiles 25.1, pinned in tests/real): every answer whole" {
     local venv=$ROOT/build/real/py/venv/bin/python
     [ -x "$venv" ] || { echo "make real-python" >&2; return 1; }
     asyncio_case anyio "$venv"
+    asyncio_case aiofiles "$venv"
 }
