@@ -468,6 +468,10 @@ static int check_main(int argc, char **argv)
  * check/wrapper.c, end_answer. */
 static int wrapper_main(int argc, char **argv)
 {
+    /* A stderr (or the shell's pipe) whose reader has gone: EPIPE, not the
+     * death of the wrapper before it execs COMMAND.  (This process execs
+     * nothing: the disposition stays here.) */
+    signal(SIGPIPE, SIG_IGN);
     int strict = argc > 4 && strcmp(argv[4], "--strict") == 0, answer = -1;
     if (argc == 4 + strict + 2 && strcmp(argv[4 + strict], "--answer") == 0) {
         char *end;

@@ -30,8 +30,8 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (n < 0 || poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT))
-        return;
+    if (n < 0 || poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT) || (p.revents & (POLLERR | POLLHUP)))
+        return;     /* no room, or its reader has gone (the write would raise SIGPIPE) */
     if ((size_t)n >= sizeof line) {   /* a path of thousands of bytes */
         n = sizeof line - 1;
         line[n - 1] = '\n';

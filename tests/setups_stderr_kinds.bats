@@ -68,3 +68,24 @@ kind_row() {
     done
     row_table kind_row "${rows[@]}"
 }
+
+# gone_row KIND MODE: at level 2 (the wrapper's checker says what it does
+# on stderr before COMMAND starts), stderr's reader gone: COMMAND still
+# starts and answers; nothing of ours dies of SIGPIPE.
+gone_row() {
+    local kind=$1 mode=$2 opts=()
+    case $mode in strict) opts=(--strict) ;; gate-only) opts=(--gate-only) ;; esac
+    kind_run "$kind" "${SRV[@]}"
+    assert_status 0
+    STDIOGATE_DEBUG=2 kind_run "$kind" "$ROOT/stdiogate" "${opts[@]}" "${SRV[@]}"
+    assert_status 0
+    if [ "$mode" = gate-only ]; then assert_stdout_bytes "$ANSWERS_POST"; else assert_stdout_bytes "$ANSWERS"; fi
+}
+
+@test "setups: at level 2, a stderr whose reader is gone (pipe, socket) in every mode: the server starts and answers (the wrapper's checker died of SIGPIPE at its first line)" {
+    local rows=() k m
+    for k in pipe-gone socket-gone; do
+        for m in default strict gate-only; do rows+=("$k $m"); done
+    done
+    row_table gone_row "${rows[@]}"
+}
