@@ -1212,7 +1212,8 @@ static inline enum sg_verdict sg_stream_end(struct sg_stream *s)
 
 /* A message was just decided SG_WIRE (not the rest of a line or body
  * already decided): is it an answer, the proof that the server has read a
- * request?  A frame is (its body is not looked into).  A JSON text is if it
+ * request?  A frame is, as far as its header goes (the fail-safe then reads
+ * its body: sg_reply, below).  A JSON text is if it
  * has "jsonrpc", "id" and "result" or "error" at its top level (in a batch,
  * among its objects); one taken at the bound, if it has "result" or "error"
  * and no "method" so far.  (shim.c's fail-safe: a notification or request
@@ -1225,6 +1226,112 @@ static inline int sg_stream_answer(const struct sg_stream *s)
     if (s->where == SW_LINE)
         return (k & (SGK_RESULT | SGK_ERROR)) && !(k & SGK_METHOD);
     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT | SGK_ERROR));
+}
+
+/* ------------------------------------------------------------------------
+ * A frame's body, read for the proof of an answer (the fail-safe).
+ *
+ * A frame proves that the server has read a request only if its body is an
+ * answer: a JSON object with, at its top level, "id" and "result" or
+ * "error" (JSON-RPC: LSP) or "request_seq" (a DAP response).  A JSON-lines
+ * server's raw HTTP response at startup holds a Content-Length block too,
+ * and is none.  Read as the body passes, in a few words of state: names
+ * are compared as written (a name with an escape matches none), white
+ * space may be anywhere (LSP readers parse the body whole, so it may span
+ * lines), and the JSON is not checked further (the header made it a frame).
+ */
+
+enum sg_reply_where { SR_START, SR_OBJECT, SR_CLOSED, SR_NOT };
+
+#define SGK_REQUEST_SEQ 32u
+#define SGK_EVENT 64u
+
+struct sg_reply {
+    unsigned char where;        /* enum sg_reply_where */
+    unsigned char in_string, escaped;
+    unsigned char want_name;    /* a string here is a top-level member name */
+    unsigned char in_name;      /* reading one */
+    unsigned char name_len;     /* its bytes (name[]), 0xff: none of ours */
+    unsigned char keys;         /* SGK_* names seen at the top level */
+    unsigned char name[11];
+    unsigned long long depth;
+};
+
+static inline void sg_reply_init(struct sg_reply *r)
+{
+    *r = (struct sg_reply){ .where = SR_START };
+}
+
+static inline void sg_reply_name_done(struct sg_reply *r)
+{
+    static const struct { const char *name; unsigned char len, key; } keys[] = {
+        { "id", 2, SGK_ID }, { "result", 6, SGK_RESULT }, { "error", 5, SGK_ERROR },
+        { "method", 6, SGK_METHOD }, { "request_seq", 11, SGK_REQUEST_SEQ },
+        { "event", 5, SGK_EVENT },
+    };
+    for (unsigned k = 0; k < sizeof keys / sizeof *keys; k++)
+        if (r->name_len == keys[k].len && __builtin_memcmp(r->name, keys[k].name, keys[k].len) == 0)
+            r->keys |= keys[k].key;
+}
+
+/* One byte of a string in the body. */
+static inline void sg_reply_string_byte(struct sg_reply *r, unsigned char c)
+{
+    if (r->escaped || c == '\\') {
+        r->escaped = !r->escaped;
+        r->name_len = 0xff;
+    } else if (c == '"') {
+        r->in_string = 0;
+        if (r->in_name)
+            sg_reply_name_done(r);
+        r->in_name = 0;
+    } else if (r->in_name && r->name_len == sizeof r->name) {
+        r->name_len = 0xff;
+    } else if (r->in_name && r->name_len != 0xff) {
+        r->name[r->name_len++] = c;
+    }
+}
+
+/* Read n more bytes of the body. */
+static inline void sg_reply_feed(struct sg_reply *r, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n && r->where < SR_CLOSED; i++) {
+        unsigned char c = p[i];
+        if (r->where == SR_START) {
+            if (!sg_is_space(c))
+                r->where = c == '{' ? SR_OBJECT : SR_NOT;
+            r->depth = 1;       /* (the object's: its names follow) */
+            r->want_name = 1;
+        } else if (r->in_string) {
+            sg_reply_string_byte(r, c);
+        } else if (c == '"') {
+            r->in_string = 1;
+            r->in_name = r->want_name;
+            r->want_name = 0;
+            r->name_len = 0;
+        } else if (c == '{' || c == '[') {
+            r->depth++;
+        } else if (c == '}' || c == ']') {
+            if (--r->depth == 0)
+                r->where = SR_CLOSED;
+        } else if (c == ',') {
+            r->want_name = r->depth == 1;
+        }
+    }
+}
+
+/* The body read so far proves an answer. */
+static inline int sg_reply_answer(const struct sg_reply *r)
+{
+    unsigned k = r->keys;
+    return ((k & SGK_ID) && (k & (SGK_RESULT | SGK_ERROR))) || (k & SGK_REQUEST_SEQ);
+}
+
+/* The bound reached, not proven: may it still be an answer?  In doubt it
+ * is (an object without "method" or "event" at its top level so far). */
+static inline int sg_reply_may_answer(const struct sg_reply *r)
+{
+    return r->where == SR_OBJECT && !(r->keys & (SGK_METHOD | SGK_EVENT));
 }
 
 #endif

@@ -43,6 +43,10 @@ CASES=(
     "depth-4095 junk junk" "depth-4096 junk junk" "depth-4097 wire wire"
     # a frame whose header block is 4095, 4096 (SG_HEADER_MAX) or 4097 bytes
     "header-4095 wire wire" "header-4096 wire wire" "header-4097 junk junk"
+    # frames are protocol to strict mode; to the fail-safe, an answer if
+    # the body is one (id, then result or error): one whose proof comes
+    # after the bound is taken there in doubt, unless "method" came first
+    "frame-late-id wire wire" "frame-bound-method wire junk" "frame-notification wire junk"
     # complete small messages: strict needs jsonrpc; an answer needs
     # jsonrpc, id and result or error, spelled exactly
     "small-exact wire wire" "small-error wire wire"
@@ -79,6 +83,11 @@ for n in (4095, 4096, 4097):
     head = length(n, cl + "Content-Type: ", "\r\n\r\n")
     assert len(head) == n
     open(f"{d}/header-{n}", "w", newline="").write(head + body)
+pad = "x" * 70000
+for name, body in (("frame-late-id", '{"jsonrpc":"2.0","result":{"t":"%s"},"id":1}' % pad),
+                   ("frame-bound-method", '{"jsonrpc":"2.0","method":"log","params":{"t":"%s"}}' % pad),
+                   ("frame-notification", '{"jsonrpc":"2.0","method":"log"}')):
+    open(f"{d}/{name}", "w", newline="").write("Content-Length: %d\r\n\r\n%s" % (len(body), body))
 put("small-exact", '{"jsonrpc":"2.0","id":5,"result":{}}')
 put("small-error", '{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"}}')
 put("small-jsonrp", '{"jsonrp":"2.0","id":5,"result":{}}')
