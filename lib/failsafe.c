@@ -263,26 +263,25 @@ static void batch_add(struct batch *b, int fd, const unsigned char *p, size_t k,
     b->v[1].iov_len += k;
 }
 
-/* The body of a frame whose header is held: how many of p[0..n) go with
- * it (into the hold, or out with the verdict), and *v: SG_WIRE, it is an
- * answer; SG_JUNK, its body ended without saying so, or the hold is full
- * and it cannot be one; SG_UNDECIDED, the body goes on.  At the bound, in
- * doubt, it is an answer (sg_reply_may_answer). */
+/* The body of a frame decided at its header (a framing fixed already:
+ * the classifier passed it unread) and held with it: how many of p[0..n)
+ * go with it (into the hold, or out with the verdict), and *v: SG_WIRE, it
+ * is an answer (sg_stream_answer); SG_JUNK, its body ended without saying
+ * so, or the hold is full and it cannot be one; SG_UNDECIDED, the body goes
+ * on. */
 static size_t frame_body(const unsigned char *p, size_t n, enum sg_verdict *v)
 {
-    unsigned long long left = sg_stream_body_left(&g_hold.s);
+    struct sg_stream *s = &g_hold.s;
+    unsigned long long left = sg_stream_body_left(s);
     size_t room = sizeof g_hold.buf - g_hold.len, k = n < room ? n : room;
     k = (unsigned long long)k < left ? k : (size_t)left;
-    sg_reply_feed(&g_hold.reply, p, k);
-    sg_stream_body_taken(&g_hold.s, k);
-    if (sg_reply_answer(&g_hold.reply))
-        *v = SG_WIRE;
-    else if (k == left)
-        *v = SG_JUNK;
-    else if (k == room)
-        *v = sg_reply_may_answer(&g_hold.reply) ? SG_WIRE : SG_JUNK;
-    else
+    sg_reply_feed(&s->reply, p, k);
+    sg_stream_body_taken(s, k);
+    s->reply.cut = k < left;
+    if (k < left && k < room && !sg_reply_answer(&s->reply))
         *v = SG_UNDECIDED;
+    else
+        *v = sg_stream_answer(s) ? SG_WIRE : SG_JUNK;
     if (*v != SG_UNDECIDED)
         g_hold.frame = 0;
     return k;
@@ -290,8 +289,8 @@ static size_t frame_body(const unsigned char *p, size_t n, enum sg_verdict *v)
 
 /* One step of the classifier over p[0..n), the gate shut: how many bytes it
  * took, *v as sg_stream_scan says, and whether they end an answer.  A
- * frame's header is held for its body (frame_body); protocol that is no
- * answer leaves the framing as it was. */
+ * frame passed at its header is held for its body (frame_body); protocol
+ * that is no answer leaves the framing as it was. */
 static size_t hold_step(const unsigned char *p, size_t n, enum sg_verdict *v, int *answer)
 {
     unsigned char before = g_hold.s.where, protocol = g_hold.s.protocol;
@@ -305,13 +304,13 @@ static size_t hold_step(const unsigned char *p, size_t n, enum sg_verdict *v, in
     }
     k = sg_stream_scan(&g_hold.s, p, n, v);
     int message = *v == SG_WIRE && before != SW_LINE && before != SW_BODY;
-    int frame = message && g_hold.s.protocol == SG_FRAMED;
-    if (frame && sg_stream_body_left(&g_hold.s)) {
+    int unread = message && g_hold.s.protocol == SG_FRAMED && sg_stream_body_left(&g_hold.s) &&
+                 !g_hold.s.reply.cut;
+    if (unread) {
         g_hold.frame = 1;
-        sg_reply_init(&g_hold.reply);
         *v = SG_UNDECIDED;
     }
-    *answer = message && !frame && sg_stream_answer(&g_hold.s);
+    *answer = message && !unread && sg_stream_answer(&g_hold.s);
     if (!*answer)
         g_hold.s.protocol = protocol;
     return k;

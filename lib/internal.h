@@ -453,7 +453,6 @@ struct hold {
     sigset_t open_mask;             /* ... and its signal mask then */
     struct sg_stream s;
     unsigned char frame;            /* (fail-safe) a frame's header is held: its body decides */
-    struct sg_reply reply;          /* ... reading it */
     unsigned char buf[SG_HOLD_MAX];
 };
 extern struct hold g_hold;

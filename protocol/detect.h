@@ -326,12 +326,154 @@ enum sg_verdict { SG_UNDECIDED, SG_WIRE, SG_JUNK };
 #define SG_HEADER_MAX 4096
 #define SG_DEPTH_MAX 4096
 
+/* ------------------------------------------------------------------------
+ * A frame's body, read for what it is (sg_reply).
+ *
+ * Two decisions look into a frame's body.  While the framing is not fixed
+ * (SG_AUTO), a frame is protocol only if its body is a JSON-RPC or DAP
+ * message: a JSON object with "jsonrpc" or "method" (or an answer's names,
+ * below), or DAP's "seq" and "type", at its top level (sg_reply_message).  A JSON-lines server's raw HTTP response holds a
+ * Content-Length block too, and its body is none: taken for a frame, it
+ * fixed the session to frames and every answer after it went to stderr.
+ * And a frame proves that the server has read a request (the fail-safe)
+ * only if its body is an answer: "id" and "result" or "error" (JSON-RPC:
+ * LSP) or "request_seq" (a DAP response) at its top level
+ * (sg_reply_answer).  Read as the body passes, in a few words of state:
+ * names are compared as written (a name with an escape matches none), white
+ * space may be anywhere (LSP readers parse the body whole, so it may span
+ * lines), and the JSON is not checked further.  A body cut at the bound is
+ * taken in doubt (sg_reply_may_message, sg_reply_may_answer).
+ */
+
+enum sg_reply_where { SR_START, SR_OBJECT, SR_CLOSED, SR_NOT };
+
+/* Top-level member names that tell a message (an answer: sg_stream_answer,
+ * sg_reply_answer), as bits of sg_stream.keys (the first five) and of
+ * sg_reply.keys. */
+#define SGK_JSONRPC 1u
+#define SGK_ID 2u
+#define SGK_RESULT 4u
+#define SGK_ERROR 8u
+#define SGK_METHOD 16u
+#define SGK_REQUEST_SEQ 32u
+#define SGK_EVENT 64u
+#define SGK_SEQ 128u
+#define SGK_TYPE 256u
+
+struct sg_reply {
+    unsigned char where;        /* enum sg_reply_where */
+    unsigned char in_string, escaped;
+    unsigned char want_name;    /* a string here is a top-level member name */
+    unsigned char in_name;      /* reading one */
+    unsigned char name_len;     /* its bytes (name[]), 0xff: none of ours */
+    unsigned char cut;          /* decided at the bound, not at its end */
+    unsigned short keys;        /* SGK_* names seen at the top level */
+    unsigned char name[11];
+    unsigned long long depth;
+};
+
+static inline void sg_reply_init(struct sg_reply *r)
+{
+    *r = (struct sg_reply){ .where = SR_START };
+}
+
+static inline void sg_reply_name_done(struct sg_reply *r)
+{
+    static const struct { const char *name; unsigned char len; unsigned short key; } keys[] = {
+        { "jsonrpc", 7, SGK_JSONRPC }, { "id", 2, SGK_ID }, { "result", 6, SGK_RESULT },
+        { "error", 5, SGK_ERROR }, { "method", 6, SGK_METHOD },
+        { "request_seq", 11, SGK_REQUEST_SEQ }, { "event", 5, SGK_EVENT },
+        { "seq", 3, SGK_SEQ }, { "type", 4, SGK_TYPE },
+    };
+    for (unsigned k = 0; k < sizeof keys / sizeof *keys; k++)
+        if (r->name_len == keys[k].len && __builtin_memcmp(r->name, keys[k].name, keys[k].len) == 0)
+            r->keys |= keys[k].key;
+}
+
+/* One byte of a string in the body. */
+static inline void sg_reply_string_byte(struct sg_reply *r, unsigned char c)
+{
+    if (r->escaped || c == '\\') {
+        r->escaped = !r->escaped;
+        r->name_len = 0xff;
+    } else if (c == '"') {
+        r->in_string = 0;
+        if (r->in_name)
+            sg_reply_name_done(r);
+        r->in_name = 0;
+    } else if (r->in_name && r->name_len == sizeof r->name) {
+        r->name_len = 0xff;
+    } else if (r->in_name && r->name_len != 0xff) {
+        r->name[r->name_len++] = c;
+    }
+}
+
+/* Read n more bytes of the body. */
+static inline void sg_reply_feed(struct sg_reply *r, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n && r->where < SR_CLOSED; i++) {
+        unsigned char c = p[i];
+        if (r->where == SR_START) {
+            if (!sg_is_space(c))
+                r->where = c == '{' ? SR_OBJECT : SR_NOT;
+            r->depth = 1;       /* (the object's: its names follow) */
+            r->want_name = 1;
+        } else if (r->in_string) {
+            sg_reply_string_byte(r, c);
+        } else if (c == '"') {
+            r->in_string = 1;
+            r->in_name = r->want_name;
+            r->want_name = 0;
+            r->name_len = 0;
+        } else if (c == '{' || c == '[') {
+            r->depth++;
+        } else if (c == '}' || c == ']') {
+            if (--r->depth == 0)
+                r->where = SR_CLOSED;
+        } else if (c == ',') {
+            r->want_name = r->depth == 1;
+        }
+    }
+}
+
+static inline int sg_reply_answer(const struct sg_reply *r);
+
+/* The whole body is a JSON-RPC message (one with "jsonrpc" or "method", or
+ * an answer without "jsonrpc": no reader insists on it) or a DAP one. */
+static inline int sg_reply_message(const struct sg_reply *r)
+{
+    unsigned k = r->keys;
+    return r->where == SR_CLOSED && ((k & (SGK_JSONRPC | SGK_METHOD)) || sg_reply_answer(r) ||
+                                     ((k & SGK_SEQ) && (k & SGK_TYPE)));
+}
+
+/* The bound reached: may it still be one?  In doubt it is (an object). */
+static inline int sg_reply_may_message(const struct sg_reply *r)
+{
+    return r->where == SR_OBJECT;
+}
+
+/* The body read so far proves an answer. */
+static inline int sg_reply_answer(const struct sg_reply *r)
+{
+    unsigned k = r->keys;
+    return ((k & SGK_ID) && (k & (SGK_RESULT | SGK_ERROR))) || (k & SGK_REQUEST_SEQ);
+}
+
+/* The bound reached, not proven: may it still be an answer?  In doubt it
+ * is (an object without "method" or "event" at its top level so far). */
+static inline int sg_reply_may_answer(const struct sg_reply *r)
+{
+    return r->where == SR_OBJECT && !(r->keys & (SGK_METHOD | SGK_EVENT));
+}
+
 enum sg_where {
     SW_OUTSIDE, /* between messages: junk until a candidate starts */
     SW_JSON,    /* in a JSON candidate */
     SW_LINE,    /* committed: the wire through the next newline */
     SW_HEADER,  /* in a frame's header block */
-    SW_BODY     /* in a frame's body: the wire */
+    SW_BODY,    /* in a frame's body: the wire */
+    SW_FRAME    /* in a frame's body, read before the frame is decided (SG_AUTO) */
 };
 
 /* Where a JSON candidate is. */
@@ -372,6 +514,7 @@ struct sg_stream {
     unsigned long long held;    /* bytes of the candidate (undecided) */
     unsigned long long body_left;
     struct sg_detect header;    /* Content-Length, read by the detector's code */
+    struct sg_reply reply;      /* the last frame's body, as far as it was read */
     unsigned char arrays[SG_DEPTH_MAX / 8]; /* bit d: level d+1 is an array */
 };
 
@@ -404,12 +547,6 @@ static inline int sg_is_rpc_name(const unsigned char *name, unsigned len, int pr
     return 0;
 }
 
-/* Top-level member names that tell an answer, as bits of sg_stream.keys. */
-#define SGK_JSONRPC 1u
-#define SGK_ID 2u
-#define SGK_RESULT 4u
-#define SGK_ERROR 8u
-#define SGK_METHOD 16u
 
 /* A top-level member name is complete: is it "jsonrpc", one of the names
  * that tell an answer (SGK_*), one of JSON-RPC's (sg_is_rpc_name)?  By
@@ -1028,6 +1165,30 @@ static inline size_t sg_json_run_end(struct sg_stream *__restrict s, const unsig
     return 0;
 }
 
+/* A frame read through its body (SG_AUTO), or as far as the bound, p[i-1]
+ * its last byte read: protocol if the body is a JSON-RPC or DAP message
+ * (at the bound, if it may still be one: the rest of the body then streams
+ * to the wire), else junk (the rest of a body cut at the bound is read
+ * afresh).  Returns i, with *verdict. */
+static inline size_t sg_frame_decided(struct sg_stream *s, const unsigned char *p, size_t i,
+                                      enum sg_verdict *verdict)
+{
+    s->held = 0;
+    s->reply.cut = s->body_left != 0;
+    if (s->reply.cut ? sg_reply_may_message(&s->reply) : sg_reply_message(&s->reply)) {
+        s->protocol = SG_FRAMED;
+        s->where = s->body_left ? SW_BODY : SW_OUTSIDE;
+        s->bol = 1;
+        *verdict = SG_WIRE;
+        return i;
+    }
+    s->body_left = 0;
+    s->where = SW_OUTSIDE;
+    s->bol = i && p[i - 1] == '\n';
+    *verdict = SG_JUNK;
+    return i;
+}
+
 /* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if
  * SG_WIRE or SG_JUNK, every byte fed so far through p[k-1] is decided so
  * (held bytes of earlier calls included); if SG_UNDECIDED, k == n and
@@ -1065,6 +1226,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 s->where = SW_HEADER;
                 s->hline = SH_NAME;
                 sg_detect_init(&s->header);
+                sg_reply_init(&s->reply);
                 sg_field_byte(&s->header, c);
                 s->held = 1;
             }
@@ -1125,9 +1287,16 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 goto fail;
             i++;
             if (r == 2) {
+                s->body_left = s->header.length;
+                if (s->protocol == SG_AUTO) {
+                    s->where = SW_FRAME;    /* the body says (sg_reply_message) */
+                    s->held++;
+                    if (s->body_left == 0)
+                        return sg_frame_decided(s, p, i, verdict);
+                    break;
+                }
                 s->held = 0;
                 s->protocol = SG_FRAMED;
-                s->body_left = s->header.length;
                 s->where = s->body_left ? SW_BODY : SW_OUTSIDE;
                 s->bol = 1;
                 *verdict = SG_WIRE;
@@ -1140,6 +1309,19 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 *verdict = SG_JUNK;
                 return i;
             }
+            break;
+        }
+        case SW_FRAME: {
+            unsigned long long room = SG_HOLD_MAX - s->held;
+            size_t take = n - i;
+            take = (unsigned long long)take < room ? take : (size_t)room;
+            take = (unsigned long long)take < s->body_left ? take : (size_t)s->body_left;
+            sg_reply_feed(&s->reply, p + i, take);
+            i += take;
+            s->held += take;
+            s->body_left -= take;
+            if (s->body_left == 0 || s->held == SG_HOLD_MAX)
+                return sg_frame_decided(s, p, i, verdict);
             break;
         }
         case SW_LINE:
@@ -1205,15 +1387,16 @@ static inline enum sg_verdict sg_stream_end(struct sg_stream *s)
 {
     enum sg_verdict v = s->held ? SG_JUNK : SG_UNDECIDED;
     s->held = 0;
-    if (s->where == SW_JSON || s->where == SW_HEADER)
+    if (s->where == SW_JSON || s->where == SW_HEADER || s->where == SW_FRAME)
         s->where = SW_OUTSIDE;
     return v;
 }
 
 /* A message was just decided SG_WIRE (not the rest of a line or body
  * already decided): is it an answer, the proof that the server has read a
- * request?  A frame is, as far as its header goes (the fail-safe then reads
- * its body: sg_reply, below).  A JSON text is if it
+ * request?  A frame is if its body is (sg_reply_answer; one read to the
+ * bound, if it may be: the fail-safe reads the body of a frame decided at
+ * its header itself).  A JSON text is if it
  * has "jsonrpc", "id" and "result" or "error" at its top level (in a batch,
  * among its objects); one taken at the bound, if it has "result" or "error"
  * and no "method" so far.  (shim.c's fail-safe: a notification or request
@@ -1222,116 +1405,10 @@ static inline int sg_stream_answer(const struct sg_stream *s)
 {
     unsigned k = s->keys;
     if (s->protocol == SG_FRAMED)
-        return 1;
+        return sg_reply_answer(&s->reply) || (s->reply.cut && sg_reply_may_answer(&s->reply));
     if (s->where == SW_LINE)
         return (k & (SGK_RESULT | SGK_ERROR)) && !(k & SGK_METHOD);
     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT | SGK_ERROR));
-}
-
-/* ------------------------------------------------------------------------
- * A frame's body, read for the proof of an answer (the fail-safe).
- *
- * A frame proves that the server has read a request only if its body is an
- * answer: a JSON object with, at its top level, "id" and "result" or
- * "error" (JSON-RPC: LSP) or "request_seq" (a DAP response).  A JSON-lines
- * server's raw HTTP response at startup holds a Content-Length block too,
- * and is none.  Read as the body passes, in a few words of state: names
- * are compared as written (a name with an escape matches none), white
- * space may be anywhere (LSP readers parse the body whole, so it may span
- * lines), and the JSON is not checked further (the header made it a frame).
- */
-
-enum sg_reply_where { SR_START, SR_OBJECT, SR_CLOSED, SR_NOT };
-
-#define SGK_REQUEST_SEQ 32u
-#define SGK_EVENT 64u
-
-struct sg_reply {
-    unsigned char where;        /* enum sg_reply_where */
-    unsigned char in_string, escaped;
-    unsigned char want_name;    /* a string here is a top-level member name */
-    unsigned char in_name;      /* reading one */
-    unsigned char name_len;     /* its bytes (name[]), 0xff: none of ours */
-    unsigned char keys;         /* SGK_* names seen at the top level */
-    unsigned char name[11];
-    unsigned long long depth;
-};
-
-static inline void sg_reply_init(struct sg_reply *r)
-{
-    *r = (struct sg_reply){ .where = SR_START };
-}
-
-static inline void sg_reply_name_done(struct sg_reply *r)
-{
-    static const struct { const char *name; unsigned char len, key; } keys[] = {
-        { "id", 2, SGK_ID }, { "result", 6, SGK_RESULT }, { "error", 5, SGK_ERROR },
-        { "method", 6, SGK_METHOD }, { "request_seq", 11, SGK_REQUEST_SEQ },
-        { "event", 5, SGK_EVENT },
-    };
-    for (unsigned k = 0; k < sizeof keys / sizeof *keys; k++)
-        if (r->name_len == keys[k].len && __builtin_memcmp(r->name, keys[k].name, keys[k].len) == 0)
-            r->keys |= keys[k].key;
-}
-
-/* One byte of a string in the body. */
-static inline void sg_reply_string_byte(struct sg_reply *r, unsigned char c)
-{
-    if (r->escaped || c == '\\') {
-        r->escaped = !r->escaped;
-        r->name_len = 0xff;
-    } else if (c == '"') {
-        r->in_string = 0;
-        if (r->in_name)
-            sg_reply_name_done(r);
-        r->in_name = 0;
-    } else if (r->in_name && r->name_len == sizeof r->name) {
-        r->name_len = 0xff;
-    } else if (r->in_name && r->name_len != 0xff) {
-        r->name[r->name_len++] = c;
-    }
-}
-
-/* Read n more bytes of the body. */
-static inline void sg_reply_feed(struct sg_reply *r, const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n && r->where < SR_CLOSED; i++) {
-        unsigned char c = p[i];
-        if (r->where == SR_START) {
-            if (!sg_is_space(c))
-                r->where = c == '{' ? SR_OBJECT : SR_NOT;
-            r->depth = 1;       /* (the object's: its names follow) */
-            r->want_name = 1;
-        } else if (r->in_string) {
-            sg_reply_string_byte(r, c);
-        } else if (c == '"') {
-            r->in_string = 1;
-            r->in_name = r->want_name;
-            r->want_name = 0;
-            r->name_len = 0;
-        } else if (c == '{' || c == '[') {
-            r->depth++;
-        } else if (c == '}' || c == ']') {
-            if (--r->depth == 0)
-                r->where = SR_CLOSED;
-        } else if (c == ',') {
-            r->want_name = r->depth == 1;
-        }
-    }
-}
-
-/* The body read so far proves an answer. */
-static inline int sg_reply_answer(const struct sg_reply *r)
-{
-    unsigned k = r->keys;
-    return ((k & SGK_ID) && (k & (SGK_RESULT | SGK_ERROR))) || (k & SGK_REQUEST_SEQ);
-}
-
-/* The bound reached, not proven: may it still be an answer?  In doubt it
- * is (an object without "method" or "event" at its top level so far). */
-static inline int sg_reply_may_answer(const struct sg_reply *r)
-{
-    return r->where == SR_OBJECT && !(r->keys & (SGK_METHOD | SGK_EVENT));
 }
 
 #endif
