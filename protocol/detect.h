@@ -471,6 +471,7 @@ enum sg_where {
     SW_OUTSIDE, /* between messages: junk until a candidate starts */
     SW_JSON,    /* in a JSON candidate */
     SW_LINE,    /* committed: the wire through the next newline */
+    SW_VALUE,   /* committed over lines: the wire through its value's close, then as SW_LINE */
     SW_HEADER,  /* in a frame's header block */
     SW_BODY,    /* in a frame's body: the wire */
     SW_FRAME    /* in a frame's body, read before the frame is decided (SG_AUTO) */
@@ -508,6 +509,10 @@ struct sg_stream {
     unsigned char bol;          /* the next byte begins a line (or the output) */
     unsigned char elements;     /* the batch has an element */
     unsigned char keys;         /* SGK_* names seen at the top level */
+    unsigned char lines;        /* the candidate has gone on past a newline */
+    unsigned char col0;         /* ... and the next byte begins a line */
+    unsigned char vstring;      /* SW_VALUE: in a string */
+    unsigned char vescape;      /* ... after its backslash */
     unsigned char name[8];
     unsigned hex;               /* the \u escape being read */
     unsigned depth;
@@ -879,9 +884,10 @@ static inline size_t sg_string_end(struct sg_stream *s, const unsigned char *p, 
 static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
 {
     static const char *const literals[] = { "true", "false", "null", "NaN", "Infinity" };
-    /* one switch: between tokens, white space (space, tab, CR) is taken in
-     * every state, after the bytes that state looks for (none is white) */
-    int white = c == ' ' || c == '\t' || c == '\r';
+    /* one switch: between tokens, white space (space, tab, CR, and LF: a
+     * message may go on over lines) is taken in every state, after the
+     * bytes that state looks for (none is white) */
+    int white = c == ' ' || c == '\t' || c == '\r' || c == '\n';
     for (;;) {
         switch (s->json) {
         case SJ_STRING:
@@ -964,6 +970,8 @@ static inline void sg_json_start(struct sg_stream *s, unsigned char c)
     s->rpc_names = 1;
     s->named = 0;
     s->keys = 0;
+    s->lines = 0;
+    s->col0 = 0;
     (void)sg_open(s, c);
     s->held = 1;
 }
@@ -1165,6 +1173,46 @@ static inline size_t sg_json_run_end(struct sg_stream *__restrict s, const unsig
     return 0;
 }
 
+/* A candidate over lines, taken as protocol at the bound (byte or depth,
+ * deep: the open that went past SG_DEPTH_MAX): the rest streams to the
+ * wire through its value's close (SW_VALUE), following strings and
+ * nesting only, then through the next newline. */
+static inline void sg_value_commit(struct sg_stream *s, int deep)
+{
+    s->where = SW_VALUE;
+    s->depth += deep != 0;
+    s->vstring = s->json == SJ_STRING || s->json == SJ_ESCAPE || s->json == SJ_HEX;
+    s->vescape = s->json == SJ_ESCAPE;
+}
+
+/* SW_VALUE: how many of p[0..n) belong to the value, through its close
+ * (the stream is then SW_LINE). */
+static inline size_t sg_value_bytes(struct sg_stream *s, const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (s->vstring && !s->vescape) {
+            i += sg_plain_string_bytes(p + i, n - i, ~0ULL);
+            if (i == n)
+                break;
+        }
+        unsigned char c = p[i++];
+        if (s->vescape)
+            s->vescape = 0;
+        else if (s->vstring)
+            s->vescape = c == '\\', s->vstring = c != '"';
+        else if (c == '"')
+            s->vstring = 1;
+        else if (c == '{' || c == '[')
+            s->depth++;
+        else if ((c == '}' || c == ']') && --s->depth == 0) {
+            s->where = SW_LINE;
+            break;
+        }
+    }
+    return i;
+}
+
 /* A frame read through its body (SG_AUTO), or as far as the bound, p[i-1]
  * its last byte read: protocol if the body is a JSON-RPC or DAP message
  * (at the bound, if it may still be one: the rest of the body then streams
@@ -1238,6 +1286,11 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
              * switch above: it stays a candidate until one of the returns
              * (its byte count in a register meanwhile) */
             unsigned long long held = s->held;
+            if (s->col0) {      /* (the last call ended with a newline) */
+                s->col0 = 0;
+                if (c == '{' || c == '[')
+                    goto fail;
+            }
             for (;;) {
                 size_t k = sg_json_run(s, p + i, n - i, held);
                 i += k;
@@ -1250,9 +1303,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                     held += k;
                     continue;
                 }
-                if (c == '\n') {
-                    if (s->json != SJ_CLOSED)
-                        goto fail;
+                if (c == '\n' && s->json == SJ_CLOSED) {
                     s->where = SW_OUTSIDE;
                     s->protocol = SG_JSONL;
                     s->held = 0;
@@ -1264,6 +1315,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 if (r == 0)
                     goto fail;
                 i++;
+                s->lines |= c == '\n';
                 if (r == 2 || ++held == SG_HOLD_MAX) {
                     s->held = 0;
                     if (!sg_json_looks_rpc(s)) {
@@ -1272,11 +1324,23 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                         *verdict = SG_JUNK;
                         return i;
                     }
-                    s->where = SW_LINE;
                     s->protocol = SG_JSONL;
                     *verdict = SG_WIRE;
+                    if (s->lines)
+                        sg_value_commit(s, r == 2);
+                    else
+                        s->where = SW_LINE;
                     return i;
                 }
+                /* Over lines, a line that begins with '{' or '[' is a
+                 * message of its own (a one-line answer after a junk line
+                 * that ended in '[', ':' or ','), never inside one: pretty
+                 * printers indent what they nest.  The candidate fails
+                 * before it. */
+                if (c == '\n' && i == n)
+                    s->col0 = 1;
+                else if (c == '\n' && (p[i] == '{' || p[i] == '['))
+                    goto fail;
             }
             s->held = held;
             break;
@@ -1324,6 +1388,12 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 return sg_frame_decided(s, p, i, verdict);
             break;
         }
+        case SW_VALUE:
+            i += sg_value_bytes(s, p + i, n - i);
+            *verdict = SG_WIRE;
+            if (s->where == SW_VALUE)
+                return i;
+            break;
         case SW_LINE:
             i += sg_find_newline(p + i, n - i);
             if (i < n) {
@@ -1406,7 +1476,7 @@ static inline int sg_stream_answer(const struct sg_stream *s)
     unsigned k = s->keys;
     if (s->protocol == SG_FRAMED)
         return sg_reply_answer(&s->reply) || (s->reply.cut && sg_reply_may_answer(&s->reply));
-    if (s->where == SW_LINE)
+    if (s->where == SW_LINE || s->where == SW_VALUE)
         return (k & (SGK_RESULT | SGK_ERROR)) && !(k & SGK_METHOD);
     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT | SGK_ERROR));
 }

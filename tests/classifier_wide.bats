@@ -97,3 +97,13 @@ in_mode() {
     { answer 0 initialize; echo; answer '"p1"' ping; echo; } | cmp - "$OUT" || { show_run; return 1; }
     perl -0pe 's/stdiogate\[\d+\]: [^\n]*\n//g' "$ERR" | cmp "$http" - || { show_run; return 1; }
 }
+
+@test "wide: answers pretty-printed over several lines (json.dumps indent=2, read by Go's json.Decoder) reach the client whole, default and --strict" {
+    unwrapped pretty
+    [ "$(grep -c '^{$' "$EXPECTED")" -eq 6 ]
+    grep -q '^  "jsonrpc": "2.0",$' "$EXPECTED"
+    in_mode default pretty
+    [ ! -s "$ERR" ] || { show_run; return 1; }
+    in_mode strict pretty
+    [ ! -s "$ERR" ] || { show_run; return 1; }
+}
