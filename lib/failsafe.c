@@ -330,8 +330,8 @@ static size_t hold_feed(const struct iovec *iov, int cnt, int fd, const char *ho
         size_t n = iov[i].iov_len, off = 0;
         while (off < n && shut()) {
             enum sg_verdict v;
-            int answer;
-            size_t k = hold_step(p + off, n - off, &v, &answer);
+            int is_answer;
+            size_t k = hold_step(p + off, n - off, &v, &is_answer);
             if (v == SG_UNDECIDED) {
                 /* the rest of this piece may begin a message, or k bytes
                  * are a held frame's */
@@ -343,7 +343,7 @@ static size_t hold_feed(const struct iovec *iov, int cnt, int fd, const char *ho
                     memcpy(g_hold.buf + g_hold.len, p + off, k);
                     g_hold.len += k;
                 }
-            } else if (answer) {
+            } else if (is_answer) {
                 batch_out(&b, fd, how);
                 struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } };
                 int mine = open_gate_with(how, 0, GATE_BY_ANSWER, answer, 2);

@@ -529,11 +529,12 @@ static inline void sg_stream_init(struct sg_stream *s, enum sg_protocol protocol
 }
 
 /* As sg_stream_init, for a stream on the stack that will be fed at once:
- * the nesting bits are left as they are (each is written by the open that
- * makes its level, before it is read). */
+ * the nesting bits, the header block's and the body's reading are left as
+ * they are (each is written before it is read: the bits by the open that
+ * makes their level, the others where a header block starts). */
 static inline void sg_stream_start(struct sg_stream *s, enum sg_protocol protocol)
 {
-    __builtin_memset(s, 0, __builtin_offsetof(struct sg_stream, arrays));
+    __builtin_memset(s, 0, __builtin_offsetof(struct sg_stream, header));
     s->protocol = (unsigned char)protocol;
     s->where = SW_OUTSIDE;
     s->bol = 1;
@@ -708,7 +709,7 @@ static inline int sg_close(struct sg_stream *s, unsigned char c)
 }
 
 /* The first byte of a value.  Returns as sg_open. */
-static inline int sg_value_byte(struct sg_stream *s, unsigned char c)
+__attribute__((always_inline)) static inline int sg_value_byte(struct sg_stream *s, unsigned char c)
 {
     if (c == '{' || c == '[')
         return sg_open(s, c);
@@ -881,13 +882,13 @@ static inline size_t sg_string_end(struct sg_stream *s, const unsigned char *p, 
 
 /* One byte of a JSON candidate.  Returns 1: it belongs to the candidate, 0:
  * the candidate fails before it, 2: the candidate is deep past the bound. */
-static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
+__attribute__((always_inline)) static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
 {
     static const char *const literals[] = { "true", "false", "null", "NaN", "Infinity" };
-    /* one switch: between tokens, white space (space, tab, CR, and LF: a
-     * message may go on over lines) is taken in every state, after the
+    /* one switch: between tokens, white space (space, tab, CR; a newline
+     * comes as a space: sg_stream_scan) is taken in every state, after the
      * bytes that state looks for (none is white) */
-    int white = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    int white = c == ' ' || c == '\t' || c == '\r';
     for (;;) {
         switch (s->json) {
         case SJ_STRING:
@@ -974,6 +975,31 @@ static inline void sg_json_start(struct sg_stream *s, unsigned char c)
     s->col0 = 0;
     (void)sg_open(s, c);
     s->held = 1;
+}
+
+/* The way most JSON-RPC writers begin a message (the Python and Go SDKs,
+ * rmcp, vscode-jsonrpc...), taken whole. */
+#define SG_RPC_PREFIX "{\"jsonrpc\":\"2.0\","
+#define SG_RPC_PREFIX_LEN (sizeof SG_RPC_PREFIX - 1)
+
+/* A candidate just started at p[0] (n bytes readable): if they begin with
+ * SG_RPC_PREFIX, the state is set as byte by byte scanning would leave it
+ * after them (a top-level "jsonrpc" read, its value a string, a comma: a
+ * name comes next) and 1 is returned; else 0, nothing changed. */
+static inline int sg_json_rpc_prefix(struct sg_stream *s, const unsigned char *p, size_t n)
+{
+    if (n < SG_RPC_PREFIX_LEN || __builtin_memcmp(p, SG_RPC_PREFIX, SG_RPC_PREFIX_LEN) != 0)
+        return 0;
+    __builtin_memcpy(s->name, "jsonrpc", 8);
+    s->name_len = 7;
+    s->is_name = 0;
+    s->in_name = 0;
+    s->has_jsonrpc = 1;
+    s->keys = SGK_JSONRPC;
+    s->named = 1;
+    s->json = SJ_NAME;
+    s->held = SG_RPC_PREFIX_LEN;
+    return 1;
 }
 
 /* A byte of a header name: RFC 9110's token characters (vscode-jsonrpc
@@ -1081,7 +1107,8 @@ static inline int sg_plain_string_block(const unsigned char *p)
 /* How many of p[0..n), at most max, are string bytes with nothing to look
  * at.  Two words first (short strings: member names, "2.0"), then 16 bytes
  * at a time (the bulk of a large message), then words, then bytes. */
-static inline size_t sg_plain_string_bytes(const unsigned char *p, size_t n, unsigned long long max)
+__attribute__((always_inline)) static inline size_t sg_plain_string_bytes(const unsigned char *p, size_t n,
+                                                                          unsigned long long max)
 {
     const int exact = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
     size_t k = 0, lim = (unsigned long long)n < max ? n : (size_t)max;
@@ -1185,9 +1212,46 @@ static inline void sg_value_commit(struct sg_stream *s, int deep)
     s->vescape = s->json == SJ_ESCAPE;
 }
 
+static inline int sg_json_in_string(const struct sg_stream *s)
+{
+    return s->json == SJ_STRING || s->json == SJ_ESCAPE || s->json == SJ_HEX;
+}
+
+/* A newline before a candidate's close: white space between tokens (a
+ * message over lines), never in a string or a literal.  Returns 0 if it
+ * fails the candidate.  (Out of line: only messages over lines come.) */
+__attribute__((noinline, cold)) static int sg_json_newline(struct sg_stream *s)
+{
+    return sg_json_candidate_byte(s, sg_json_in_string(s) ? '\n' : ' ');
+}
+
+/* A JSON candidate reached the bound at p[i-1] (deep: the open that went
+ * past SG_DEPTH_MAX): protocol if it looks like JSON-RPC so far (the rest
+ * of its line streams, or of its value if it has gone on over lines),
+ * else junk.  Returns i, with *verdict. */
+__attribute__((noinline, cold)) static size_t sg_json_bound(struct sg_stream *s, const unsigned char *p,
+                                                           size_t i, int deep, enum sg_verdict *verdict)
+{
+    s->held = 0;
+    if (!sg_json_looks_rpc(s)) {
+        s->where = SW_OUTSIDE;
+        s->bol = p[i - 1] == '\n';
+        *verdict = SG_JUNK;
+        return i;
+    }
+    s->protocol = SG_JSONL;
+    *verdict = SG_WIRE;
+    if (s->lines)
+        sg_value_commit(s, deep);
+    else
+        s->where = SW_LINE;
+    return i;
+}
+
 /* SW_VALUE: how many of p[0..n) belong to the value, through its close
- * (the stream is then SW_LINE). */
-static inline size_t sg_value_bytes(struct sg_stream *s, const unsigned char *p, size_t n)
+ * (the stream is then SW_LINE).  (Out of line: a message over lines past
+ * the bound.) */
+__attribute__((noinline)) static size_t sg_value_bytes(struct sg_stream *s, const unsigned char *p, size_t n)
 {
     size_t i = 0;
     while (i < n) {
@@ -1237,6 +1301,26 @@ static inline size_t sg_frame_decided(struct sg_stream *s, const unsigned char *
     return i;
 }
 
+/* SW_FRAME: the body's bytes from p[i], read and held up to its end or the
+ * bound, where the frame is decided (*verdict).  Returns the new i.  (Out
+ * of line: only the first frame of a session comes here.) */
+__attribute__((noinline)) static size_t sg_frame_body(struct sg_stream *s, const unsigned char *p,
+                                                      size_t i, size_t n, enum sg_verdict *verdict)
+{
+    unsigned long long room = SG_HOLD_MAX - s->held;
+    size_t take = n - i;
+    take = (unsigned long long)take < room ? take : (size_t)room;
+    take = (unsigned long long)take < s->body_left ? take : (size_t)s->body_left;
+    sg_reply_feed(&s->reply, p + i, take);
+    i += take;
+    s->held += take;
+    s->body_left -= take;
+    if (s->body_left == 0 || s->held == SG_HOLD_MAX)
+        return sg_frame_decided(s, p, i, verdict);
+    *verdict = SG_UNDECIDED;
+    return i;
+}
+
 /* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if
  * SG_WIRE or SG_JUNK, every byte fed so far through p[k-1] is decided so
  * (held bytes of earlier calls included); if SG_UNDECIDED, k == n and
@@ -1270,6 +1354,10 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 return i;       /* the junk before the candidate */
             if (json) {
                 sg_json_start(s, c);
+                if (sg_json_rpc_prefix(s, p + i, n - i)) {
+                    i += SG_RPC_PREFIX_LEN;
+                    break;
+                }
             } else {
                 s->where = SW_HEADER;
                 s->hline = SH_NAME;
@@ -1303,44 +1391,37 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                     held += k;
                     continue;
                 }
-                if (c == '\n' && s->json == SJ_CLOSED) {
-                    s->where = SW_OUTSIDE;
-                    s->protocol = SG_JSONL;
-                    s->held = 0;
-                    s->bol = 1;
-                    *verdict = SG_WIRE;
-                    return i + 1;
+                if (__builtin_expect(c == '\n', 0)) {
+                    if (s->json == SJ_CLOSED) {
+                        s->where = SW_OUTSIDE;
+                        s->protocol = SG_JSONL;
+                        s->held = 0;
+                        s->bol = 1;
+                        *verdict = SG_WIRE;
+                        return i + 1;
+                    }
+                    if (!sg_json_newline(s))
+                        goto fail;
+                    s->lines = 1;
+                    if (++i, ++held == SG_HOLD_MAX)
+                        return sg_json_bound(s, p, i, 0, verdict);
+                    /* Over lines, a line that begins with '{' or '[' is a
+                     * message of its own (a one-line answer after a junk
+                     * line that ended in '[', ':' or ','), never inside
+                     * one: pretty printers indent what they nest.  The
+                     * candidate fails before it. */
+                    if (i == n)
+                        s->col0 = 1;
+                    else if (p[i] == '{' || p[i] == '[')
+                        goto fail;
+                    continue;
                 }
                 int r = sg_json_candidate_byte(s, c);
                 if (r == 0)
                     goto fail;
                 i++;
-                s->lines |= c == '\n';
-                if (r == 2 || ++held == SG_HOLD_MAX) {
-                    s->held = 0;
-                    if (!sg_json_looks_rpc(s)) {
-                        s->where = SW_OUTSIDE;
-                        s->bol = p[i - 1] == '\n';
-                        *verdict = SG_JUNK;
-                        return i;
-                    }
-                    s->protocol = SG_JSONL;
-                    *verdict = SG_WIRE;
-                    if (s->lines)
-                        sg_value_commit(s, r == 2);
-                    else
-                        s->where = SW_LINE;
-                    return i;
-                }
-                /* Over lines, a line that begins with '{' or '[' is a
-                 * message of its own (a one-line answer after a junk line
-                 * that ended in '[', ':' or ','), never inside one: pretty
-                 * printers indent what they nest.  The candidate fails
-                 * before it. */
-                if (c == '\n' && i == n)
-                    s->col0 = 1;
-                else if (c == '\n' && (p[i] == '{' || p[i] == '['))
-                    goto fail;
+                if (r == 2 || ++held == SG_HOLD_MAX)
+                    return sg_json_bound(s, p, i, r == 2, verdict);
             }
             s->held = held;
             break;
@@ -1375,19 +1456,11 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
             }
             break;
         }
-        case SW_FRAME: {
-            unsigned long long room = SG_HOLD_MAX - s->held;
-            size_t take = n - i;
-            take = (unsigned long long)take < room ? take : (size_t)room;
-            take = (unsigned long long)take < s->body_left ? take : (size_t)s->body_left;
-            sg_reply_feed(&s->reply, p + i, take);
-            i += take;
-            s->held += take;
-            s->body_left -= take;
-            if (s->body_left == 0 || s->held == SG_HOLD_MAX)
-                return sg_frame_decided(s, p, i, verdict);
+        case SW_FRAME:
+            i = sg_frame_body(s, p, i, n, verdict);
+            if (*verdict != SG_UNDECIDED)
+                return i;
             break;
-        }
         case SW_VALUE:
             i += sg_value_bytes(s, p + i, n - i);
             *verdict = SG_WIRE;
