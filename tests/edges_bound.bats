@@ -50,6 +50,9 @@ CASES=(
     "frame-late-id wire wire" "frame-bound-method wire junk" "frame-notification wire junk"
     # a first frame whose body is no object: junk, at the bound or whole
     "frame-bound-text junk junk" "frame-http junk junk"
+    # pretty-printed over lines past the bound: through the close of its
+    # value, not only through its next newline
+    "lines-bound wire wire"
     # complete small messages: strict needs jsonrpc; an answer needs
     # jsonrpc, id and result or error, spelled exactly
     "small-exact wire wire" "small-error wire wire"
@@ -93,6 +96,7 @@ for name, body in (("frame-late-id", '{"jsonrpc":"2.0","result":{"t":"%s"},"id":
                    ("frame-bound-text", pad),
                    ("frame-http", '{"ok": true}')):
     open(f"{d}/{name}", "w", newline="").write("Content-Length: %d\r\n\r\n%s" % (len(body), body))
+put("lines-bound", '{\n  "result": {\n    "t": "%s"\n  },\n  "id": 1,\n  "jsonrpc": "2.0"\n}' % pad)
 put("small-exact", '{"jsonrpc":"2.0","id":5,"result":{}}')
 put("small-error", '{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"}}')
 put("small-jsonrp", '{"jsonrp":"2.0","id":5,"result":{}}')
