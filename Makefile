@@ -23,8 +23,8 @@ LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden $(VERSION_DEF)
 # static, as it runs at every start: no dynamic loading to pay for, and the
 # LD_PRELOAD of a wrapped launcher never loads the library into it.
 CHECK    = stdiogate-check
-CHECK_SRC = check/main.c check/wrapper.c check/program.c check/session.c check/output.c \
-	check/report.c check/json.c inspect.c
+CHECK_SRC = check/main.c check/wrapper.c check/program.c check/protocol.c check/session.c check/output.c \
+	check/report.c check/json.c check/progress.c check/util.c inspect.c
 FILTER   = stdiogate-filter
 # --check --config, --fix, --client: a Python script stdiogate-check execs.
 DOCTOR   = doctor/stdiogate-doctor
@@ -61,7 +61,7 @@ $(DEP_DIR):
 	mkdir -p $@
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
-check-clang: $(LIB_SRC) lib/internal.h protocol/detect.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h quiet.h backlog.h filter.c
+check-clang: $(LIB_SRC) lib/internal.h protocol/detect.h env.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h quiet.h backlog.h filter.c
 	@tests/need.sh check-clang clang:clang
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
@@ -76,14 +76,21 @@ examples/bin/%: examples/%.c | examples/bin $(DEP_DIR)
 examples/bin:
 	mkdir -p $@
 
-# The bundled noisy server, first as it is, then under stdiogate, each driven
-# by the scripted client, which shows what stdout and stderr carried.
+# The two failures the README names first, each with the bundled noisy server
+# as it is, then under stdiogate, driven by the scripted client, which shows
+# what stdout and stderr carried: a banner glued to the first answer, then
+# junk at startup and while serving.
 demo: all examples
-	@echo "examples/noisy-server prints three lines on stdout while it starts, then answers"
-	@echo "JSON-RPC. A scripted client sends it four messages; each line the server wrote"
-	@echo "on stdout is marked ok (a JSON-RPC message) or BAD (anything else)."
-	@examples/bin/demo-client examples/bin/noisy-server || true
-	@examples/bin/demo-client ./stdiogate examples/bin/noisy-server
+	@echo "A scripted client sends examples/noisy-server four messages; each line the server"
+	@echo "wrote on stdout is marked ok (a JSON-RPC message) or BAD (anything else)."
+	@echo
+	@echo "1. A banner printed without its newline: the first answer follows it on one line."
+	@examples/bin/demo-client examples/bin/noisy-server --glued || true
+	@examples/bin/demo-client ./stdiogate examples/bin/noisy-server --glued
+	@echo
+	@echo "2. Three lines on stdout while it starts, and a log line while it serves."
+	@examples/bin/demo-client examples/bin/noisy-server --serving || true
+	@examples/bin/demo-client ./stdiogate examples/bin/noisy-server --serving
 
 # LD_PRELOAD splits on spaces and colons, with no escaping: the library must
 # live where the path has neither.  BINDIR and DESTDIR may have spaces (the

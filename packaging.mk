@@ -6,6 +6,7 @@
 #   install         also installs the man page and the bash completion
 #   make dist       stdiogate-VERSION.tar.gz: the tracked files (git ls-files)
 #   make deb        the Debian package (build/deb/), lintian, tests/package/deb.bats
+#   make deb-build  the Debian package and lintian alone (DEB_DIR=...: elsewhere)
 #   make check      a fast subset of the tests for the edit-build-test loop
 #   make clean      also removes what the tests, fuzzing, benchmarks and packaging made
 
@@ -33,25 +34,32 @@ uninstall-docs:
 	rm -f "$(DESTDIR)$(MANDIR)/stdiogate.1" "$(DESTDIR)$(BASHCOMPDIR)/stdiogate"
 
 # The tracked files, owned by root, dated by the last commit, in name order,
-# gzip storing no time: the same tree gives the same tarball.
+# gzip storing no time: the same tree gives the same tarball.  Outside a git
+# checkout of its own (an unpacked release), every file but what is fetched
+# or built under build/, dated by SOURCE_DATE_EPOCH or the files' own dates.
+DIST_FILES = if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then git ls-files -z; \
+	else find . \( -path ./.git -o -path ./build -o -path ./tests/node_modules -o -name '$(DIST).tar.gz' \) \
+		-prune -o -type f -print0 | LC_ALL=C sort -z; fi
+DIST_DATE  = $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null))
 dist:
-	git ls-files -z | tar --null -T - --sort=name --owner=0 --group=0 --numeric-owner \
-		--mtime=@$$(git log -1 --format=%ct) --transform 's|^|$(DIST)/|' -cf - | gzip -n -9 >$(DIST).tar.gz
+	$(DIST_FILES) | tar --null -T - --sort=name --owner=0 --group=0 --numeric-owner \
+		$(if $(DIST_DATE),--mtime=@$(DIST_DATE)) --transform 's|^\(\./\)*|$(DIST)/|' -cf - | gzip -n -9 >$(DIST).tar.gz
 	@echo "$(DIST).tar.gz"
 
 # Built from the release tarball in build/deb, so that the source tree stays clean.
+# make deb-build is the package and lintian's verdict on it, what make deb and make
+# release build (tests/packages.bats runs it: a release that no longer builds fails
+# make test); make deb then installs and runs it (tests/package/deb.bats).
 DEB_TOOLS = dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian
-deb: dist examples | test-tools
-	@for tool in $(DEB_TOOLS); do \
-		command -v "$${tool%%:*}" >/dev/null && continue; \
-		apt-get install -y "$${tool#*:}" || \
-			{ apt-get update && apt-get install -y "$${tool#*:}"; } || exit 1; \
-	done
+deb: deb-build examples | test-tools
+	DEB_DIR=$(abspath $(DEB_DIR)) bats tests/package/deb.bats
+
+deb-build: dist
+	@tests/need.sh deb $(DEB_TOOLS)
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)
 	tar -xzf $(DIST).tar.gz -C $(DEB_DIR)
 	cd $(DEB_DIR)/$(DIST) && dpkg-buildpackage -us -uc -b
 	lintian --fail-on error,warning --display-info $(DEB_DIR)/*.changes
-	DEB_DIR=$(CURDIR)/$(DEB_DIR) bats tests/package/deb.bats
 
 # The wrapper, the gate's read paths and junk kinds, diagnostics, exec and spawn,
 # end of input: 129 tests, no npm, no fuzzer; 19 s on 2 cores, one file per CPU
@@ -74,4 +82,4 @@ clean-more:
 		debian/*.debhelper.log debian/*.substvars
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
-.PHONY: install-docs uninstall-docs dist deb check-tools check clean-more
+.PHONY: install-docs uninstall-docs dist deb deb-build check-tools check clean-more

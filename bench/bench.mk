@@ -7,6 +7,7 @@
 #   make bench BENCH_LIB=/abs/path.so   measure another library build
 #   make bench BENCH_ALT_LIB=/abs/other.so  also measure a second build beside it (rows "alt")
 #   make bench BENCH_CPU=none  do not pin timed runs to one CPU (default: the last CPU)
+#   make bench-interpreters    only the interpreters' item (issue 43)
 # The table also goes to bench/out/latest.md.
 
 BENCH_BIN    := bench/bin
@@ -30,6 +31,13 @@ bench-bins: $(BENCH_PROGS)
 bench: bench-bins $(if $(filter $(CURDIR)/$(LIB),$(BENCH_LIB)),$(LIB))
 	BENCH_CPU=$(BENCH_CPU) BENCH_ALT_LIB=$(BENCH_ALT_LIB) $(BENCH_PYTHON) bench/run.py --lib '$(BENCH_LIB)' $(if $(filter 1,$(BENCH_QUICK)),--quick)
 	$(MAKE) -s bench-start
+	$(MAKE) -s bench-interpreters
+
+# What the wrapper costs the interpreters a server runs, and Python and Node
+# servers themselves (issue 43; bench/interpreters.py, bench/out/interpreters.md):
+# the wrapper in this tree, against unwrapped.
+bench-interpreters: all
+	BENCH_CPU=$(BENCH_CPU) $(BENCH_PYTHON) bench/interpreters.py $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
 # The wrapper's start cost against stdbuf's (bench/start.py; bench/out/start.md), and the
 # npm package's launcher in front of it: the npm tarballs of make packages installed offline
@@ -46,7 +54,7 @@ bench-start: all packages bench-bins
 bench-clean:
 	rm -rf $(BENCH_BIN) bench/out
 
-.PHONY: bench bench-bins bench-clean bench-start
+.PHONY: bench bench-bins bench-clean bench-start bench-interpreters
 
 # Strict mode (stdiogate-filter): a separate item, bench/strict.py; report in
 # bench/out/strict.md.  BENCH_QUICK=1 and BENCH_CPU as above.

@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* check/check.h - what the files of stdiogate-check share (main.c: the
- * program's modes and the --check options; wrapper.c: --inspect, --wrapper,
- * --environment; json.c: reading and writing JSON; program.c: the program
- * COMMAND names; session.c: one run of the server; output.c: what came out
- * on its stdout and stderr; report.c: the verdict and the reports). */
+/* check/check.h - what the files of stdiogate-check share (which file does
+ * what: docs/ARCHITECTURE.md, "The checker, file by file"). */
 #ifndef STDIOGATE_CHECK_H
 #define STDIOGATE_CHECK_H
 
@@ -14,6 +11,7 @@
 
 #include "../inspect.h"
 #include "../protocol/detect.h"
+#include "../env.h"
 
 /* ------------------------------------------------------------------ */
 /* --check */
@@ -33,7 +31,7 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
 int environment(const char *pid);
 
 /* ------------------------------------------------------------------ */
-/* Small utilities (main.c) */
+/* Small utilities (util.c) */
 
 void die(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 void *xrealloc(void *p, size_t n);
@@ -87,8 +85,15 @@ void own_directory(char *out, size_t cap);
 
 enum protocol { PROTO_MCP, PROTO_LSP, PROTO_DAP };
 
+/* How the protocol was chosen (protocol.c) */
+enum protocol_source { FROM_OPTION, FROM_DEFAULT, FROM_COMMAND, FROM_FRAMED_ANSWER, FROM_SILENT_LINE,
+                       FROM_LINE_ANSWER, FROM_SILENT_FRAME };
+
 struct options {
-    enum protocol protocol;
+    enum protocol protocol;   /* the one the runs speak */
+    int protocol_given;       /* --protocol named it: no other is tried */
+    enum protocol_source source;
+    char protocol_note[300];  /* how it was chosen, for people */
     double timeout, linger;
     const char *call, *call_args;
     int json;
@@ -128,6 +133,7 @@ struct request {
     char id[40];             /* as sent (JSON text) */
     enum outcome outcome;
     char seen_id[40];        /* a wrong id, or why there was no answer */
+    int glued;               /* MCP: on one line after junk (no newline between): clients lose it */
     char error[160];         /* error.message of an error answer */
     double sent, answered;   /* seconds since the start */
     int late;                /* answered after --timeout (at answered) */
@@ -157,6 +163,7 @@ struct out_stream {
     char *msg;
     size_t msg_len, msg_cap;
     int in_msg, msg_overflow;
+    int msg_glued;                 /* MCP: the message began in the middle of a junk line */
     char *line;                    /* MCP: the junk line so far [SG_HOLD_MAX] */
     size_t line_len;
     int line_overflow;
@@ -165,6 +172,7 @@ struct out_stream {
 
 struct run {
     const char *mode;        /* "unwrapped", "gated", "strict" */
+    int index, of;           /* run index + 1 of of, for the progress lines */
     const char *title;
     char **argv;
     int skipped;             /* not run; note says why */
@@ -218,6 +226,10 @@ struct run {
     struct { long pid; char name[64]; } left[LEFT_MAX];  /* the first of them */
     int exited_early;        /* exited before its stdin was closed */
     int closed_alive;        /* closed stdout before answering, still running */
+    int trying;              /* a try of the unwrapped run while the protocol is not known:
+                                  1 the first (it ends early on the other framing's bytes),
+                                  2 the other framing's (no wait for a late answer) */
+    int other_framing;       /* its stdout began in the other framing: ended early */
 };
 
 
@@ -231,6 +243,18 @@ void flush_queue(struct run *r);
 void plan_rest(struct run *r, struct span answer);
 void send_next(struct run *r);
 void drive(struct run *r);
+
+/* protocol.c */
+enum protocol protocol_of_command(char **command, const char **word);
+enum protocol other_protocol(enum protocol p);
+int other_framing_seen(const struct run *r);
+int no_answer_at_all(const struct run *r);
+extern const char *const protocol_titles[3];
+extern const char *const framing_words[3];
+
+/* progress.c: on a terminal (stderr), what the check is doing as it goes */
+void progress_start(void);
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* output.c */
 void end_stdout(struct run *r);

@@ -26,8 +26,8 @@
  * dropped is put back as the caller gave it (read from /proc/PID/environ:
  * dash exports PWD, and a caller's exported variable named like one of the
  * wrapper's would carry the wrapper's value), then LD_PRELOAD,
- * PYTHONUNBUFFERED, PERL5OPT, RUBYOPT, STDIOGATE_WIRE and STDIOGATE_DEBUG are
- * set, unless the library must stay out.  It never writes anything else to stdout.
+ * STDIOGATE_WIRE and STDIOGATE_DEBUG are set, unless the library must stay
+ * out.  It never writes anything else to stdout.
  *
  * --check is `stdiogate --check` (the wrapper passes its own path): it plays
  * the client to the stdio server COMMAND and tells whether the server's
@@ -54,64 +54,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-/* ------------------------------------------------------------------ */
-/* Small utilities */
-
-void die(int status, const char *fmt, ...)
-{
-    va_list ap;
-    fputs("stdiogate --check: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(status);
-}
-
-void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p)
-        die(EXIT_USAGE, "out of memory");
-    return p;
-}
-
-char *xasprintf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s;
-    va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        die(EXIT_USAGE, "out of memory");
-    va_end(ap);
-    return s;
-}
-
-double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-void set_nonblock_cloexec(int fd)
-{
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    fcntl(fd, F_SETFD, FD_CLOEXEC);
-}
 
 /* ------------------------------------------------------------------ */
 /* Options */
 
 static void check_usage(FILE *f)
 {
-    fputs("Usage: stdiogate --check [--protocol mcp|lsp|dap] [--timeout S] [--linger S]\n"
+    fputs("Usage: stdiogate --check [--protocol mcp|lsp|dap|auto] [--timeout S] [--linger S]\n"
           "                         [--call TOOL [--args JSON]] [--json] [--] COMMAND [ARG]...\n", f);
 }
 
@@ -122,7 +74,9 @@ static void check_help(void)
           "default mode and under --strict (when installed), drive a session in each\n"
           "run, and report every stretch of non-protocol bytes on its stdout, the\n"
           "answers, the exit, and the configuration that keeps the junk off the wire.\n\n"
-          "  --protocol P   mcp (default), lsp or dap\n"
+          "  --protocol P   mcp, lsp or dap (jsonl: mcp, framed: lsp); by default (auto)\n"
+          "                 the command's name says, or the first run finds out: MCP's JSON\n"
+          "                 line first, LSP's Content-Length frame if that gets no answer\n"
           "  --timeout S    bound on each answer and on the exit (default 10)\n"
           "  --linger S     after the session, wait S seconds for output on timers (default 1)\n"
           "  --call TOOL    MCP: also call TOOL, with the arguments --args JSON (default {})\n"
@@ -194,15 +148,19 @@ static void parse_check_options(int argc, char **argv, struct options *o)
         } else if (is_option(a, "--wrapper-path")) {
             o->wrapper = option_value(argv, &i, "--wrapper-path");
         } else if (is_option(a, "--protocol")) {
+            /* (also the wrapper's words: jsonl is MCP's framing, framed LSP's) */
             const char *p = option_value(argv, &i, "--protocol");
-            if (strcmp(p, "mcp") == 0)
+            o->protocol_given = 1;
+            if (strcmp(p, "mcp") == 0 || strcmp(p, "jsonl") == 0)
                 o->protocol = PROTO_MCP;
-            else if (strcmp(p, "lsp") == 0)
+            else if (strcmp(p, "lsp") == 0 || strcmp(p, "framed") == 0)
                 o->protocol = PROTO_LSP;
             else if (strcmp(p, "dap") == 0)
                 o->protocol = PROTO_DAP;
+            else if (strcmp(p, "auto") == 0)
+                o->protocol_given = 0;
             else
-                usage_error("unknown protocol '%s' (mcp, lsp or dap)", p);
+                usage_error("unknown protocol '%s' (mcp, lsp, dap; or jsonl, framed, auto)", p);
         } else if (is_option(a, "--timeout")) {
             o->timeout = seconds_option("--timeout", option_value(argv, &i, "--timeout"), 0);
         } else if (is_option(a, "--linger")) {
@@ -219,8 +177,10 @@ static void parse_check_options(int argc, char **argv, struct options *o)
     }
     if (o->call_args && !o->call)
         usage_error("%s needs --call TOOL", "--args");
-    if (o->call && o->protocol != PROTO_MCP)
+    if (o->call && o->protocol_given && o->protocol != PROTO_MCP)
         usage_error("%s is for MCP servers", "--call");
+    if (o->call)
+        o->protocol_given = 1;  /* (MCP) */
     if (o->call_args) {
         struct span obj;
         if (!json_is_object(o->call_args, o->call_args + strlen(o->call_args), &obj))
@@ -300,6 +260,97 @@ static void run_doctor(int argc, char **argv)
     die(EXIT_USAGE, "cannot run %s: %s", path, strerror(errno));
 }
 
+static void init_run(struct run *r, const struct options *o, int index, int of)
+{
+    r->opt = o;
+    r->waiting = -1;
+    r->late = -1;
+    r->first_answer = -1;
+    r->index = index;
+    r->of = of;
+}
+
+static void run(struct run *r)
+{
+    drive(r);
+    if (r->started)
+        progress("run %d: done in %.1fs", r->index, now() - r->t0);
+}
+
+/* The protocol tried first: the one --protocol names, or the command's
+ * name, or MCP. */
+static void first_protocol(struct options *o)
+{
+    const char *word;
+    if (o->protocol_given) {
+        o->source = FROM_OPTION;
+        snprintf(o->protocol_note, sizeof o->protocol_note, "%s, as %s says", protocol_titles[o->protocol],
+                 o->call ? "--call" : "--protocol");
+        return;
+    }
+    o->protocol = protocol_of_command(o->command, &word);
+    o->source = word ? FROM_COMMAND : FROM_DEFAULT;
+    if (word)
+        snprintf(o->protocol_note, sizeof o->protocol_note, "%s, by the command's name (%s)",
+                 protocol_titles[o->protocol], word);
+    else
+        snprintf(o->protocol_note, sizeof o->protocol_note, "%s, the default", protocol_titles[o->protocol]);
+}
+
+/* How the other framing's try came about, and what it found. */
+static void note_other_try(struct options *o, const struct run *first, enum protocol tried, int answered)
+{
+    size_t k = strlen(o->protocol_note);
+    enum protocol p = first->opt->protocol == tried ? other_protocol(tried) : first->opt->protocol;
+    if (!answered) {
+        snprintf(o->protocol_note + k, sizeof o->protocol_note - k, "; %s (%s) got no answer either",
+                 framing_words[tried], protocol_titles[tried]);
+        return;
+    }
+    o->source = first->other_framing ? (p == PROTO_MCP ? FROM_FRAMED_ANSWER : FROM_LINE_ANSWER)
+                                     : (p == PROTO_MCP ? FROM_SILENT_LINE : FROM_SILENT_FRAME);
+    if (first->other_framing)
+        snprintf(o->protocol_note, sizeof o->protocol_note, "%s: given %s (%s), its stdout began with %s",
+                 protocol_titles[tried], framing_words[p], protocol_titles[p], framing_words[tried]);
+    else
+        snprintf(o->protocol_note, sizeof o->protocol_note, "%s: %s (%s) got no answer at all, %s did",
+                 protocol_titles[tried], framing_words[p], protocol_titles[p], framing_words[tried]);
+}
+
+/* The unwrapped run.  When --protocol did not name the protocol, the one
+ * the command's name says (MCP if none) is tried first; if that gets no
+ * answer at all, or one in the other framing, the other framing is tried
+ * in a new run, which is the unwrapped run if it answered. */
+static void run_unwrapped(struct run *r, struct options *o)
+{
+    struct run other;
+    enum protocol first = o->protocol;
+    r->trying = !o->protocol_given;
+    run(r);
+    if (!r->trying || interrupted || !no_answer_at_all(r))
+        return;
+    o->protocol = other_protocol(first);
+    progress("run 1: %s (%s) got %s: trying %s (%s)", framing_words[first], protocol_titles[first],
+             r->other_framing ? "an answer in the other framing" : "no answer", framing_words[o->protocol],
+             protocol_titles[o->protocol]);
+    memset(&other, 0, sizeof other);
+    other.mode = r->mode;
+    other.title = r->title;
+    other.argv = r->argv;
+    init_run(&other, o, r->index, r->of);
+    other.trying = 2;
+    run(&other);
+    if (interrupted)
+        return;
+    if (no_answer_at_all(&other)) {
+        o->protocol = first;
+        note_other_try(o, r, other_protocol(first), 0);
+    } else {
+        note_other_try(o, r, o->protocol, 1);
+        *r = other;
+    }
+}
+
 static int check_main(int argc, char **argv)
 {
     struct options o;
@@ -308,7 +359,7 @@ static int check_main(int argc, char **argv)
     struct verdict v;
     char program[PATH_MAX], dir[PATH_MAX], filter[PATH_MAX + 32], wrapper_path[PATH_MAX + 32];
     const char *not_found = NULL;
-    int nruns = 0, found, strict_available;
+    int nruns, found, strict_available;
     const char *plain_extra[] = { "--", NULL };
     const char *strict_extra[] = { "--strict", "--protocol", NULL, "--", NULL };
 
@@ -332,7 +383,6 @@ static int check_main(int argc, char **argv)
         die(EXIT_USAGE, "cannot find the stdiogate wrapper (%s): run this as 'stdiogate --check'", o.wrapper);
     snprintf(filter, sizeof filter, "%s/stdiogate-filter", dir);
     strict_available = access(filter, X_OK) == 0;
-    strict_extra[2] = o.protocol == PROTO_MCP ? "jsonl" : "framed";
 
     switch (resolve_command(o.command[0], program, sizeof program)) {
     case 127:
@@ -355,8 +405,11 @@ static int check_main(int argc, char **argv)
     if (!found)
         snprintf(program, sizeof program, "%s", o.command[0]);
 
+    first_protocol(&o);
     install_signals();
+    progress_start();
     memset(runs, 0, sizeof runs);
+    nruns = 3;
     runs[0].mode = "unwrapped";
     runs[0].title = "unwrapped";
     runs[0].argv = make_argv(NULL, NULL, o.command);
@@ -365,22 +418,33 @@ static int check_main(int argc, char **argv)
     runs[1].argv = make_argv(o.wrapper, plain_extra, o.command);
     runs[2].mode = "strict";
     runs[2].title = "--strict";
+    for (int i = 0; i < nruns; i++)
+        init_run(&runs[i], &o, i + 1, strict_available ? nruns : nruns - 1);
+    if (!found) {
+        for (int i = 0; i < nruns; i++) {
+            runs[i].skipped = 1;
+            snprintf(runs[i].note, sizeof runs[i].note, "%s: %s", o.command[0], not_found);
+        }
+    } else {
+        run_unwrapped(&runs[0], &o);
+    }
+    /* (the protocol is known now) */
+    strict_extra[2] = o.protocol == PROTO_MCP ? "jsonl" : "framed";
     runs[2].argv = make_argv(o.wrapper, strict_extra, o.command);
-    nruns = 3;
-    for (int i = 0; i < nruns; i++) {
+    for (int i = 1; found && i < nruns && !interrupted; i++) {
         struct run *r = &runs[i];
-        r->opt = &o;
-        r->waiting = -1;
-        r->late = -1;
-        r->first_answer = -1;
-        if (!found) {
-            r->skipped = 1;
-            snprintf(r->note, sizeof r->note, "%s: %s", o.command[0], not_found);
-        } else if (i == 2 && !strict_available) {
+        if (i == 2 && !strict_available) {
             r->skipped = 1;
             snprintf(r->note, sizeof r->note, "strict mode is not installed (no %s)", filter);
-        } else if (!interrupted) {
-            drive(r);
+        } else if (runs[0].answer_timeout && no_answer_at_all(&runs[0])) {
+            r->skipped = 1;
+            snprintf(r->note, sizeof r->note,
+                     "the unwrapped run got no answer at all (in %gs, and %gs more for a late one): "
+                     "this run would wait as long for nothing", o.timeout, o.timeout);
+            if (i == 1)
+                progress("no answer at all: the runs under stdiogate are not run (they would wait as long)");
+        } else {
+            run(r);
         }
     }
     if (interrupted) {
@@ -404,6 +468,10 @@ static int check_main(int argc, char **argv)
  * check/wrapper.c, end_answer. */
 static int wrapper_main(int argc, char **argv)
 {
+    /* A stderr (or the shell's pipe) whose reader has gone: EPIPE, not the
+     * death of the wrapper before it execs COMMAND.  (This process execs
+     * nothing: the disposition stays here.) */
+    signal(SIGPIPE, SIG_IGN);
     int strict = argc > 4 && strcmp(argv[4], "--strict") == 0, answer = -1;
     if (argc == 4 + strict + 2 && strcmp(argv[4 + strict], "--answer") == 0) {
         char *end;

@@ -113,6 +113,7 @@ static void take_answer(struct run *r, struct span obj, struct span id, int is_e
     } else {
         if (is_error && json_kind(message, '"'))
             json_string_copy(message, q->error, sizeof q->error);
+        q->glued = r->out.msg_glued;
         answered(r, is_error ? OUT_ERROR : OUT_RESULT);
     }
     plan_rest(r, obj);
@@ -283,6 +284,8 @@ static void piece_decided(struct run *r, enum sg_verdict verdict)
         if (r->opt->protocol == PROTO_MCP)
             junk_line_bytes(r, (const char *)s->piece, s->piece_len);
     } else {
+        if (!s->in_msg)  /* (a junk line still open: no newline since) */
+            s->msg_glued = r->opt->protocol == PROTO_MCP && s->line_len > 0;
         s->line_len = 0;
         s->line_overflow = 0;
         if (!s->in_msg) {

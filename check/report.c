@@ -13,7 +13,8 @@
 #include "check.h"
 
 static const char *const protocol_names[] = { "mcp", "lsp", "dap" };
-static const char *const protocol_titles[] = { "MCP", "LSP", "DAP" };
+static const char *const source_keys[] = { "option", "default", "command", "framed_answer", "silent_line",
+                                           "line_answer", "silent_frame" };
 static const char *const phase_keys[] = { "before_first_message", "serving", "at_exit" };
 static const char *const phase_words[] = { "before the first message", "while serving", "at exit" };
 static const char *const outcome_keys[] = {
@@ -130,7 +131,7 @@ static void timing_verdict(const struct run *runs, int nruns, const char *comman
     else
         snprintf(v->summary, sizeof v->summary, "no answer within %g s", u->opt->timeout);
     if (junk_bytes(u)) {
-        char junk[200];
+        char junk[300];
         size_t k = strlen(v->summary);
         describe_junk(u, junk, sizeof junk);
         snprintf(v->summary + k, sizeof v->summary - k, "; it also wrote %s, to be judged once it answers in time",
@@ -159,7 +160,13 @@ static void describe_junk(const struct run *u, char *out, size_t cap)
         sep = ", ";
     }
     if (k < cap)
-        snprintf(out + k, cap - k, ")");
+        k += (size_t)snprintf(out + k, cap - k, ")");
+    for (int i = 0; i < u->nreq && k < cap; i++)
+        if (u->req[i].glued) {
+            snprintf(out + k, cap - k, ", the answer to %s glued to it on one line: real clients lose that answer",
+                     u->req[i].method);
+            break;
+        }
 }
 
 /* Why the default mode cannot keep it all off: the program's own stdout is
@@ -171,10 +178,9 @@ static const char *gate_shortfall(const struct run *u, const struct program_fact
 {
     static const unsigned unguarded = SG_SETUID | SG_SETGID | SG_CAPABILITIES | SG_DOCKER | SG_FOREIGN_LOADER |
                                       SG_STATIC | SG_GO | SG_BUN;
-    const char *guard = getenv("STDIOGATE_GUARD");
     if (facts->known && (facts->in.findings & unguarded))
         return "the library cannot guard this program's own stdout (see the warning above)";
-    if ((u->junk[PHASE_SERVING] || u->junk[PHASE_EXIT]) && guard && strcmp(guard, "0") == 0)
+    if ((u->junk[PHASE_SERVING] || u->junk[PHASE_EXIT]) && !sg_env_guard(getenv(SG_ENV_GUARD)))
         return "with --gate-only (STDIOGATE_GUARD=0) the default mode guards only what comes before the first "
                "message";
     if (u->junk[PHASE_SERVING] || u->junk[PHASE_EXIT])
@@ -187,7 +193,7 @@ void judge(const struct run *runs, int nruns, int found, const char *not_found,
 {
     const struct run *u = &runs[0];
     int all_errors = 1;
-    char junk[200];
+    char junk[300];
     memset(v, 0, sizeof *v);
     describe_junk(u, junk, sizeof junk);
     if (!found) {
@@ -343,12 +349,14 @@ static const char *entry_argument(const char *arg)
 /* The configuration that fixes it: argv of the client's server entry, with
  * stdiogate by its real path and COMMAND as the client must name it (the
  * file PATH finds, relative script paths made absolute). */
-static char **fix_argv(const struct options *o, const char *program, const struct verdict *v, char **scratch,
-                       size_t cap)
+static char **fix_argv(const struct options *o, const char *program, const struct verdict *v)
 {
     size_t k = 0;
+    char **scratch;
     if (!v->fixed_by)
         return NULL;
+    /* stdiogate, --strict --protocol P, --, then every word of COMMAND */
+    scratch = xrealloc(NULL, sizeof *scratch * ((size_t)o->ncommand + 6));
     if (strcmp(v->fixed_by->mode, "unwrapped") != 0) {
         char real[PATH_MAX];
         scratch[k++] = realpath(o->wrapper, real) ? absolute(real) : absolute(o->wrapper);
@@ -361,7 +369,7 @@ static char **fix_argv(const struct options *o, const char *program, const struc
             scratch[k++] = "--";
     }
     scratch[k++] = absolute(program);
-    for (int i = 1; o->command[i] && k + 1 < cap; i++)
+    for (int i = 1; o->command[i]; i++)
         scratch[k++] = strcmp(o->command[i - 1], "-m") == 0 ? o->command[i] : (char *)entry_argument(o->command[i]);
     scratch[k] = NULL;
     return scratch;
@@ -423,6 +431,8 @@ static void text_run(const struct run *r, int index)
         case OUT_MALFORMED: printf("MALFORMED ANSWER (not %s)", r->opt->protocol == PROTO_DAP ? "DAP" : "JSON-RPC 2.0"); break;
         default: printf("not sent"); break;
         }
+        if (q->glued)
+            printf(" but GLUED to the junk before it (no newline between): real clients lose this answer");
     }
     putchar('\n');
     if (r->stray)
@@ -455,11 +465,11 @@ static void text_run(const struct run *r, int index)
 void text_report(const struct options *o, const char *program, const struct program_facts *facts,
                  const struct run *runs, int nruns, const struct verdict *v)
 {
-    char *scratch[64];
-    char **fix = fix_argv(o, program, v, scratch, 64);
+    char **fix = fix_argv(o, program, v);
     printf("stdiogate --check (%s, timeout %gs, linger %gs): ", protocol_titles[o->protocol], o->timeout, o->linger);
     put_argv_text(o->command);
     putchar('\n');
+    printf("protocol: %s\n", o->protocol_note);
     printf("program: %s: %s\n", program, facts->note);
     if (facts->auto_strict)
         printf("  default mode: strict, chosen by itself (%s); with --gate-only the wrapper would warn:\n",
@@ -482,6 +492,7 @@ void text_report(const struct options *o, const char *program, const struct prog
         put_command_args(fix);
         putchar('\n');
     }
+    free(fix);
 }
 
 static void json_number_or_null(double seconds)
@@ -539,6 +550,7 @@ static void json_run(const struct run *r)
         put_json_string(q->outcome == OUT_ERROR ? q->error : NULL);
         printf(", \"late_ms\": ");
         json_number_or_null(q->late ? q->answered - q->sent : -1);
+        printf(", \"glued_to_junk\": %s", q->glued ? "true" : "false");
         printf("}");
     }
     printf("],\n     \"stray_answers\": %llu, \"first_answer_ms\": ", r->stray);
@@ -579,8 +591,7 @@ static void json_run(const struct run *r)
 void json_report(const struct options *o, const char *program, const struct program_facts *facts,
                  const struct run *runs, int nruns, const struct verdict *v, int strict_available)
 {
-    char *scratch[64];
-    char **fix = fix_argv(o, program, v, scratch, 64);
+    char **fix = fix_argv(o, program, v);
     struct rusage ru;
     printf("{\"stdiogate_check\": 1, \"version\": \"%s\",\n", STDIOGATE_VERSION);
     printf(" \"command\": ");
@@ -588,6 +599,8 @@ void json_report(const struct options *o, const char *program, const struct prog
     printf(", \"protocol\": \"%s\", \"timeout\": %g, \"linger\": %g, \"call\": ", protocol_names[o->protocol],
            o->timeout, o->linger);
     put_json_string(o->call);
+    printf(", \"protocol_source\": \"%s\", \"protocol_note\": ", source_keys[o->source]);
+    put_json_string(o->protocol_note);
     printf(",\n \"program\": {\"path\": ");
     put_json_string(program);
     printf(", \"inspected\": %s, \"text\": ", facts->known ? "true" : "false");
@@ -635,6 +648,7 @@ void json_report(const struct options *o, const char *program, const struct prog
     } else {
         fputs("null", stdout);
     }
+    free(fix);
     getrusage(RUSAGE_SELF, &ru);
     printf("},\n \"self\": {\"max_rss_kib\": %ld}}\n", ru.ru_maxrss);
 }

@@ -449,6 +449,14 @@ static int advance(struct run *r)
             r->deadline = t + r->opt->linger;
             return 1;
         }
+        if (r->trying == 1 && other_framing_seen(r)) {
+            /* the other framing's answer: this try is over */
+            r->other_framing = 1;
+            r->req[r->waiting].outcome = OUT_NONE;
+            snprintf(r->req[r->waiting].seen_id, sizeof r->req[r->waiting].seen_id, "other framing");
+            r->state = S_DONE;
+            return 1;
+        }
         if (r->out.eof || t >= r->deadline) {
             struct request *q = &r->req[r->waiting];
             if (r->out.eof)
@@ -457,9 +465,18 @@ static int advance(struct run *r)
             if (r->out.eof) {
                 snprintf(q->seen_id, sizeof q->seen_id, "stdout closed");
                 r->closed_alive = !r->exited && r->first_answer < 0;
+            } else if (r->trying == 2 && r->first_answer < 0) {
+                /* the other framing, tried after the first had no answer
+                 * in twice --timeout: silence again ends it */
+                snprintf(q->seen_id, sizeof q->seen_id, "timeout");
+                r->answer_timeout = 1;
+                r->state = S_DONE;
+                return 1;
             } else {
                 snprintf(q->seen_id, sizeof q->seen_id, "timeout");
                 r->answer_timeout = 1;
+                progress("run %d: no answer to %s within %gs; waiting %gs more for a late one", r->index,
+                         q->method, r->opt->timeout, r->opt->timeout);
                 /* A slow server is told from a silent one by its late
                  * answer: stdin stays open for another --timeout (and
                  * the answer is taken as late until the run ends). */
@@ -495,6 +512,8 @@ static int advance(struct run *r)
         if (t < r->deadline)
             return 0;
         if (!r->term_sent) {
+            progress("run %d: still running %gs after its stdin was closed: killing it", r->index,
+                     r->opt->timeout);
             r->exit_timeout = 1;
             r->term_sent = 1;
             r->killed_by_check = 1;
@@ -545,6 +564,8 @@ void drive(struct run *r)
     r->phase = PHASE_BEFORE;
     r->first_answer = -1;
     send_next(r);
+    progress("run %d of %d, %s (%s): started; waiting up to %gs for the answer to %s", r->index, r->of, r->title,
+             protocol_titles[r->opt->protocol], r->opt->timeout, r->req[0].method);
     while (r->state != S_DONE && !interrupted) {
         struct pollfd fds[4];
         int nfds = 0, out = -1, err = -1, in = -1;

@@ -7,7 +7,9 @@
  * initialized notification, tools/list and ping, one at a time, waiting for
  * each answer, then closes the server's stdin.  It prints every line the
  * server wrote on stdout, marked by whether it is a JSON-RPC message, and
- * then what the server wrote on stderr.  Exit status 0 when stdout carried
+ * then what the server wrote on stderr.  As a real client does, it skips a
+ * line that is not JSON-RPC: an answer glued to junk on its line is lost,
+ * and the client waits for it in vain.  Exit status 0 when stdout carried
  * nothing but JSON-RPC, 1 otherwise.
  */
 #include <errno.h>
@@ -19,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define TIMEOUT_MS 5000
+#define TIMEOUT_MS 3000
 #define WIDTH 66
 
 /* ---- a JSON syntax check: returns the end of the value at p, or NULL */
@@ -127,7 +129,7 @@ static FILE *to_server;
 static int from_server;
 static char pending[1 << 16];
 static size_t pending_len;
-static int lines, bad_lines, eof;
+static int lines, bad_lines, eof, lost;
 static char first_bad[32];
 static size_t first_bad_len;
 
@@ -138,7 +140,7 @@ static void show(const char *who, const char *mark, const char *text)
            n > WIDTH ? "..." : "");
 }
 
-static void stdout_line(char *line)
+static int stdout_line(char *line)
 {
     int ok = is_jsonrpc(line);
     lines++;
@@ -147,6 +149,7 @@ static void stdout_line(char *line)
         memcpy(first_bad, line, first_bad_len < 31 ? first_bad_len + 1 : 31);
     }
     show("stdout", ok ? "ok" : "BAD", line);
+    return ok;
 }
 
 /* Reads the server's stdout until a line contains "id":ID (ID > 0), or to
@@ -159,8 +162,11 @@ static int read_until(int id)
         char *nl;
         while ((nl = memchr(pending, '\n', pending_len))) {
             *nl = '\0';
-            stdout_line(pending);
-            int found = id && strstr(pending, want);
+            int ok = stdout_line(pending);
+            /* (an answer on a line that does not parse is no answer) */
+            int found = id && ok && strstr(pending, want);
+            if (id && !ok && strstr(pending, want))
+                lost = id;
             pending_len -= (size_t)(nl + 1 - pending);
             memmove(pending, nl + 1, pending_len);
             if (found)
@@ -173,7 +179,8 @@ static int read_until(int id)
         }
         struct pollfd pfd = { .fd = from_server, .events = POLLIN };
         if (poll(&pfd, 1, TIMEOUT_MS) == 0) {
-            printf("  (no answer within %d s: giving up)\n", TIMEOUT_MS / 1000);
+            printf("  (no answer within %d s: giving up; a real client waits until its own timeout)\n",
+                   TIMEOUT_MS / 1000);
             return 0;
         }
         ssize_t n = read(from_server, pending + pending_len, sizeof pending - 1 - pending_len);
@@ -260,14 +267,20 @@ int main(int argc, char **argv)
     rewind(err);
     char line[4096];
     int err_lines = 0;
+    int err_serving = 0;
     while (fgets(line, sizeof line, err)) {
         show("stderr", "", line);
         err_lines++;
+        err_serving |= strncmp(line, "log: ", 5) == 0;
     }
     if (!err_lines)
         show("stderr", "", "(nothing)");
 
-    if (bad_lines) {
+    if (lost) {
+        printf("  Result: the answer to request %d came on the same line as the junk before it (a banner\n"
+               "  printed without its newline): no client can read that line, so the answer is lost and\n"
+               "  the session hangs.\n", lost);
+    } else if (bad_lines) {
         printf("  Result: %d of %d lines on stdout are not JSON-RPC.", bad_lines, lines);
         if (first_bad[0] && !strchr("{[\"-0123456789tfn \t\r", first_bad[0]))
             /* as V8's JSON.parse words it */
@@ -277,8 +290,8 @@ int main(int argc, char **argv)
         else
             printf(" Clients reject or drop the connection.\n");
     } else if (answered) {
-        printf("  Result: all %d lines on stdout are JSON-RPC; the startup output went to stderr.\n",
-               lines);
+        printf("  Result: all %d lines on stdout are JSON-RPC; the startup output went to stderr%s.\n",
+               lines, err_serving ? ", and so did the line written while serving" : "");
     } else {
         printf("  Result: the server did not answer.\n");
     }

@@ -4,8 +4,16 @@
  * line from a child process.  Then it serves newline-delimited JSON-RPC:
  * it answers initialize, tools/list and ping, and exits at the end of input.
  *
+ *   noisy-server [--glued] [--serving]
+ *
+ * --glued: the banner alone, printed without its newline, so that the first
+ * answer follows it on the same line (no client can read that line).
+ * --serving: also a log line on stdout after each tools/list answer, while
+ * serving.
+ *
  * Unwrapped, the startup lines reach the client ahead of the first answer.
- * Run as `stdiogate noisy-server`, they go to stderr.
+ * Run as `stdiogate noisy-server`, they go to stderr, and so does the log
+ * line written while serving.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,14 +47,29 @@ static void answer(const char *id, const char *result)
     fflush(stdout);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    /* Both sit in stdio's buffer (stdout is a pipe) until the first answer
-     * flushes it; the child's line is written at once. */
-    printf("Starting noisy-server 1.0 in stdio mode...\n");
-    puts("Loaded 1 tool: echo");
-    if (system("echo 'helper: cache warmed up (printed by a child process)'") != 0)
-        fprintf(stderr, "noisy-server: the helper failed\n");
+    int glued = 0, serving = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--glued") == 0) {
+            glued = 1;
+        } else if (strcmp(argv[i], "--serving") == 0) {
+            serving = 1;
+        } else {
+            fprintf(stderr, "usage: noisy-server [--glued] [--serving]\n");
+            return 2;
+        }
+    }
+    if (glued) {
+        printf("Starting noisy-server 1.0 in stdio mode...");
+    } else {
+        /* Both sit in stdio's buffer (stdout is a pipe) until the first
+         * answer flushes it; the child's line is written at once. */
+        printf("Starting noisy-server 1.0 in stdio mode...\n");
+        puts("Loaded 1 tool: echo");
+        if (system("echo 'helper: cache warmed up (printed by a child process)'") != 0)
+            fprintf(stderr, "noisy-server: the helper failed\n");
+    }
 
     char line[65536], method[128], id[128];
     while (fgets(line, sizeof line, stdin)) {
@@ -57,10 +80,15 @@ int main(void)
         if (strcmp(method, "\"initialize\"") == 0)
             answer(id, "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},"
                        "\"serverInfo\":{\"name\":\"noisy-server\",\"version\":\"1.0\"}}");
-        else if (strcmp(method, "\"tools/list\"") == 0)
+        else if (strcmp(method, "\"tools/list\"") == 0) {
             answer(id, "{\"tools\":[{\"name\":\"echo\",\"description\":\"Returns its text\","
                        "\"inputSchema\":{\"type\":\"object\",\"properties\":"
                        "{\"text\":{\"type\":\"string\"}}}}]}");
+            if (serving) {
+                printf("log: handled tools/list (1 tool)\n");
+                fflush(stdout);
+            }
+        }
         else if (strcmp(method, "\"ping\"") == 0)
             answer(id, "{}");
         else {

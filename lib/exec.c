@@ -9,7 +9,8 @@
  *
  * These run in vfork children too: they write nothing shared, and what
  * sits on the stack is bounded (ENV_ON_STACK, ACTS_ON_STACK); larger copies
- * are mapped, and unmapped again when the call returns. */
+ * are mapped, and unmapped again when the call returns (a vfork child's
+ * exec leases its mapping: lib/scratch.c). */
 
 /* Is fd 1 still the inherited diversion, with the wire at hand?  fd 1 is
  * looked at too: libuv closes it with a raw system call and reopens it on
@@ -67,7 +68,7 @@ static size_t env_count(char *const *env, int *has_stale, const char **preload)
     for (; env && env[n]; n++) {
         if (stale_marker(env[n]))
             *has_stale = 1;
-        else if (strncmp(env[n], "LD_PRELOAD=", 11) == 0)
+        else if (strncmp(env[n], SG_ENV_PRELOAD "=", sizeof SG_ENV_PRELOAD) == 0)
             *preload = env[n];
     }
     return n;
@@ -270,19 +271,18 @@ static unsigned program_kind(const char *file, int search, int deep, struct prog
 }
 
 /* Environment arrays this large are not edited (and the program still
- * gets the wire, unguarded). */
-#define MAX_ENV 32768
+ * gets the wire, unguarded): more entries than the kernel takes. */
+#define MAX_ENV (1UL << 24)
 /* Copies of up to this many entries live on the stack (2 KiB: safe on any
- * thread's stack); larger ones are mapped.  Not in a vfork child: its
- * mapping would outlive its exec, in the parent.  There a larger
- * environment is left as it is. */
+ * thread's stack); larger ones are mapped (lib/scratch.c). */
 #define ENV_ON_STACK 256
 
 /* LD_PRELOAD values up to this long are rewritten on the stack; longer
- * ones are mapped (not in a vfork child, which then leaves it as it is). */
+ * ones are mapped. */
 #define PRELOAD_ON_STACK 512
 
-/* The filter's argv, up to this many entries on the stack. */
+/* The filter's argv, up to this many entries on the stack; more are
+ * mapped. */
 #define FILTER_ARGV_ON_STACK 32
 
 struct exec_plan {
@@ -296,35 +296,64 @@ struct exec_plan {
     size_t n;           /* entries in the caller's environment */
     size_t marker_at;   /* where out[] holds our marker, or 0 */
     char **out;         /* the new environment */
-    size_t mapped;      /* bytes of out[] that are mapped, or 0 */
     char *pre;          /* our LD_PRELOAD entry rewritten, for a foreign program */
-    size_t pre_mapped;  /* bytes of pre that are mapped, or 0 */
+    char **fargv;       /* the filter's argv */
+    struct scratch mem; /* what does not fit on the stack */
     struct program prog; /* what the exec runs */
     char *small[ENV_ON_STACK];
     char pre_small[PRELOAD_ON_STACK];
+    char *fargv_small[FILTER_ARGV_ON_STACK];
 };
 
-/* Stack copies of size bytes, or a mapping (never in a vfork child: its
- * mapping would outlive its exec, in the parent).  NULL if none. */
-static void *exec_buffer(void *small, size_t small_size, size_t size, size_t *mapped)
+/* The copies the plan needs: on the stack where they fit, else in one
+ * mapping (lib/scratch.c).  Without one the plan does without what needed
+ * it, and says so: the program gets its environment as it is, or the wire
+ * without the filter. */
+static void plan_memory(struct exec_plan *x, const char *what, char *const *argv, int returns)
 {
-    *mapped = 0;
-    if (size <= small_size)
-        return small;
-    if (in_vfork_child())
-        return NULL;
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-    *mapped = size;
-    return p;
+    size_t argc = 0, plen = x->foreign ? strlen(x->preload) + 1 : 0;
+    while (x->filter && argv[argc])
+        argc++;
+    size_t env = x->edit_env && x->n + 2 > ENV_ON_STACK ? (x->n + 2) * sizeof *x->out : 0;
+    size_t fargv = x->filter && argc + 5 > FILTER_ARGV_ON_STACK ? (argc + 5) * sizeof *x->fargv
+                                                                : 0;
+    size_t pre = x->edit_env && plen > PRELOAD_ON_STACK ? plen : 0;
+    size_t need = env + fargv + pre;
+    char *mem = need ? scratch_get(&x->mem, need, returns) : NULL;
+    x->out = x->small;
+    x->fargv = x->fargv_small;
+    x->pre = x->pre_small;
+    if (need && !mem) {
+        const char *why = err_name(errno);
+        if (env + pre) {
+            x->edit_env = 0;
+            say(1, "exec: no memory to rewrite the environment of ", what, " (", why,
+                "): it gets it as it is");
+        }
+        if (fargv) {
+            x->filter = 0;
+            say(1, "exec: no memory to start ", what, " under the strict filter (", why,
+                "): it runs unguarded");
+        }
+        return;
+    }
+    if (env) {
+        x->out = (char **)(void *)mem;
+        mem += env;
+    }
+    if (fargv) {
+        x->fargv = (char **)(void *)mem;
+        mem += fargv;
+    }
+    if (pre)
+        x->pre = mem;
 }
 
 /* check: 0 do not look at the program, 1 what is its path, 2 its name,
  * searched in PATH.  argv: the new program's (the filter needs its
- * argv[0]). */
+ * argv[0]).  returns: the call comes back whatever happens (a spawn). */
 static void plan_exec(struct exec_plan *x, char *const *env, const char *what, int check,
-                      char *const *argv)
+                      char *const *argv, int returns)
 {
     int has_stale;
     x->hand = gated() && should_hand_wire();
@@ -334,9 +363,7 @@ static void plan_exec(struct exec_plan *x, char *const *env, const char *what, i
     x->filter = 0;
     x->saved = -1;
     x->marker_at = 0;
-    x->mapped = 0;
-    x->pre_mapped = 0;
-    x->pre = NULL;
+    x->mem = (struct scratch){ 0 };
     x->n = env_count(env, &has_stale, &x->preload);
     int ours = x->preload && preload_has_us(x->preload + 11);
     int deep = (x->hand || x->guard) && LOAD(g_auto_strict) && g_helper_path[0] && argv && argv[0];
@@ -347,17 +374,10 @@ static void plan_exec(struct exec_plan *x, char *const *env, const char *what, i
     if (x->foreign && !x->filter)
         say(x->hand || x->guard ? 1 : 2, "exec: ", what, " has a loader that cannot load " LIB_NAME
             ": it runs without it", x->hand || x->guard ? ", unguarded" : "");
-    if (!x->edit_env)
-        return;
-    x->out = exec_buffer(x->small, sizeof x->small, (x->n + 2) * sizeof *x->out, &x->mapped);
-    if (x->foreign)
-        x->pre = exec_buffer(x->pre_small, sizeof x->pre_small, strlen(x->preload) + 1,
-                             &x->pre_mapped);
-    if (!x->out || (x->foreign && !x->pre))
-        x->edit_env = 0;
+    plan_memory(x, what, argv, returns);
 }
 
-/* "LD_PRELOAD=..." without our entries into out; NULL if none is left. */
+/* LD_PRELOAD=... without our entries into out; NULL if none is left. */
 static char *preload_without_us(const char *entry, char *out)
 {
     size_t k = 11;
@@ -454,10 +474,7 @@ static void exec_failed(struct exec_plan *x)
         REAL(close)(x->saved);
         unlock_wire(held);
     }
-    if (x->mapped)
-        munmap(x->out, x->mapped);
-    if (x->pre_mapped)
-        munmap(x->pre, x->pre_mapped);
+    scratch_put(&x->mem);
     errno = saved;
 }
 
@@ -470,17 +487,14 @@ static int runnable(const char *path)
     return r;
 }
 
-/* The filter's argv: stdiogate-filter --path FILE -- ARGV..., on the stack
- * or mapped (not in a vfork child); NULL if neither. */
-static char **filter_argv(struct exec_plan *x, char *const argv[], char **small, size_t *mapped)
+/* The filter's argv: stdiogate-filter --path FILE -- ARGV..., where the
+ * plan made room for it. */
+static char **filter_argv(struct exec_plan *x, char *const argv[])
 {
     size_t argc = 0;
     while (argv[argc])
         argc++;
-    char **f = exec_buffer(small, FILTER_ARGV_ON_STACK * sizeof *small, (argc + 5) * sizeof *f,
-                           mapped);
-    if (!f)
-        return NULL;
+    char **f = x->fargv;
     f[0] = g_helper_path;
     f[1] = (char *)"--path";
     f[2] = x->prog.path;
@@ -507,25 +521,20 @@ static void say_filtered(const struct exec_plan *x)
  * caller then execs the program itself, as it asked. */
 static void exec_filtered(struct exec_plan *x, char *const argv[], char *const env[])
 {
-    char *small[FILTER_ARGV_ON_STACK];
-    size_t mapped = 0;
     int saved = errno;
-    char **f = filter_now(x) ? filter_argv(x, argv, small, &mapped) : NULL;
-    if (!f)
+    if (!filter_now(x))
         return;
     say_filtered(x);
-    REAL(execve)(g_helper_path, f, env);
+    REAL(execve)(g_helper_path, filter_argv(x, argv), env);
     say(1, "exec: cannot start the strict filter ", g_helper_path, ": ", x->prog.path,
         " runs unguarded");
-    if (mapped)
-        munmap(f, mapped);
     errno = saved;
 }
 
 #define EXEC_WITH(env, what, exact, check, argv, call)      \
     do {                                                    \
         struct exec_plan x_;                                \
-        plan_exec(&x_, (env), (what), (check), (argv));     \
+        plan_exec(&x_, (env), (what), (check), (argv), 0);  \
         if (x_.hand && (exact) && !runnable(what))          \
             x_.hand = 0;                                    \
         char *const *envp_ = exec_env(&x_, (env));          \
@@ -695,22 +704,27 @@ static void spawn_done(struct spawn_copy *c)
 }
 
 /* Do the caller's file actions leave the child's fd 1 as it is (the
- * wire, then)?  Only a dup2 onto another number is known to; any other
- * action on fd 0 or 1 (a close, an open, a closefrom) is taken to touch
- * it, and so is everything where the layout is unknown. */
+ * wire, then)?  1 yes, 0 no, -1 cannot tell.  A dup2 onto another number,
+ * a chdir, an fchdir leave it; a dup2 onto 1 and any other action on fd 0
+ * or 1 (a close, an open, a closefrom) touch it; an action of a kind
+ * lib/glibc.c did not learn, or an unknown layout, cannot tell. */
 static int actions_leave_fd1(const posix_spawn_file_actions_t *fa)
 {
     if (!fa || fa->__used == 0)
         return 1;
     if (LOAD(g_spawn_layout) != 1 || fa->__used < 0 || fa->__used >= MAX_SPAWN_ACTIONS)
-        return 0;
+        return -1;
     const struct spawn_action *a = (const struct spawn_action *)(const void *)fa->__actions;
-    for (int i = 0; i < fa->__used; i++) {
-        if (a[i].tag == g_spawn_dup2_tag ? a[i].action.dup2_action.newfd == 1
-                                         : a[i].action.close_action.fd <= 1)
-            return 0;
+    int leaves = 1;
+    for (int i = 0; i < fa->__used && leaves == 1; i++) {
+        switch (spawn_action_kind(a[i].tag)) {
+        case SPAWN_DUP2: leaves = a[i].action.dup2_action.newfd != 1; break;
+        case SPAWN_ON_FD: leaves = a[i].action.close_action.fd > 1; break;
+        case SPAWN_ELSEWHERE: break;
+        default: leaves = -1;
+        }
     }
-    return 1;
+    return leaves;
 }
 
 /* Spawn the program under the filter (see exec_filtered).  Returns the
@@ -720,19 +734,19 @@ static int spawn_filtered(struct exec_plan *x, pid_t *pid, const posix_spawn_fil
                           const posix_spawn_file_actions_t *given, const posix_spawnattr_t *attr,
                           char *const argv[], char *const env[])
 {
-    char *small[FILTER_ARGV_ON_STACK];
-    size_t mapped = 0;
-    char **f = filter_now(x) && actions_leave_fd1(given) ? filter_argv(x, argv, small, &mapped)
-                                                         : NULL;
-    if (!f)
+    if (!filter_now(x))
+        return -1;
+    int leaves = actions_leave_fd1(given);
+    if (leaves < 0)
+        say(1, "exec: cannot tell where the file actions of the spawn of ", x->prog.path,
+            " put its stdout: if it is the wire, it runs unguarded");
+    if (leaves != 1)
         return -1;
     say_filtered(x);
-    int r = REAL(posix_spawn)(pid, g_helper_path, fa, attr, f, env);
+    int r = REAL(posix_spawn)(pid, g_helper_path, fa, attr, filter_argv(x, argv), env);
     if (r != 0)
         say(1, "exec: cannot start the strict filter ", g_helper_path, ": ", x->prog.path,
             " runs unguarded");
-    if (mapped)
-        munmap(f, mapped);
     return r == 0 ? 0 : -1;
 }
 
@@ -745,7 +759,7 @@ static int spawn_with(int search, pid_t *pid, const char *file,
     const posix_spawn_file_actions_t *mine = NULL, *given = fa;
     int r;
 
-    plan_exec(&x, envp, file, search ? 2 : 1, argv);
+    plan_exec(&x, envp, file, search ? 2 : 1, argv, 1);
     char *const *env = exec_env(&x, envp);
     if (guarding())
         guard_settle("spawn", SETTLE_SPAWN);

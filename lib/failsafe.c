@@ -143,10 +143,10 @@ struct hold g_hold;             /* (lib/internal.h) */
  * there were no hold. */
 int hold_lock_how(int try)
 {
-    pid_t me = (pid_t)syscall(SYS_gettid);
+    unsigned long me = this_thread();
     struct timespec ms = { 0, 1000000 };
     for (int spins = 0;; spins++) {
-        pid_t none = 0;
+        unsigned long none = 0;
         if (__atomic_compare_exchange_n(&g_hold.owner, &none, me, 0, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED))
             return 1;
@@ -516,12 +516,130 @@ SEND_WRITER(__send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n,
 SEND_WRITER(sendto, (int fd, const void *buf, size_t n, int flags, const struct sockaddr *a,
                      socklen_t alen), (fd, buf, n, flags, a, alen), a, alen)
 
-/* Control data (passed descriptors) is the program's business: such a
- * message is left alone. */
+/* Descriptors passed in a message (SCM_RIGHTS) go to another process,
+ * maybe one outside every tree the library is in: `flatpak-spawn --host`
+ * and `systemd-run --pipe` hand their stdio to a service that way.  Such a
+ * service is a program the library cannot enter: like one started at exec
+ * (lib/exec.c), it gets the wire in place of the diversion, unguarded but
+ * working, or its answers would go to stderr.  The replacing is done in a
+ * copy of the control data (on the stack, or mapped when larger), with a
+ * copy of the wire taken under the wire lock (a gate opening meanwhile
+ * closes g_wire, not the number sent); the program's message and its own
+ * descriptors are untouched.  Once the gate is open, fd 1 is the wire
+ * already and goes as it is; what the other process writes there passes
+ * no guard (said at level 2).  The message's bytes always go as they are. */
+#define CONTROL_ON_STACK 256
+#define CONTROL_MAX ((size_t)64 * 1024)
+
+/* Is fd one the program knows as stdout: the diversion while the gate is
+ * shut, the wire once it is open (the same bookkeeping)? */
+static int passed_stdout(int fd)
+{
+    return is_diversion(fd) && (shut() ? on_diversion(fd) == 1 : is(fd, &g_wire_id));
+}
+
+/* Calls fn on each descriptor of msg's SCM_RIGHTS messages (a descriptor
+ * fn changes is written back), stopping at the first for which it returns
+ * more than 0 (returned). */
+static int each_passed(const struct msghdr *msg, int (*fn)(int *slot, int arg), int arg)
+{
+    const char *end = (const char *)msg->msg_control + msg->msg_controllen;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))
+            continue;
+        char *data = (char *)CMSG_DATA(c);
+        size_t len = c->cmsg_len - CMSG_LEN(0);
+        if (data > end)
+            break;
+        if (len > (size_t)(end - data))
+            len = (size_t)(end - data);
+        for (size_t at = 0; at + sizeof(int) <= len; at += sizeof(int)) {
+            int fd, was, r;
+            memcpy(&fd, data + at, sizeof fd);
+            was = fd;
+            r = fn(&fd, arg);
+            if (fd != was)      /* (only in our copy: the program's may be read-only) */
+                memcpy(data + at, &fd, sizeof fd);
+            if (r > 0)
+                return r;
+        }
+    }
+    return 0;
+}
+
+/* each_passed: 1 at stdout. */
+static int find_stdout(int *slot, int unused)
+{
+    (void)unused;
+    return passed_stdout(*slot);
+}
+
+/* each_passed: stdout becomes the wire copy. */
+static int put_wire(int *slot, int wire)
+{
+    if (passed_stdout(*slot))
+        *slot = wire;
+    return 0;
+}
+
+/* msg with the diversion replaced by the wire; -2 if it could not be
+ * (then the message goes as it is). */
+static ssize_t send_with_wire(int fd, const struct msghdr *msg, int flags)
+{
+    char small[CONTROL_ON_STACK] __attribute__((aligned(__alignof__(struct cmsghdr))));
+    size_t n = msg->msg_controllen;
+    int held = lock_wire();
+    int wire = shut() ? high_dup(LOAD(g_wire)) : -1;
+    unlock_wire(held);
+    if (wire < 0)
+        return -2;
+    char *copy = small;
+    if (n > sizeof small) {
+        void *p = n <= CONTROL_MAX ? mmap(NULL, n, PROT_READ | PROT_WRITE,
+                                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+        if (p == MAP_FAILED) {
+            REAL(close)(wire);
+            return -2;
+        }
+        copy = p;
+    }
+    memcpy(copy, msg->msg_control, n);
+    struct msghdr mine = *msg;
+    mine.msg_control = copy;
+    (void)each_passed(&mine, put_wire, wire);
+    ssize_t r = REAL(sendmsg)(fd, &mine, flags);
+    int err = errno;
+    REAL(close)(wire);
+    if (copy != small)
+        munmap(copy, n);
+    errno = err;
+    return r;
+}
+
+static ssize_t send_control(int fd, const struct msghdr *msg, int flags)
+{
+    if (unlikely(LOAD(g_state) == GATE_OPENING) && !in_vfork_child())
+        wait_while_opening();
+    if (!msg->msg_control || !each_passed(msg, find_stdout, 0))
+        return REAL(sendmsg)(fd, msg, flags);
+    ssize_t r = shut() ? send_with_wire(fd, msg, flags) : -2;
+    if (r != -2)
+        say(2, "sendmsg: stdout passed to another process: it gets the wire (what it writes "
+               "there is not guarded)");
+    else if (shut())
+        say(1, "sendmsg: cannot give the wire to another process in place of stdout: what it "
+               "writes there goes to stderr");
+    else    /* the gate is open: fd 1 and its copies are the wire */
+        say(2, "sendmsg: the wire passed to another process: what it writes there is not guarded");
+    return r != -2 ? r : REAL(sendmsg)(fd, msg, flags);
+}
+
 WRITER(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), (fd, msg, flags), {
+    if (msg->msg_controllen != 0)
+        return send_control(fd, msg, flags);
     struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,
                      .addr = msg->msg_name, .alen = msg->msg_namelen };
-    int route = msg->msg_controllen == 0 ? write_route(fd, msg->msg_iov, (int)msg->msg_iovlen) : AS_IS;
+    int route = write_route(fd, msg->msg_iov, (int)msg->msg_iovlen);
     if (route == AS_IS)
         return REAL(sendmsg)(fd, msg, flags);
     return routed_call(route, &c, msg->msg_iov, (int)msg->msg_iovlen, "sendmsg");

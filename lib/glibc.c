@@ -9,7 +9,10 @@
  * here, and each piece is checked before it is relied on:
  *  - posix_spawn's file action array (struct spawn_action below): private,
  *    stable since glibc 2.2; check_spawn_layout() builds two actions with
- *    the API and reads them back.  Unknown layout: spawn_with() falls back.
+ *    the API and reads them back, then one of each kind to learn its tag
+ *    (chdir and fchdir: Rust's Command::current_dir).  Unknown layout:
+ *    spawn_with() falls back; an unknown tag: lib/exec.c cannot tell
+ *    where the child's fd 1 goes.
  *  - a FILE's lock (_IO_lock_t: int lock, int cnt, void *owner, where owner
  *    is the holder's THREAD_SELF, which is what pthread_self() returns):
  *    check_stdio_lock() takes and releases stdout's lock and looks.  Unknown:
@@ -33,6 +36,69 @@ int g_spawn_dup2_tag;
 posix_spawn_file_actions_t g_spawn_wire_only;          /* unknown layout: dup2(wire, 1) */
 int g_spawn_wire_only_fd = -1;
 
+/* Each action tag, what it does to the child's descriptors: learnt by
+ * building one action of each kind with the API and reading its tag back
+ * (and the descriptor where lib/exec.c will look for it).  The kinds glibc
+ * added later (chdir 2.29, fchdir 2.29, closefrom 2.34, tcsetpgrp 2.35) are
+ * looked up by name: the library loads on an older glibc too. */
+#define SPAWN_TAGS 16
+static unsigned char g_spawn_kinds[SPAWN_TAGS];
+
+enum spawn_kind spawn_action_kind(int tag)
+{
+    return tag >= 0 && tag < SPAWN_TAGS ? (enum spawn_kind)g_spawn_kinds[tag] : SPAWN_UNKNOWN;
+}
+
+/* The action just added to fa (added: what the API returned) has kind;
+ * for SPAWN_ON_FD, fd is where it must say it acts.  A tag seen twice
+ * makes both unknown. */
+static void learn_tag(const posix_spawn_file_actions_t *fa, int added, enum spawn_kind kind,
+                      int fd)
+{
+    if (added != 0 || fa->__used < 1)
+        return;
+    const struct spawn_action *a = (const struct spawn_action *)fa->__actions + fa->__used - 1;
+    if (a->tag < 0 || a->tag >= SPAWN_TAGS)
+        return;
+    if (g_spawn_kinds[a->tag] != SPAWN_UNKNOWN || (kind == SPAWN_ON_FD &&
+                                                   a->action.close_action.fd != fd))
+        kind = SPAWN_UNKNOWN;
+    g_spawn_kinds[a->tag] = (unsigned char)kind;
+}
+
+typedef int (*spawn_path_adder)(posix_spawn_file_actions_t *, const char *);
+typedef int (*spawn_fd_adder)(posix_spawn_file_actions_t *, int);
+
+static int add_by_name(posix_spawn_file_actions_t *fa, const char *name, int fd, const char *path)
+{
+    void *f = dlsym(RTLD_DEFAULT, name);
+    if (!f)
+        return -1;
+    return path ? ((spawn_path_adder)f)(fa, path) : ((spawn_fd_adder)f)(fa, fd);
+}
+
+static void learn_spawn_tags(void)
+{
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return;
+    learn_tag(&fa, posix_spawn_file_actions_adddup2(&fa, 0, 1), SPAWN_DUP2, 0);
+    learn_tag(&fa, posix_spawn_file_actions_addclose(&fa, 5), SPAWN_ON_FD, 5);
+    learn_tag(&fa, posix_spawn_file_actions_addopen(&fa, 6, "/dev/null", O_RDONLY, 0),
+              SPAWN_ON_FD, 6);
+    learn_tag(&fa, add_by_name(&fa, "posix_spawn_file_actions_addclosefrom_np", 7, NULL),
+              SPAWN_ON_FD, 7);
+    learn_tag(&fa, add_by_name(&fa, "posix_spawn_file_actions_addchdir_np", 0, "/"),
+              SPAWN_ELSEWHERE, 0);
+    learn_tag(&fa, add_by_name(&fa, "posix_spawn_file_actions_addfchdir_np", 0, NULL),
+              SPAWN_ELSEWHERE, 0);
+    learn_tag(&fa, add_by_name(&fa, "posix_spawn_file_actions_addtcsetpgrp_np", 0, NULL),
+              SPAWN_ELSEWHERE, 0);
+    posix_spawn_file_actions_destroy(&fa);
+    if (spawn_action_kind(g_spawn_dup2_tag) != SPAWN_DUP2)
+        memset(g_spawn_kinds, SPAWN_UNKNOWN, sizeof g_spawn_kinds);
+}
+
 /* Run by a diverting constructor: it allocates, which the hook must not. */
 void check_spawn_layout(void)
 {
@@ -51,6 +117,8 @@ void check_spawn_layout(void)
         }
         posix_spawn_file_actions_destroy(&fa);
     }
+    if (known == 1)
+        learn_spawn_tags();
     STORE(g_spawn_layout, known);
     if (known != 1)
         say(2, "posix_spawn: glibc's file action layout is not the known one");

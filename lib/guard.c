@@ -56,6 +56,8 @@ static struct {
     int partial;                    /* the last junk byte was not a newline: one line more */
 } g_junk;
 
+#define BATCH 16                    /* iovecs a piece of a call is cut into */
+
 static int g_junk_discard;          /* --discard, or stderr is the wire: junk goes nowhere */
 static int g_log = -1;              /* STDIOGATE_LOG, appended to by this process after the gate */
 static char g_log_prefix[96];
@@ -220,6 +222,36 @@ static void backlog_add(const struct iovec *v, int n, size_t skip)
         __atomic_add_fetch(&g_junk.dropped, (unsigned long long)lost, __ATOMIC_RELAXED);
 }
 
+/* The bytes of v[0..n) past skip, for stderr after what waits already.
+ * Where they do not fit in the backlog, the owner waits for stderr while
+ * it takes bytes (its reader is slow, not gone: nothing is dropped then);
+ * only a stderr that takes nothing for SG_STALL_MS has the rest dropped,
+ * counted (stall.h). */
+static void backlog_keep(const struct iovec *v, int n, size_t skip)
+{
+    size_t total = iov_total(v, n);
+    while (total - skip > sizeof g_backlog.buf - g_backlog.len) {
+        size_t waiting = g_backlog.len;
+        ssize_t w = 0;
+        if (waiting) {
+            backlog_drain();
+        } else {
+            struct iovec rest[BATCH];
+            w = stderr_try(rest, iov_slice(v, n, skip, total, rest, BATCH));
+            if (w < 0)
+                break;          /* stderr is gone */
+            skip += (size_t)w;
+        }
+        if (w > 0 || g_backlog.len < waiting)
+            continue;
+        struct pollfd p = { .fd = 2, .events = POLLOUT };
+        int r = poll(&p, 1, SG_STALL_MS);
+        if (r == 0 || (r < 0 && errno != EINTR))
+            break;
+    }
+    backlog_add(v, n, skip);
+}
+
 /* How junk_out is called: by the guard's owner (the backlog is its), by a
  * signal handler on its thread (counted, not kept), in a vfork child
  * (neither: it writes no shared state). */
@@ -248,7 +280,7 @@ static void junk_out(const struct iovec *v, int n, enum junk_caller by)
         ssize_t w = by == BY_OWNER && g_backlog.len ? 0 : stderr_try(v, n);
         size_t done = w > 0 ? (size_t)w : 0;
         if (by == BY_OWNER && w >= 0 && done < total)
-            backlog_add(v, n, done);
+            backlog_keep(v, n, done);
         else if (by != IN_VFORK && done < total)
             __atomic_add_fetch(&g_junk.dropped, (unsigned long long)(total - done), __ATOMIC_RELAXED);
     }
@@ -261,8 +293,6 @@ static void junk_out(const struct iovec *v, int n, enum junk_caller by)
 
 /* ---- The call: one place for its bookkeeping ---- */
 
-#define BATCH 16
-
 struct feed {
     struct put *c;
     const struct iovec *iov;
@@ -272,6 +302,7 @@ struct feed {
     size_t run_from, run_to;    /* bytes of the call decided for the wire, not put yet */
     size_t run_held;            /* ... after this many held bytes (g_hold.buf) */
     int stop;                   /* the wire took less than it was given: return now */
+    int undone;                 /* ... nothing at all, held bytes first: undo the call */
     int err;                    /* errno of that write */
     int checked;                /* fd is the wire: 1 yes, -1 no, 0 not looked at */
     struct iovec junk[BATCH];   /* decided junk, not written yet */
@@ -293,15 +324,15 @@ static size_t iov_copy(const struct iovec *iov, int cnt, size_t from, size_t to,
     return n;
 }
 
-/* A message of this thread's is open on the stream now (held, owed or
- * pending): whose, and the signal mask it was written with, to tell a
- * signal handler's write in the middle of it (with the handled signal
- * blocked) from the rest of it. */
-static void message_opens(void)
+/* The wire took part of a message: the rest is owed.  Whose write came
+ * back short, and with which signal mask: only that thread, outside a
+ * signal handler, can give the rest up (apart_from_open).  The short
+ * write's path alone pays for the system call. */
+static void owed_opens(void)
 {
-    g_hold.open_by = (pid_t)syscall(SYS_gettid);
-    if (sigprocmask(SIG_SETMASK, NULL, &g_hold.open_mask) != 0)
-        sigemptyset(&g_hold.open_mask);
+    g_hold.owed_by = this_thread();
+    if (sigprocmask(SIG_SETMASK, NULL, &g_hold.owed_mask) != 0)
+        sigemptyset(&g_hold.owed_mask);
 }
 
 static int open_message(void)
@@ -309,8 +340,8 @@ static int open_message(void)
     return g_hold.len || g_hold.owed || g_hold.pend;
 }
 
-/* Is this thread in a signal handler now: a signal blocked that was not
- * when its open message began? */
+/* Is the owing thread in a signal handler now: a signal blocked that was
+ * not when its write came back short? */
 static int in_handler(void)
 {
     sigset_t now;
@@ -319,12 +350,14 @@ static int in_handler(void)
     /* the kernel's signals only: the rest of a sigset_t is not written */
     const size_t bits = 8 * sizeof now.__val[0], words = (NSIG - 1 + bits - 1) / bits;
     for (size_t w = 0; w < words; w++)
-        if (now.__val[w] & ~g_hold.open_mask.__val[w])
+        if (now.__val[w] & ~g_hold.owed_mask.__val[w])
             return 1;
     return 0;
 }
 
-/* Is the call the owing thread writing the rest of its message again? */
+/* Does the call begin with the rest of the message the wire took in part
+ * (whichever thread writes it: tokio's, libuv's and asyncio's writers
+ * retry on another thread)? */
 static int owed_retry(const struct iovec *iov, int cnt)
 {
     unsigned char head[sizeof g_hold.owed_sig];
@@ -363,10 +396,7 @@ static ssize_t put_held_then(struct feed *f, size_t held, size_t from, size_t to
     if (f->c->kind == PUT_WRITE) {
         v[0] = (struct iovec){ g_hold.buf, held };
         int n = 1 + iov_slice(f->iov, f->cnt, from, to, v + 1, BATCH - 1);
-        do
-            w = REAL(writev)(f->c->fd, v, n);
-        while (w < 0 && errno == EINTR);
-        return w;
+        return REAL(writev)(f->c->fd, v, n);     /* EINTR is the program's */
     }
     struct put held_put = { .fd = f->c->fd, .kind = PUT_WRITE };
     w = put_bytes(&held_put, g_hold.buf, held);
@@ -398,6 +428,14 @@ static void run_out(struct feed *f)
                      : put_call(f, f->run_from, f->run_to);
     size_t out = w > 0 ? (size_t)w : 0;
     f->run_held = 0;
+    if (out == 0 && held) {
+        /* Nothing went out (a signal, a full non-blocking wire): the call
+         * did not happen; the held bytes stay held, the program writes its
+         * bytes again (guard_locked puts the classifier back). */
+        f->stop = f->undone = 1;
+        f->err = w < 0 ? errno : EAGAIN;
+        return;
+    }
     if (held)
         g_hold.len = 0;
     if (out >= held + len) {
@@ -417,12 +455,11 @@ static void run_out(struct feed *f)
     }
     f->taken = f->run_from + out;
     g_hold.owed = len - out;
-    g_hold.owed_by = (pid_t)syscall(SYS_gettid);
     g_hold.owed_sig_len = iov_copy(f->iov, f->cnt, f->taken,
                                    f->taken + (g_hold.owed < sizeof g_hold.owed_sig ? g_hold.owed
                                                : sizeof g_hold.owed_sig), g_hold.owed_sig);
     f->run_from = f->run_to;
-    message_opens();
+    owed_opens();
 }
 
 static void junk_flush(struct feed *f)
@@ -468,10 +505,10 @@ static int pend_out(struct feed *f)
         if (w > 0) {
             g_hold.pend_at += (size_t)w;
             g_hold.pend -= (size_t)w;
-        } else if (!(w < 0 && errno == EINTR)) {
-            if (w < 0 && errno != EAGAIN)
+        } else {
+            if (w < 0 && errno != EAGAIN && errno != EINTR)
                 g_hold.pend = 0;    /* the client is gone: the program sees why */
-            f->err = w < 0 ? errno : EAGAIN;
+            f->err = w < 0 ? errno : EAGAIN;    /* EINTR: the program's signal */
             return 0;
         }
     }
@@ -509,27 +546,61 @@ static ssize_t not_the_wire(struct feed *f, const struct sg_stream *before)
  * owner's thread, another thread's), waiting for the stream to be between
  * messages.  The guard's owner appends and flushes; a handler on its
  * thread may append, also while the owner flushes: the owner moves its
- * indices only with every signal blocked (busy: a handler interrupted
- * another's append; that one writes directly). */
-#define QUEUE_SIZE (256 * 1024)
+ * indices and reads the buffer's address only with every signal blocked
+ * (busy: a handler interrupted another's append; that one writes
+ * directly).  A message the wire takes slowly may see many handler
+ * messages meanwhile (a timer every 200 us beside a 1 MiB answer to a slow
+ * client): the queue grows, in memory mapped for it, up to QUEUE_MAX;
+ * only past that do they go out at once, inside the message, as they would
+ * unwrapped. */
+#define QUEUE_SIZE (256UL * 1024)
+#define QUEUE_MAX (64UL * 1024 * 1024)
+
+static unsigned char g_queue_first[QUEUE_SIZE];
 
 static struct {
     int busy;
     size_t start, len;              /* buf[start..len): waiting */
-    unsigned char buf[QUEUE_SIZE];
-} g_queue;
+    size_t cap;
+    unsigned char *buf;             /* g_queue_first, or a mapping of cap bytes */
+} g_queue = { .cap = QUEUE_SIZE, .buf = g_queue_first };
 
 /* Queued: 1; no room (or a handler inside an append): 0, the caller puts
  * the bytes out itself. */
 static int g_queue_fd = 1;          /* a descriptor on the wire the queue's bytes were written to */
+
+/* Room for n more bytes: the waiting bytes moved to the front of a larger
+ * mapping (mmap and munmap are async-signal-safe).  0 if none can be had. */
+static int queue_room(size_t n)
+{
+    size_t waiting = g_queue.len - g_queue.start;
+    if (n <= g_queue.cap - g_queue.len)
+        return 1;
+    size_t cap = g_queue.cap;
+    while (cap < waiting + n && cap < QUEUE_MAX)
+        cap *= 2;
+    if (cap < waiting + n)
+        return 0;
+    unsigned char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buf == MAP_FAILED)
+        return 0;
+    memcpy(buf, g_queue.buf + g_queue.start, waiting);
+    if (g_queue.buf != g_queue_first)
+        munmap(g_queue.buf, g_queue.cap);
+    g_queue.buf = buf;
+    g_queue.cap = cap;
+    g_queue.start = 0;
+    __atomic_store_n(&g_queue.len, waiting, __ATOMIC_RELEASE);
+    return 1;
+}
 
 static int queue_add(const struct iovec *iov, int cnt, size_t from, size_t to)
 {
     if (g_queue.busy)
         return 0;
     g_queue.busy = 1;
+    int fits = queue_room(to - from);
     size_t len = g_queue.len;
-    int fits = to - from <= sizeof g_queue.buf - len;
     while (fits && from < to) {
         struct iovec v[BATCH];
         int n = iov_slice(iov, cnt, from, to, v, BATCH);
@@ -590,6 +661,31 @@ static void queue_between(int fd)
         queue_out(fd, 0);
 }
 
+/* Are bytes [from, end) of the call whole messages by themselves: the
+ * classifier, from between messages, finds no junk and ends between
+ * messages? */
+static int whole_alone(const struct iovec *iov, int cnt, size_t from)
+{
+    struct sg_stream s;
+    struct iovec v[BATCH];
+    size_t total = iov_total(iov, cnt);
+    sg_stream_start(&s, g_hold.s.protocol);
+    while (from < total) {
+        int n = iov_slice(iov, cnt, from, total, v, BATCH);
+        for (int j = 0; j < n; j++) {
+            const unsigned char *p = v[j].iov_base;
+            for (size_t off = 0; off < v[j].iov_len;) {
+                enum sg_verdict verdict;
+                off += sg_stream_scan(&s, p + off, v[j].iov_len - off, &verdict);
+                if (verdict == SG_JUNK)
+                    return 0;
+            }
+        }
+        from += iov_total(v, n);
+    }
+    return s.where == SW_OUTSIDE && !s.held;
+}
+
 /* The hold is the caller's. */
 ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt)
 {
@@ -601,7 +697,7 @@ ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt)
         return put_call(&f, 0, total);
     if (g_hold.pend && !pend_out(&f))
         return feed_result(&f);
-    if (g_hold.owed && g_hold.owed_by == (pid_t)syscall(SYS_gettid)) {
+    if (g_hold.owed) {      /* the call begins with it (apart_from_open) */
         size_t k = g_hold.owed < total ? g_hold.owed : total;
         ssize_t w = put_call(&f, 0, k);
         if (w <= 0)
@@ -651,6 +747,16 @@ ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt)
                     break;
                 if (!check_fd(&f))
                     return not_the_wire(&f, &before);
+                if (held && whole_alone(iov, cnt, from)) {
+                    /* Held bytes, and a call that does not continue them
+                     * but is whole messages by itself: another writer's,
+                     * between the pieces of a message (a thread, a signal
+                     * handler).  It goes out now; the held bytes wait for
+                     * their own rest. */
+                    stream_copy(&g_hold.s, &before);
+                    ssize_t w = put_call(&f, from, total);
+                    return w < 0 ? feed_result(&f) : (ssize_t)(from + (size_t)w);
+                }
                 junk_add(&f, held, from, next);
                 f.run_from = f.run_to = next;
                 if (held)
@@ -661,6 +767,10 @@ ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt)
         }
     }
     run_out(&f);
+    if (f.undone) {
+        stream_copy(&g_hold.s, &before);
+        return feed_result(&f);
+    }
     if (f.stop) {
         /* The classifier went past what the wire took; it was between
          * messages there (only junk or a candidate follows a run). */
@@ -676,8 +786,6 @@ ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt)
             return not_the_wire(&f, &before);
         junk_flush(&f);
         size_t from = cand != (size_t)-1 ? cand : total;
-        if (!g_hold.len && from < total)
-            message_opens();
         while (from < total) {
             struct iovec v[BATCH];
             int n = iov_slice(iov, cnt, from, total, v, BATCH);
@@ -790,24 +898,21 @@ int guard_whole(const struct iovec *iov, int cnt)
     return s.where == SW_OUTSIDE && !s.held;
 }
 
-/* A message is open on the stream (written in part) and this call is not
- * its rest: another thread's, or a signal handler's on the same thread.
- * Then the call waits in the queue, classified alone, for the message to
- * be whole on the wire (never inside it).  The same thread outside a
- * handler, not writing the rest it owes, has given that rest up. */
+/* The stream is the process's: a call continues it, whichever thread
+ * makes it (held bytes that the call does not continue: guard_locked).
+ * Only a message the wire took in part (owed) is told apart by content:
+ * a call that does not begin with its rest is another writer's (a thread,
+ * a signal handler) and waits in the queue, classified alone, until the
+ * message is whole on the wire, never inside it.  The thread whose write
+ * came back short, outside a signal handler, writing something else, has
+ * given the rest up. */
 static int apart_from_open(const struct iovec *iov, int cnt)
 {
-    if (!open_message())
+    if (!g_hold.owed || owed_retry(iov, cnt))
         return 0;
-    if (g_hold.open_by != (pid_t)syscall(SYS_gettid))
+    if (g_hold.owed_by != this_thread() || in_handler())
         return 1;
-    int retry = !g_hold.owed || owed_retry(iov, cnt);
-    if (retry && !g_hold.len && !g_hold.pend)
-        return 0;
-    if (in_handler())
-        return 1;
-    if (!retry)
-        g_hold.owed = 0;
+    g_hold.owed = 0;
     return 0;
 }
 
@@ -842,8 +947,9 @@ ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *ho
             done += (size_t)w;
         } else if (w < 0 && errno == EAGAIN) {
             struct pollfd q = { .fd = fd, .events = POLLOUT };
-            (void)poll(&q, 1, -1);
-        } else if (!(w < 0 && errno == EINTR)) {
+            if (poll(&q, 1, -1) < 0)
+                return -1;      /* EINTR: the program's signal, as glibc's write sees it */
+        } else {
             return -1;
         }
     }
@@ -879,7 +985,7 @@ void guard_settle(const char *how, enum settle at)
         return;
     int got = 0;
     for (int tries = 0; tries < 1000 && !(got = hold_lock_how(1)); tries++)
-        if (LOAD(g_hold.owner) == (pid_t)syscall(SYS_gettid))
+        if (LOAD(g_hold.owner) == this_thread())
             return;     /* a signal handler inside the guard */
         else
             sched_yield();
@@ -914,9 +1020,9 @@ void guard_settle(const char *how, enum settle at)
 
 static void log_open(void)
 {
-    const char *path = getenv("STDIOGATE_LOG");
+    const char *path = sg_env_log(getenv(SG_ENV_LOG));
     char name[32] = "server", numbuf[24];
-    if (!path || !*path || g_log >= 0)
+    if (!path || g_log >= 0)
         return;
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
     if (fd < 0) {
@@ -943,8 +1049,7 @@ static void log_open(void)
  * the wire after its parent's gate opened. */
 void guard_start(const char *why)
 {
-    const char *discard = getenv("STDIOGATE_DISCARD");
-    g_junk_discard = (discard && *discard && strcmp(discard, "0") != 0) || is(2, &g_wire_id) ||
+    g_junk_discard = sg_env_discard(getenv(SG_ENV_DISCARD)) || is(2, &g_wire_id) ||
                      REAL(fcntl)(2, F_GETFD) < 0;
     log_open();
     STORE(g_guard, 1);

@@ -50,6 +50,7 @@
 #include <wchar.h>
 
 #include "../protocol/detect.h"
+#include "../env.h"
 #include "../backlog.h"
 #include "../helper.h"
 #include "../quiet.h"
@@ -82,8 +83,9 @@ static inline int sg_pipe2(int p[2], int flags)
 #define LOAD(v) __atomic_load_n(&(v), __ATOMIC_ACQUIRE)
 #define STORE(v, x) __atomic_store_n(&(v), (x), __ATOMIC_RELEASE)
 
-#define MARKER "STDIOGATE_WIRE"
-#define HANDSHAKE "STDIOGATE_OPEN"
+/* (the names, as the library's files call them: ../env.h) */
+#define MARKER SG_ENV_WIRE
+#define HANDSHAKE SG_ENV_OPEN
 
 /* glibc entry points that no header declares without fortify or at all. */
 extern ssize_t __read_chk(int, void *, size_t, size_t);
@@ -206,7 +208,7 @@ extern int __openat64_2(int, const char *, int);
 
 #define REOPEN_FUNCTIONS(X) \
     X(open) X(open64) X(openat) X(openat64) X(__open_2) X(__open64_2) \
-    X(__openat_2) X(__openat64_2) X(epoll_ctl)
+    X(__openat_2) X(__openat64_2) X(epoll_ctl) X(fopen) X(fopen64) X(freopen) X(freopen64)
 REOPEN_FUNCTIONS(DECLARE_REAL)
 
 #define RESOLVE(f) (void)REAL(f);
@@ -245,8 +247,12 @@ struct spawn_action {
         struct { int fd; } close_action;
         struct { int fd; int newfd; } dup2_action;
         struct { int fd; char *path; int oflag; mode_t mode; } open_action;
+        struct { char *path; } chdir_action;
     } action;
 };
+
+/* What an action does to the child's fd 1 (lib/glibc.c reads the tags). */
+enum spawn_kind { SPAWN_UNKNOWN, SPAWN_DUP2, SPAWN_ON_FD, SPAWN_ELSEWHERE };
 
 /* eof: 1 at end of input; GATE_BY_ANSWER when the fail-safe saw an answer. */
 #define GATE_BY_ANSWER 2
@@ -343,6 +349,7 @@ const char *err_name(int e);
 
 extern int g_spawn_layout;
 extern int g_spawn_dup2_tag;
+enum spawn_kind spawn_action_kind(int tag);
 extern posix_spawn_file_actions_t g_spawn_wire_only;
 extern int g_spawn_wire_only_fd;
 void check_spawn_layout(void);
@@ -420,7 +427,7 @@ int helper_pending(void);
 void helper_fini(void);
 
 /* lib/strict.c: strict mode's end. */
-void strict_noted(const char *marker_rest);
+void strict_noted(const struct sg_marker *marker);
 int strict_pending(void);
 void strict_fini(int flush);
 
@@ -441,16 +448,16 @@ struct put {
  * the classifier (detect.h), for the whole session: before the gate (the
  * fail-safe) and after it (the guard).  One thread feeds it at a time. */
 struct hold {
-    pid_t owner;                    /* the thread feeding it (tid), 0: none */
+    unsigned long owner;            /* the thread feeding it (this_thread()), 0: none */
     size_t len;                     /* buf[0..len): undecided, held */
     size_t pend_at, pend;           /* (guard) buf[pend_at..+pend): the wire's, not written yet */
     int pend_fd;                    /* ... on this descriptor */
-    size_t owed;                    /* (guard) the next bytes owed_by writes: the wire's, decided */
-    pid_t owed_by;
-    unsigned char owed_sig[16];     /* ... the first of them, to know the retry by */
+    size_t owed;                    /* (guard) the next bytes of the stream, by any thread: the
+                                     * rest of a message the wire took in part, decided */
+    unsigned char owed_sig[32];     /* ... the first of them, to know the rest by */
     size_t owed_sig_len;
-    pid_t open_by;                  /* (guard) whose message is open (held, owed, pending) */
-    sigset_t open_mask;             /* ... and its signal mask then */
+    unsigned long owed_by;          /* ... the thread whose write came back short */
+    sigset_t owed_mask;             /* ... and its signal mask then */
     struct sg_stream s;
     unsigned char frame;            /* (fail-safe) a frame's header is held: its body decides */
     unsigned char buf[SG_HOLD_MAX];
@@ -460,11 +467,22 @@ extern struct hold g_hold;
 ssize_t put_bytes(struct put *c, const void *p, size_t n);
 ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to);
 size_t write_whole(int fd, const void *p, size_t n, int bounded);
+/* The calling thread, without a system call (a vfork child's is its
+ * parent's thread's: it never takes the hold). */
+static inline unsigned long this_thread(void)
+{
+    return (unsigned long)pthread_self();
+}
 int hold_lock_how(int try);
 void hold_unlock(void);
 void hold_forget(void);
 void hold_settle(const char *how, int try);
 void stdout_through_hold(const char *how);
+
+/* ------------------------------------------------------------------ */
+/* lib/interpreters.c: their stdout unbuffered where no guard comes. */
+
+void answer_interpreters(void);
 
 /* ------------------------------------------------------------------ */
 /* lib/guard.c: the session guard. */
@@ -509,6 +527,19 @@ static inline int tracking(void)
 void stdout_through_guard(const char *how);
 
 /* ------------------------------------------------------------------ */
+/* lib/scratch.c: memory for an exec's copies beyond the stack. */
+
+struct scratch {
+    void *p;
+    size_t mapped;          /* bytes mapped for this call alone, or 0 */
+    struct lease *lease;    /* a vfork child's lease, or NULL */
+};
+/* returns: the call comes back (a spawn), even in a vfork child. */
+void *scratch_get(struct scratch *s, size_t size, int returns);
+void scratch_put(struct scratch *s);
+void scratch_after_fork(void);
+
+/* ------------------------------------------------------------------ */
 /* lib/reopen.c: opening stdout by name. */
 
 void resolve_reopen(void);
@@ -517,6 +548,11 @@ void forget_reopened(int fd);
 void unmark_reopened(void);
 void point_reopened_at_wire(void);
 void drop_reopened(void);
+int note_reopened_epoll(int epfd, int op, int fd, const struct epoll_event *ev);
+
+/* lib/epoll.c: epoll registrations of the diversion, made again on the wire. */
+void epoll_detach(void);
+void epoll_reattach(void);
 
 #pragma GCC visibility pop
 

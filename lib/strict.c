@@ -15,7 +15,12 @@
  * own libraries may still write then): its stdio streams on the pipe are
  * flushed (exit would, after this), every descriptor of the pipe is
  * pointed at /dev/null, and the library waits (at most STRICT_EXIT_MS)
- * for the filter to pass on what it holds and end, and reaps the middle.
+ * for the filter to pass on what it holds and end, and reaps the middle:
+ * the server's last answer is on the wire when its exit is seen, as it
+ * would be unwrapped.  When another process still holds the pipe (a
+ * background child of the server's), the filter cannot end before that
+ * one lets go: the wait then lasts only until the filter has read what is
+ * in the pipe, and the server's exit takes what it takes unwrapped.
  * Where pid 1 reaps nothing (a container without an init), nothing is
  * left behind, unless the server is killed by a signal, cannot load the
  * library (Go, static...) or leaves with a raw exit_group (Bun), or a
@@ -27,26 +32,18 @@ static pid_t g_strict_pid;          /* the process that started the filter */
 static pid_t g_strict_middle;       /* its middle, until reaped */
 static struct identity g_strict_pipe;
 
-/* "PID:MIDDLE", after "filter:".  The marker stays in the environment:
- * the programs this process execs are the same server. */
-void strict_noted(const char *s)
+/* The marker's filter form, "filter:PID:MIDDLE" (env.h).  The marker
+ * stays in the environment: the programs this process execs are the same
+ * server. */
+void strict_noted(const struct sg_marker *m)
 {
-    unsigned long long v[2] = { 0, 0 };
-    for (int i = 0; i < 2; i++) {
-        if (*s < '1' || *s > '9')
-            return;
-        while (*s >= '0' && *s <= '9' && v[i] < (1ULL << 31))
-            v[i] = v[i] * 10 + (unsigned)(*s++ - '0');
-        if (*s++ != (i ? '\0' : ':'))
-            return;
-    }
-    if ((pid_t)v[0] != getpid() || v[1] >= (1ULL << 31))
+    if ((pid_t)m->filter_pid != getpid())
         return;
     char numbuf[24];
     identify(1, &g_strict_pipe);
-    g_strict_pid = (pid_t)v[0];
-    STORE(g_strict_middle, (pid_t)v[1]);
-    say(3, "strict: the filter runs under process ", NUM(v[1]), ", reaped at exit");
+    g_strict_pid = (pid_t)m->filter_pid;
+    STORE(g_strict_middle, (pid_t)m->middle);
+    say(3, "strict: the filter runs under process ", NUM(m->middle), ", reaped at exit");
 }
 
 /* Has this process a filter to let go of and reap at exit? */
@@ -86,13 +83,60 @@ static int flush_streams_on_pipe(void)
     return flushed;
 }
 
+/* A read end of the pipe, opened anew through fd (/proc/self/fd: an
+ * anonymous pipe opens without waiting), or -1.  Only polled, never read:
+ * POLLHUP on it says that no process holds a write end any more; FIONREAD,
+ * what the filter has not read yet. */
+static int pipe_watch(int fd)
+{
+    char numbuf[24], path[40] = "/proc/self/fd/";
+    const char *n = NUM(fd);
+    size_t len = strlen(n);
+    if (14 + len >= sizeof path)
+        return -1;
+    memcpy(path + 14, n, len + 1);
+    return (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+}
+
+static int g_strict_watch = -1;     /* the watch, during the exit work */
+
 /* One descriptor of the pipe: onto /dev/null (null).  Not stderr: a write
  * after this one could block there for good (a full pipe nobody reads), or
- * land on the wire (stderr is the client's stdout under 2>&1). */
+ * land on the wire (stderr is the client's stdout under 2>&1).  The first
+ * gives the watch first; the watch itself stays. */
 static void let_go(int fd, int null)
 {
-    if (null >= 0 && on_pipe(fd))
-        (void)repoint(null, fd);
+    if (null < 0 || fd == g_strict_watch || !on_pipe(fd))
+        return;
+    if (g_strict_watch < 0)
+        g_strict_watch = pipe_watch(fd);
+    (void)repoint(null, fd);
+}
+
+/* Can the filter not end yet, and has it read what is in the pipe?  Then
+ * another process still holds a write end, and the filter ends after it. */
+static int held_elsewhere(int watch)
+{
+    struct pollfd p = { watch, 0, 0 };
+    int queued = 1;
+    return watch >= 0 && poll(&p, 1, 0) == 0 && ioctl(watch, FIONREAD, &queued) == 0 && queued == 0;
+}
+
+/* Waits for the filter to end (at most STRICT_EXIT_MS) and reaps the
+ * middle: 1 if it did; 0 on the bound, -1 when another process holds the
+ * pipe. */
+static int reap_filter(int watch)
+{
+    struct timespec one = { 0, 1000000 };
+    for (int i = 0;; i++) {
+        if (reap_helper(&g_strict_middle, 0))
+            return 1;
+        if (held_elsewhere(watch))
+            return -1;
+        if (i >= STRICT_EXIT_MS)
+            return 0;
+        nanosleep(&one, NULL);
+    }
 }
 
 /* Where getdents64 puts an entry's length and name (struct linux_dirent64:
@@ -148,11 +192,19 @@ void strict_fini(int flush)
         return;
     }
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    g_strict_watch = -1;
     if (null >= 0) {
         each_descriptor(let_go, null);
         REAL(close)(null);
     }
-    if (!reap_helper(&g_strict_middle, STRICT_EXIT_MS))
+    int watch = g_strict_watch, reaped = reap_filter(watch);
+    g_strict_watch = -1;
+    if (watch >= 0)
+        REAL(close)(watch);
+    if (reaped < 0)
+        say(3, "strict: another process still holds the filter's pipe: the filter ends after "
+               "it, left to the process that reaps orphans");
+    else if (!reaped)
         say(3, "strict: the filter has not ended (a child holds its pipe?): left to the "
                "process that reaps orphans");
 }

@@ -31,6 +31,10 @@ while :; do
         *) break ;;
     esac
 done
-echo "stdiogate: the package @stdiogate/linux-$cpu is not installed beside $package" >&2
-echo "stdiogate: (it is an optional dependency: was npm run with --omit=optional or --no-optional?)" >&2
+# npm installs the platform package as an optional dependency of this one,
+# and goes on without it when it cannot have it: say so, and how to add it.
+version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$package/package.json" 2>/dev/null)
+echo "stdiogate: the package @stdiogate/linux-$cpu (stdiogate's programs for this machine) is not installed beside $package" >&2
+echo "stdiogate: npm went on without it (it is an optional dependency: npm could not get it, or was told --omit=optional); install it too:" >&2
+echo "stdiogate:   npm install -g @stdiogate/linux-$cpu@${version:-VERSION}   (or the file stdiogate-linux-$cpu-${version:-VERSION}.tgz of the release)" >&2
 exit 125

@@ -220,11 +220,14 @@ def npm_platform(root, version, outdir):
 
 def npm_main(version, outdir):
     fields = common_fields(NAME, version, SUMMARY)
-    fields.update({"bin": {NAME: "bin/stdiogate"}, "os": ["linux"], "cpu": sorted(NPM_CPU.values()),
+    # "man": npm install -g links it where man finds it (PREFIX/share/man/man1)
+    fields.update({"bin": {NAME: "bin/stdiogate"}, "man": ["./man/stdiogate.1"], "os": ["linux"],
+                   "cpu": sorted(NPM_CPU.values()),
                    "optionalDependencies": {"@stdiogate/linux-" + cpu: version
                                             for cpu in sorted(NPM_CPU.values())}})
     entries = [("package.json", 0o644, package_json(fields)),
                ("bin/stdiogate", 0o755, read(os.path.join(SRC, "pkg", "npm-launcher.sh"))),
+               ("man/stdiogate.1", 0o644, read(os.path.join(SRC, "stdiogate.1"))),
                ("README.md", 0o644, read(os.path.join(SRC, "README.md"))),
                ("LICENSE", 0o644, read(os.path.join(SRC, "LICENSE")))]
     tgz(os.path.join(outdir, "%s-%s.tgz" % (NAME, version)), entries)

@@ -90,7 +90,7 @@ $(PKG_DIR)/%/npm.stamp: $(PKG_DIR)/%/stage.stamp pkg/pack.py LICENSE $(PKG_DATED
 	$(PACK) npm-platform $(PKG_DIR)/$*/stage/usr $(VERSION) $(PKG_OUT) >/dev/null
 	touch $@
 
-$(PKG_OUT)/stdiogate-$(VERSION).tgz: pkg/pack.py pkg/npm-launcher.sh README.md LICENSE stdiogate \
+$(PKG_OUT)/stdiogate-$(VERSION).tgz: pkg/pack.py pkg/npm-launcher.sh README.md LICENSE stdiogate stdiogate.1 \
                                         $(PKG_DATED)
 	$(PACK) npm-main $(VERSION) $(PKG_OUT) >/dev/null
 

@@ -27,7 +27,7 @@ all_gone() {
     done <"$1"
 }
 
-@test "check: a server that never answers: timed out, status 5, its process group and its daemon killed" {
+@test "check: a server that never answers: timed out, status 5, its process group and its daemon killed; no run under stdiogate (issue 44)" {
     CHECK_PIDS=$BATS_TEST_TMPDIR/pids check --timeout 1 --linger 0 -- "$SRV" silent noexit daemon
     expect status 5 "$status"
     expect outcome no_answer "$(q .runs[0].requests[0].outcome)"
@@ -35,16 +35,28 @@ all_gone() {
     expect late null "$(q .runs[0].requests[0].late_ms)"
     expect answer_timeout true "$(q .runs[0].exit.answer_timeout)"
     expect exit_timeout true "$(q .runs[0].exit.exit_timeout)"
-    expect killed "true true true" "$(q '[.runs[].exit.killed_by_check | tostring] | join(" ")')"
+    expect killed true "$(q .runs[0].exit.killed_by_check)"
+    # no answer at all unwrapped: the runs under stdiogate would only wait as long
+    expect ran "true false false" "$(q '[.runs[].ran | tostring] | join(" ")')"
+    [[ "$(q .runs[1].note)" == "the unwrapped run got no answer at all (in 1s, and 1s more for a late one): this run would wait as long for nothing" ]]
     # the daemon (its own session, not in the group) counts as left behind
     expect leftovers 1 "$(q .runs[0].exit.leftover_processes)"
     expect summary "no answer within 1 s" "$(q .verdict.summary)"
     expect fixed_by null "$(q .verdict.fixed_by)"
     expect config null "$(q .verdict.config)"
     [[ "$(q .verdict.advice)" == "raise --timeout, or look at its stderr"* ]]
-    # three runs, each a server and a daemon: six pids, all gone
-    expect pids 6 "$(wc -l <"$BATS_TEST_TMPDIR/pids")"
+    # no --protocol: a Content-Length frame was tried too, and said
+    expect protocol "mcp default" "$(q '"\(.protocol) \(.protocol_source)"')"
+    expect note "MCP, the default; a Content-Length frame (LSP) got no answer either" "$(q .protocol_note)"
+    # two tries (a JSON line, a frame), each a server and a daemon: four pids, all gone
+    expect pids 4 "$(wc -l <"$BATS_TEST_TMPDIR/pids")"
     all_gone "$BATS_TEST_TMPDIR/pids"
+    # with --protocol, one run only: two pids
+    CHECK_PIDS=$BATS_TEST_TMPDIR/pids1 check --timeout 1 --linger 0 --protocol mcp -- "$SRV" silent noexit daemon
+    expect given_status 5 "$status"
+    expect given_ran "true false false" "$(q '[.runs[].ran | tostring] | join(" ")')"
+    expect given_pids 2 "$(wc -l <"$BATS_TEST_TMPDIR/pids1")"
+    all_gone "$BATS_TEST_TMPDIR/pids1"
     check_text --timeout 1 --linger 0 -- "$SRV" silent noexit
     expect status 5 "$status"
     [[ "$output" == *"initialize 1: NO ANSWER (timeout)"$'\n'* ]]
@@ -213,4 +225,48 @@ all_gone() {
     grep -q "interrupted; the server's processes were killed" err
     [ ! -s out ]
     all_gone pids
+}
+
+@test "check: a command of 71 arguments: the configuration printed (JSON and text) keeps every one (issue 44)" {
+    local args=() i
+    for i in $(seq 1 68); do args+=("a$i"); done
+    # COMMAND: SRV banner -- a1 ... a68, 71 words in all
+    check --linger 0 -- "$SRV" banner -- "${args[@]}"
+    expect status 1 "$status"
+    expect nargs 71 "$(q '.verdict.config.args | length')"
+    expect last a68 "$(q '.verdict.config.args[-1]')"
+    expect first "$SRV" "$(q '.verdict.config.args[0]')"
+    check_text --linger 0 -- "$SRV" banner -- "${args[@]}"
+    [[ "$output" == *'"a67", "a68"]' ]] || { show_check; false; }
+}
+
+@test "check on a terminal: stderr says what each run is doing as it goes; nothing more on a pipe, the report the same (issue 44)" {
+    # sleep never answers: the first try, the wait for a late answer, the kill, the frame tried, the runs not run
+    script -qec "'$GATE' --check --timeout 1 --linger 0 -- sleep 1000 >report.txt" /dev/null >tty.txt || true
+    tr -d '\r' <tty.txt >said.txt
+    local want=(
+        "stdiogate --check: run 1 of 3, unwrapped (MCP): started; waiting up to 1s for the answer to initialize"
+        "stdiogate --check: run 1: no answer to initialize within 1s; waiting 1s more for a late one"
+        "stdiogate --check: run 1: still running 1s after its stdin was closed: killing it"
+        "stdiogate --check: run 1: a JSON line (MCP) got no answer: trying a Content-Length frame (LSP)"
+        "stdiogate --check: run 1 of 3, unwrapped (LSP): started; waiting up to 1s for the answer to initialize"
+        "stdiogate --check: no answer at all: the runs under stdiogate are not run (they would wait as long)"
+    ) line
+    for line in "${want[@]}"; do
+        grep -qxF "$line" said.txt || { echo "not said: $line"; cat said.txt; false; }
+    done
+    # the report itself went to stdout, whole, with none of it
+    grep -q '^verdict (exit status 5): no answer within 1 s\.$' report.txt
+    ! grep -q 'stdiogate --check: run' report.txt || false
+    # a clean server: each run started and done
+    script -qec "'$GATE' --check --linger 0 -- '$SRV' >report2.txt" /dev/null >tty2.txt || true
+    tr -d '\r' <tty2.txt >said2.txt
+    for line in "run 1 of 3, unwrapped (MCP): started" "run 2 of 3, default mode (MCP): started" \
+                "run 3 of 3, --strict (MCP): started" "run 3: done in "; do
+        grep -qF "stdiogate --check: $line" said2.txt || { echo "not said: $line"; cat said2.txt; false; }
+    done
+    # not a terminal: no progress on stderr, the same report
+    check_text --linger 0 -- "$SRV"
+    [ ! -s "$BATS_TEST_TMPDIR/check.err" ] || { cat "$BATS_TEST_TMPDIR/check.err"; false; }
+    diff <(sed 's/after [0-9.]* ms/after N ms/' report2.txt) <(sed 's/after [0-9.]* ms/after N ms/' "$BATS_TEST_TMPDIR/check.txt")
 }

@@ -71,3 +71,15 @@ every_run_clean() {
     diff <(sed 's/[0-9][0-9.]*/N/g' "$readme") \
         <(sed "s|$(realpath "$ROOT")/|/home/me/stdiogate/|g; s/[0-9][0-9.]*/N/g" "$BATS_TEST_TMPDIR/check.txt")
 }
+
+@test "check real: pylsp with no --protocol is checked as LSP (its name says so), clean in every run (issue 44)" {
+    command -v pylsp >/dev/null || { echo "no pylsp (python3-pylsp, in TEST_TOOLS)"; false; }
+    check --linger 0 --timeout 30 -- pylsp
+    expect status 0 "$status"
+    expect protocol "lsp command" "$(q '"\(.protocol) \(.protocol_source)"')"
+    expect methods "initialize shutdown" "$(q '[.runs[0].requests[].method] | join(" ")')"
+    every_run_clean
+    # as MCP (a JSON line), it gets no answer: what the check did without its name
+    check --linger 0 --timeout 2 --protocol mcp -- pylsp
+    expect as_mcp 5 "$status"
+}

@@ -116,13 +116,22 @@ setup() {
     [[ "$output" == *$'\n'"  \"command\": \"$(realpath "$GATE")\", \"args\": [\"$BATS_TEST_TMPDIR/bin/srv\", \"banner\"]" ]]
 }
 
-@test "check: junk glued to the first answer: the answer still counts, status 1" {
+@test "check: junk glued to the first answer: answered but glued (real clients lose it), said in the run and the verdict, status 1" {
     check --linger 0 -- "$SRV" glued
     expect status 1 "$status"
     expect first_bytes Starting "$(q .runs[0].stdout.stretches[0].first_bytes)"
     expect length 8 "$(q .runs[0].stdout.junk_bytes)"
     expect outcomes "result result result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    expect glued "true false false false" "$(q '[.runs[0].requests[].glued_to_junk | tostring] | join(" ")')"
+    expect gated_glued "false" "$(q '[.runs[1:][].requests[].glued_to_junk] | any | tostring')"
     expect gated_clean true "$(q .runs[1].clean)"
+    [[ "$(q .verdict.summary)" == *"the answer to initialize glued to it on one line: real clients lose that answer"* ]]
+    check_text --linger 0 -- "$SRV" glued
+    [[ "$output" == *"initialize 1: answered but GLUED to the junk before it (no newline between): real clients lose this answer,"* ]]
+    # a junk line with its newline before the answer: not glued
+    check --linger 0 -- "$SRV" banner
+    expect banner_glued "false" "$(q '[.runs[].requests[].glued_to_junk] | any | tostring')"
+    [[ "$(q .verdict.summary)" != *glued* ]]
 }
 
 @test "check: a log line while serving: status 1, the default mode's guard sends it to stderr" {
@@ -470,4 +479,76 @@ setup() {
         fi
     done
     [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}"; false; }
+}
+
+# Issue 44: with no --protocol, the check finds out which protocol the server
+# speaks, and says how; --protocol takes the wrapper's words too.
+@test "check, no --protocol: a name that says LSP (language server) is checked as LSP, at once; --call means MCP" {
+    mkdir bin
+    ln -s "$SRV" bin/my-lsp
+    ln -s "$SRV" bin/some-language-server
+    for name in my-lsp some-language-server; do
+        check --linger 0 -- "bin/$name" --lsp
+        expect "$name status" 0 "$status"
+        expect "$name protocol" "lsp command" "$(q '"\(.protocol) \(.protocol_source)"')"
+        expect "$name methods" "initialize shutdown" "$(q '[.runs[0].requests[].method] | join(" ")')"
+        expect "$name strict" "--protocol framed" "$(q '.runs[2].argv[2:4] | join(" ")')"
+    done
+    # a name with mcp in it is MCP, even beside lsp
+    ln -s "$SRV" bin/mcp-lsp-bridge
+    check --linger 0 -- bin/mcp-lsp-bridge
+    expect mcp "0 mcp command" "$status $(q '"\(.protocol) \(.protocol_source)"')"
+    check --linger 0 -- "$SRV"
+    expect default "mcp default" "$(q '"\(.protocol) \(.protocol_source)"')"
+    check --linger 0 --call echo -- bin/my-lsp
+    expect call "mcp option" "$(q '"\(.protocol) \(.protocol_source)"')"
+    check_text --linger 0 -- bin/my-lsp --lsp
+    [[ "$output" == *$'\nprotocol: LSP, by the command\'s name (my-lsp)\n'* ]]
+}
+
+@test "check, no --protocol: a first answer in the other framing switches at once (a frame to a JSON line, a JSON line to a frame)" {
+    # --timeout 60: the switch must not wait for it
+    SECONDS=0
+    check --timeout 60 --linger 0 -- "$SRV" --lsp hello
+    expect status 0 "$status"
+    expect protocol "lsp framed_answer" "$(q '"\(.protocol) \(.protocol_source)"')"
+    expect methods "initialize shutdown" "$(q '[.runs[0].requests[].method] | join(" ")')"
+    expect clean "true true true" "$(q '[.runs[].clean | tostring] | join(" ")')"
+    mkdir bin
+    ln -s "$SRV" bin/my-lsp
+    check --timeout 60 --linger 0 -- bin/my-lsp hello
+    expect mcp_status 0 "$status"
+    expect mcp "mcp line_answer" "$(q '"\(.protocol) \(.protocol_source)"')"
+    expect strict "--protocol jsonl" "$(q '.runs[2].argv[2:4] | join(" ")')"
+    [ "$SECONDS" -lt 50 ] || { echo "took $SECONDS s: the switch waited for --timeout"; false; }
+    check_text --timeout 60 --linger 0 -- "$SRV" --lsp hello
+    [[ "$output" == *$'\nprotocol: LSP: given a JSON line (MCP), its stdout began with a Content-Length frame\n'* ]]
+    # the same server unwrapped, given a JSON line: a frame on stdout (so the test can fail)
+    printf '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n' | timeout 30 "$SRV" --lsp hello >plain || true
+    [[ "$(head -c 15 plain)" == "Content-Length:" ]]
+}
+
+@test "check, no --protocol: no answer to a JSON line, an answer to a frame: LSP, and said so" {
+    check --timeout 1 --linger 0 -- "$SRV" --lsp
+    expect status 0 "$status"
+    expect protocol "lsp silent_line" "$(q '"\(.protocol) \(.protocol_source)"')"
+    expect outcomes "result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    expect ran "true true true" "$(q '[.runs[].ran | tostring] | join(" ")')"
+    [[ "$(q .protocol_note)" == "LSP: a JSON line (MCP) got no answer at all, a Content-Length frame did" ]]
+    # with --protocol mcp, no other framing is tried
+    check --timeout 1 --linger 0 --protocol mcp -- "$SRV" --lsp
+    expect given_status 5 "$status"
+    expect given "mcp option" "$(q '"\(.protocol) \(.protocol_source)"')"
+}
+
+@test "check: --protocol takes jsonl (mcp), framed (lsp) and auto, as the wrapper does" {
+    check --linger 0 --protocol framed -- "$SRV" --lsp
+    expect framed "0 lsp option" "$status $(q '"\(.protocol) \(.protocol_source)"')"
+    check --linger 0 --protocol=jsonl -- "$SRV"
+    expect jsonl "0 mcp option" "$status $(q '"\(.protocol) \(.protocol_source)"')"
+    check --linger 0 --protocol auto -- "$SRV" --lsp hello
+    expect auto "0 lsp framed_answer" "$status $(q '"\(.protocol) \(.protocol_source)"')"
+    run --separate-stderr "$GATE" --check --protocol xml -- "$SRV"
+    expect bad 125 "$status"
+    [[ "$stderr" == "stdiogate --check: unknown protocol 'xml' (mcp, lsp, dap; or jsonl, framed, auto)"* ]]
 }

@@ -69,7 +69,7 @@ The command:
   --gate             run COMMAND under stdiogate: the wrapper named by
                      $STDIOGATE_WRAPPER if set, else as the wrapper would
                      (LD_PRELOAD=$STDIOGATE_LIB, STDIOGATE_WIRE=<dev:ino of
-                     stdout>, PYTHONUNBUFFERED=1 unless set)
+                     stdout>)
   --sockets          stdin and stdout are AF_UNIX stream socketpairs
   --close FD         start COMMAND with FD (0, 1 or 2) closed
   --nofile N         start COMMAND with RLIMIT_NOFILE (soft and hard) N
@@ -358,7 +358,6 @@ def run_session(o, out_path, err_path):
                 usage("--gate: neither STDIOGATE_WRAPPER nor STDIOGATE_LIB is set")
             pre = env.get("LD_PRELOAD", "")
             env["LD_PRELOAD"] = lib + (" " + pre if pre else "")
-            env.setdefault("PYTHONUNBUFFERED", "1")
             if 1 not in o["close"]:
                 st = os.fstat(out_child)
                 env["STDIOGATE_WIRE"] = "%d:%d" % (st.st_dev, st.st_ino)

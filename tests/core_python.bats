@@ -7,18 +7,26 @@ load helpers
 
 PYSRV=$FIX/core_py_server.py
 
-@test "python: print at import, unbuffered by the wrapper's PYTHONUNBUFFERED=1" {
+@test "python: print at import, buffered as unwrapped: kept off the wire by the guard; PYTHONUNBUFFERED stays unset" {
     unset PYTHONUNBUFFERED
     JUNK=(py-import-junk py-module-junk)
     init_ping_diverted -- "$PYTHON" "$PYSRV" readline
-    assert_stderr_has "py-env PYTHONUNBUFFERED=1"
+    assert_stderr_has "py-env PYTHONUNBUFFERED=<unset>"
 }
 
-@test "python: a caller's empty PYTHONUNBUFFERED= (unset to Python) is set to 1: print at import still diverted (#25)" {
+@test "python: a caller's empty PYTHONUNBUFFERED= (unset to Python) stays empty: print at import still kept off (#25)" {
     export PYTHONUNBUFFERED=
     JUNK=(py-import-junk py-module-junk)
     init_ping_diverted -- "$PYTHON" "$PYSRV" readline
-    assert_stderr_has "py-env PYTHONUNBUFFERED=1"
+    assert_stderr_has "py-env PYTHONUNBUFFERED="$'\n'
+}
+
+@test "python: --gate-only: print at import diverted before the gate (getenv gives Python PYTHONUNBUFFERED=1), its os.environ the caller's" {
+    unset PYTHONUNBUFFERED
+    local -x STDIOGATE_GUARD=0 STDIOGATE_AUTO_STRICT=0
+    JUNK=(py-import-junk py-module-junk)
+    init_ping_diverted -- "$PYTHON" "$PYSRV" readline
+    assert_stderr_has "py-env PYTHONUNBUFFERED=<unset>" "diverted to stderr: 30 bytes in 2 lines"
 }
 
 @test "python: print at import over sockets (as Node-based clients start servers)" {

@@ -71,6 +71,21 @@ reopened() {
     assert_stderr_has "reopen: served on descriptor 3; stderr blocking"
 }
 
+@test "reopen: fd 1 itself registered with epoll before the gate (tokio's AsyncFd): 2,000,000 bytes reach the wire after the gate" {
+    # Issue 42: the registration was the diversion's; when the gate put the
+    # wire on fd 1 the writer never heard it had room (65,536 bytes, then
+    # status 4).  Unwrapped first: the banner is on stdout there.
+    local want=$BATS_TEST_TMPDIR/want
+    JUNK=(epoll-banner-junk)
+    { printf '{"jsonrpc":"2.0","id":0,"result":{"pad":"'
+      head -c 2000000 /dev/zero | tr '\0' x
+      printf '"}}\n'; } >"$want"
+    diverted --line "$INIT" --timeout 30 -- "$BIN/core_epoll"
+    cmp "$OUT" "$want"
+    assert_stderr_has "epoll: wrote 2000063 bytes"
+    assert_stderr_lacks "no write readiness"
+}
+
 @test "reopen: the new descriptor closed before the gate opens: fd 1 serves" {
     init_ping_diverted --timeout 10 -- "$SRV" /dev/stdout close
     assert_stderr_has "reopen: served on descriptor 1; stderr blocking"
@@ -146,4 +161,20 @@ via_launcher() {
         done
     done
     [ "${#bad[@]}" = 0 ] || { echo "failed pairs: ${bad[*]}" >&2; false; }
+}
+
+# Issue 42: glibc's fopen opens with an internal call the open interposers
+# never see.  After the gate, junk written through fopen("/dev/stdout")
+# reached the wire; before it, the stream is the diversion until the gate.
+@test "reopen: fopen(\"/dev/stdout\") after the gate: its junk reaches stderr, its answers the wire" {
+    JUNK=(fopen-late-junk)
+    init_ping_diverted --timeout 10 -- "$BIN/core_fopen" after
+    assert_stderr_has "fopen: served"
+}
+
+@test "reopen: fopen(\"/dev/stdout\") and fopen(\"/proc/self/fd/1\") before the gate: junk on stderr, the answers on the wire" {
+    JUNK=(fopen-banner-junk)
+    init_ping_diverted --timeout 10 -- "$BIN/core_fopen" before
+    init_ping_diverted --timeout 10 -- "$BIN/core_fopen" before /proc/self/fd/1
+    assert_stderr_has "fopen: served"
 }

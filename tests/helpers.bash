@@ -48,7 +48,7 @@
 #   gate_run CMD...     runs CMD as the wrapper would, in this shell's fds:
 #                       "$STDIOGATE_WRAPPER" -- CMD..., or (no wrapper / GATE_EMULATE=1)
 #                       LD_PRELOAD=$STDIOGATE_LIB (+ existing), STDIOGATE_WIRE
-#                       = dev:ino of fd 1, PYTHONUNBUFFERED=1 unless set
+#                       = dev:ino of fd 1
 #   serve OPT... -- CMD...   $PYTHON client.py --out $OUT --err $ERR OPT...
 #                       -- CMD...; sets $status (never fails by itself)
 #   gated OPT... -- CMD...   serve --gate ...
@@ -181,7 +181,6 @@ gate_run() {
     wire=$(stat -L -c %d:%i "/proc/$me/fd/1" 2>/dev/null) || wire=
     (
         export LD_PRELOAD="$STDIOGATE_LIB${LD_PRELOAD:+ $LD_PRELOAD}"
-        export PYTHONUNBUFFERED="${PYTHONUNBUFFERED-1}"
         if [ -n "$wire" ]; then export STDIOGATE_WIRE=$wire; fi
         exec "$@"
     )

@@ -8,6 +8,7 @@
 # stdiogate runs the noisy example server: the answer alone and byte-exact on
 # stdout, the chatter on stderr; --strict; --check; --version.  The x86_64
 # files here; the aarch64 ones under qemu in tests/aarch64.bats.  The .deb:
+# built and passed by lintian here (make deb-build), installed and run by
 # tests/package/deb.bats (make deb).
 
 bats_require_minimum_version 1.5.0
@@ -197,11 +198,34 @@ registry() {
     done
 }
 
-@test "npm: without its platform package, stdiogate says what is missing and exits 125" {
+@test "npm: without its platform package, stdiogate says what is missing and how to install it, and exits 125" {
     mkdir -p u && tar -xzf "$NPM_MAIN" -C u
     run -125 --separate-stderr u/package/bin/stdiogate --version
     [ -z "$output" ]
-    [[ "$stderr" == *"the package @stdiogate/linux-x64 is not installed beside $PWD/u/package"* ]]
+    [[ "$stderr" == *"the package @stdiogate/linux-x64 (stdiogate's programs for this machine) is not installed beside $PWD/u/package"* ]]
+    [[ "$stderr" == *"npm install -g @stdiogate/linux-x64@$VERSION "* ]]
+    # npm install -g of the main package alone (the platform package nowhere to be had): npm
+    # succeeds without it, and stdiogate then says it is missing (issue 44)
+    npm install -g --offline --prefix "$PWD/g" "$NPM_MAIN" >npm.log 2>&1 || { cat npm.log; return 1; }
+    [ ! -e g/lib/node_modules/stdiogate/node_modules/@stdiogate/linux-x64 ]
+    run -125 --separate-stderr g/bin/stdiogate --version
+    [ -z "$output" ]
+    [[ "$stderr" == *"the package @stdiogate/linux-x64 (stdiogate's programs for this machine) is not installed"* ]]
+    [[ "$stderr" == *"npm install -g @stdiogate/linux-x64@$VERSION "* ]]
+    # what it says to do works
+    npm install -g --offline --prefix "$PWD/g" "$NPM_X64" >npm.log 2>&1 || { cat npm.log; return 1; }
+    [ "$(g/bin/stdiogate --version)" = "stdiogate $VERSION" ]
+}
+
+@test "npm: npm install -g puts the man page where man finds it (PREFIX/share/man/man1) (issue 44)" {
+    npm install -g --offline --prefix "$PWD/g" "$NPM_MAIN" "$NPM_X64" >npm.log 2>&1 || { cat npm.log; return 1; }
+    [ -f g/share/man/man1/stdiogate.1 ]
+    cmp g/share/man/man1/stdiogate.1 "$REPO/stdiogate.1"
+    grep -q '^\.TH STDIOGATE 1' g/share/man/man1/stdiogate.1
+    if command -v man >/dev/null; then
+        # (a link into the package, which man follows)
+        [ "$(realpath "$(MANPATH="$PWD/g/share/man" man -w stdiogate)")" = "$(realpath g/share/man/man1/stdiogate.1)" ]
+    fi
 }
 
 @test "wheel and npm tarballs: packed again from their own files, with other dates on disk, the same bytes; SOURCE_DATE_EPOCH dates the entries" {
@@ -258,4 +282,37 @@ PY
     # the same date: no command runs (make's own lines aside; the cross-built stage was kept)
     SOURCE_DATE_EPOCH=1700003600 make -C tree packages >again.log 2>&1
     [ -z "$(grep -v '^make' again.log)" ] || { cat again.log >&2; false; }
+}
+
+@test "deb: the Debian package builds from the release tarball and lintian passes it, as make deb and make release build it (issue 44)" {
+    make -s -C "$REPO" deb-build DEB_DIR="$PWD/deb" >deb.log 2>&1 || { tail -n 40 deb.log; false; }
+    ls deb/stdiogate_"$VERSION"_*.deb
+    # lintian sees the static programs (the check and the filter): they pass only by the
+    # overrides, each with its reason (debian/stdiogate.lintian-overrides)
+    lintian --show-overrides --tags statically-linked-binary deb/stdiogate_"$VERSION"_*.deb >tags.txt 2>&1 || true
+    for program in stdiogate-check stdiogate-filter; do
+        grep -q "^O: stdiogate: statically-linked-binary \[usr/lib/[^/]*/stdiogate/$program\]" tags.txt ||
+            { echo "no override shown for $program"; cat tags.txt; false; }
+    done
+    dpkg-deb -c deb/stdiogate_"$VERSION"_*.deb | grep -q '/usr/share/lintian/overrides/stdiogate$'
+}
+
+@test "README: its install lines for the files of a release name the files make packages builds, and install them (issue 44)" {
+    # the block after its marker, as a user copies it: the wheel and the npm lines, run in
+    # the directory of the files (the .deb's: make deb-build's test above)
+    sed -n '/^<!-- test: not run: installs on this machine; tests\/packages.bats installs the wheel/,/^```$/p' \
+        "$REPO/README.md" | sed '1,2d;$d' >block.sh
+    grep -q '^sudo apt install ./stdiogate_\*_amd64.deb ' block.sh
+    grep -E '^(uv tool install|npm install -g) ' block.sh | sed 's/ *#.*//' >lines.sh
+    [ "$(wc -l <lines.sh)" = 2 ]
+    mkdir files && cp "$OUT_DIR"/* files/
+    [ -x "$UV_BIN/uv" ] || { echo "no uv in $UV_BIN: run 'make sdk-python'" >&2; return 1; }
+    (cd files && PATH="$UV_BIN:$PATH" UV_TOOL_DIR="$BATS_TEST_TMPDIR/tools" UV_TOOL_BIN_DIR="$BATS_TEST_TMPDIR/bin" \
+        UV_NO_CONFIG=1 UV_OFFLINE=1 UV_NO_INDEX=1 UV_CACHE_DIR="$BATS_TEST_TMPDIR/uv-cache" \
+        UV_PYTHON="$UV_BIN/python" UV_PYTHON_DOWNLOADS=never npm_config_offline=true \
+        npm_config_prefix="$BATS_TEST_TMPDIR/g" sh -ex ../lines.sh) >install.log 2>&1 || { cat install.log; false; }
+    [ "$(bin/stdiogate --version)" = "stdiogate $VERSION" ]
+    [ "$(g/bin/stdiogate --version)" = "stdiogate $VERSION" ]
+    # the deb's glob names the file make deb builds
+    [[ "stdiogate_${VERSION}_amd64.deb" == stdiogate_*_amd64.deb ]]
 }

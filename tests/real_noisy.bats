@@ -6,7 +6,7 @@
 #
 # noisy-server.cjs: console.log banner + dotenv 17 config() ("◇ injected env (1) from .env // tip: ..."),
 #   then a real McpServer on the SDK's StdioServerTransport.
-# noisy_server.py: prints at import (buffered: the wrapper has to set PYTHONUNBUFFERED), a child
+# noisy_server.py: prints at import (buffered: wrapped, the guard takes it off after the gate), a child
 #   process (echo) writes on the inherited stdout, then JSON-RPC lines by hand.
 
 load integration/real_helpers

@@ -9,7 +9,7 @@
 #               cache warmed so that the tests run uv with --offline --no-index
 #   sdk-go      github.com/modelcontextprotocol/go-sdk (go.mod/go.sum), built static
 #               (CGO_ENABLED=0) and dynamic (cgo)
-#   sdk-rust    rmcp (Cargo.lock), release build (unoptimised, opt-level 0: half the build time), stdio server features only
+#   sdk-rust    rmcp (Cargo.lock), and tokio-writer beside it (tests/guard_threads.bats), release build (unoptimised, opt-level 0: half the build time), stdio server features only
 #   sdk-java    io.modelcontextprotocol.sdk:mcp (pom.xml, exact versions, checksums enforced):
 #               the jars copied by the dependency plugin, the server compiled with javac
 #   test-sdk    the above, then bats tests/real_sdk.bats
@@ -107,9 +107,11 @@ $(SDK_OUT)/bin/noisy-go-static: $(SDK_SRC)/go/main.go $(SDK_SRC)/go/go.mod $(SDK
 $(SDK_OUT)/bin/noisy-go-cgo: $(SDK_SRC)/go/main.go $(SDK_SRC)/go/go.mod $(SDK_SRC)/go/go.sum | go-toolchain
 	$(SDK_GOENV) CGO_ENABLED=1 $(GO) build -C $(SDK_SRC)/go -o $@ .
 
-$(SDK_OUT)/bin/noisy-rmcp: $(SDK_SRC)/rust/src/main.rs $(SDK_SRC)/rust/Cargo.toml $(SDK_SRC)/rust/Cargo.lock | sdk-toolchains
+$(SDK_OUT)/bin/noisy-rmcp: $(SDK_SRC)/rust/src/main.rs $(SDK_SRC)/rust/src/bin/tokio-writer.rs \
+		$(SDK_SRC)/rust/Cargo.toml $(SDK_SRC)/rust/Cargo.lock | sdk-toolchains
 	$(SDK_CARGO) build --release --locked -j2 --manifest-path $(SDK_SRC)/rust/Cargo.toml
-	mkdir -p $(@D) && cp $(SDK_OUT)/rust-target/release/noisy-rmcp $@
+	mkdir -p $(@D) && cp $(SDK_OUT)/rust-target/release/tokio-writer $(@D)/
+	cp $(SDK_OUT)/rust-target/release/noisy-rmcp $@
 
 $(SDK_OUT)/java/.stamp: $(SDK_SRC)/java/pom.xml $(wildcard $(SDK_SRC)/java/src/main/java/noisy/*.java) | sdk-toolchains
 	rm -rf $(SDK_OUT)/java && mkdir -p $(SDK_OUT)/java/classes

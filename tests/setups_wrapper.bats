@@ -29,7 +29,7 @@ interpreter first rest bytes_read num i elf_endian word phoff phentsize phnum ta
 base interp notes entries ptype ph end note notes_offset notes_size notes_len p namesz
 descsz note_type name go_type wants_help checker fd answer IFS PPID CDPATH OLDPWD"
 
-@test "environment: COMMAND gets exactly the caller's, plus LD_PRELOAD, PYTHONUNBUFFERED, PERL5OPT, RUBYOPT (pipes, sockets)" {
+@test "environment: COMMAND gets exactly the caller's, plus LD_PRELOAD (pipes, sockets)" {
     vars=(PATH="$PATH" HOME=/nonexistent-home)
     for n in $WRAPPER_NAMES; do vars+=("$n=caller's $n 'quoted' \"x\" \$y"); done
     vars+=(OPTIND=5)   # (dash refuses to start with an OPTIND that is not a number)
@@ -41,10 +41,9 @@ descsz note_type name go_type wants_help checker fd answer IFS PPID CDPATH OLDPW
         $how env -i "${vars[@]}" $pwd "$STDIOGATE_WRAPPER" env -0 </dev/null >out 2>got.env
         [ ! -s out ]
         sorted_env want.env >want
-        sorted_env got.env | grep -Ev '^(LD_PRELOAD|PYTHONUNBUFFERED|PERL5OPT|RUBYOPT)=' >got
+        sorted_env got.env | grep -Ev '^LD_PRELOAD=' >got
         diff want got || { echo "with '$pwd', '$how'"; false; }
         grep -qx "LD_PRELOAD=$STDIOGATE_LIB" <(sorted_env got.env)
-        grep -qx "PYTHONUNBUFFERED=1" <(sorted_env got.env)
         if [ -z "$pwd" ]; then ! grep -q '^PWD=' got; fi
     done
     done
@@ -52,7 +51,7 @@ descsz note_type name go_type wants_help checker fd answer IFS PPID CDPATH OLDPW
     for sockets in "" --sockets; do
         env -i "${vars[@]}" PYTHONUNBUFFERED=0 STDIOGATE_WRAPPER="$STDIOGATE_WRAPPER" "$PYTHON" "$CLIENT" --gate $sockets --out out --err err --line "$INIT" --frames 0 \
             -- "$PYTHON" -c 'import os,sys; sys.stderr.write("".join("%s=%s\n" % kv for kv in sorted(os.environ.items())))'
-        sort err | grep -Ev '^(LD_PRELOAD|PERL5OPT|RUBYOPT|STDIOGATE_[A-Z]*)=' >got
+        sort err | grep -Ev '^(LD_PRELOAD|STDIOGATE_[A-Z]*)=' >got
         env -i "${vars[@]}" PYTHONUNBUFFERED=0 "$PYTHON" -c 'import os,sys; sys.stdout.write("".join("%s=%s\n" % kv for kv in sorted(os.environ.items())))' | sort >want
         diff want got
     done
@@ -74,7 +73,7 @@ descsz note_type name go_type wants_help checker fd answer IFS PPID CDPATH OLDPW
     env -i "${vars[@]}" "$STDIOGATE_WRAPPER" --strict env -0 </dev/null >out 2>got.env
     [ ! -s out ]
     sorted_env want.env >want
-    sorted_env got.env | grep -Ev '^(LD_PRELOAD|PYTHONUNBUFFERED|PERL5OPT|RUBYOPT|STDIOGATE_[A-Z]*)=' >got
+    sorted_env got.env | grep -Ev '^(LD_PRELOAD|STDIOGATE_[A-Z]*)=' >got
     diff want got
 }
 
@@ -94,21 +93,19 @@ descsz note_type name go_type wants_help checker fd answer IFS PPID CDPATH OLDPW
     diff want got
 }
 
-@test "environment: an answer larger than a pipe holds at first (a caller's PERL5OPT of 100 KB): exact, warnings said once" {
-    big=-M$(head -c 100000 /dev/zero | tr '\0' x)
-    env -i PATH="$PATH" PERL5OPT="$big" env -0 >want.env
+@test "environment: an answer larger than a pipe holds at first (a caller's 'library' of 100 KB, which the wrapper's shell overwrote): exact, warnings said once" {
+    big=$(head -c 100000 /dev/zero | tr '\0' x)
+    env -i PATH="$PATH" library="$big" env -0 >want.env
     # (a bound: a checker waiting for room in the pipe would wait forever)
-    env -i PATH="$PATH" PERL5OPT="$big" timeout 120 "$STDIOGATE_WRAPPER" env -0 </dev/null >out 2>got.env
+    env -i PATH="$PATH" library="$big" timeout 120 "$STDIOGATE_WRAPPER" env -0 </dev/null >out 2>got.env
     [ ! -s out ]
     # said once: the answer waits whole until the pipe has room for it
-    env -i PATH="$PATH" PERL5OPT="$big" STDIOGATE_DEBUG=x timeout 120 "$STDIOGATE_WRAPPER" true </dev/null >out 2>err
+    env -i PATH="$PATH" library="$big" STDIOGATE_DEBUG=x timeout 120 "$STDIOGATE_WRAPPER" true </dev/null >out 2>err
     [ "$(grep -c 'is not a level' err)" -eq 1 ] || { cat err; false; }
-    sorted_env want.env | grep -v '^PERL5OPT=' >want
-    sorted_env got.env | grep -Ev '^(LD_PRELOAD|PYTHONUNBUFFERED|PERL5OPT|RUBYOPT)=' >got
+    sorted_env want.env >want
+    sorted_env got.env | grep -Ev '^LD_PRELOAD=' >got
     diff want got
     grep -qx "LD_PRELOAD=$STDIOGATE_LIB" <(sorted_env got.env)
-    perl5opt=$(sorted_env got.env | grep '^PERL5OPT=')
-    [[ $perl5opt == "PERL5OPT=$big -I"*"/perl -MStdiogate::Unbuffered" ]]
 }
 
 @test "stdiogate-check --wrapper --answer FD: a FD that is no pipe or file (/dev/null, a shell's empty here-document) gets nothing, status 3" {
@@ -147,7 +144,7 @@ LIST_FDS='for fd in 3 4 5 6 7 8 9; do [ -h /proc/self/fd/$fd ] && echo "$fd $(re
     [ ! -s out ]
     sorted_env want.env >want
     # (bash exports SHLVL and PWD where the caller did not, as it always did)
-    sorted_env got.env | grep -Ev '^(LD_PRELOAD|PYTHONUNBUFFERED|PERL5OPT|RUBYOPT|SHLVL|PWD)=' >got
+    sorted_env got.env | grep -Ev '^(LD_PRELOAD|SHLVL|PWD)=' >got
     diff want got
     grep -qx "LD_PRELOAD=$STDIOGATE_LIB" <(sorted_env got.env)
 }
@@ -287,6 +284,42 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
     [ "$stderr" = "stdiogate: warning: $dir/setups_srv has file capabilities, so the dynamic linker drops LD_PRELOAD: its stdout is not guarded" ]
 }
 
+# Issue 45: the same file run by root, whom file capabilities give nothing
+# more (no secure execution: ld.so keeps LD_PRELOAD), both as COMMAND (the
+# wrapper's inspector) and at exec (the library): the library enters it, no
+# filter, no warning; run by nobody beside it (the test can fail).
+@test "file capabilities run by root: no secure execution, so the library enters the program (COMMAND and at exec); by nobody: the filter" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root to set file capabilities and to run as nobody"
+    dir=$(mktemp -d /tmp/stdiogate-caps.XXXXXX)
+    cp "$STDIOGATE_WRAPPER" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$STDIOGATE_LIB" "$SRV" "$dir/"
+    chmod 755 "$dir"
+    setcap cap_net_bind_service+ep "$dir/setups_srv"
+    local who how
+    for who in root nobody; do
+        for how in command exec; do
+            local cmd=("$dir/setups_srv" 0)
+            [ "$how" = exec ] && cmd=(sh -c 'exec "$0" 0' "$dir/setups_srv")
+            if [ "$who" = root ]; then
+                run --separate-stderr env STDIOGATE_DEBUG=2 "$dir/stdiogate" "${cmd[@]}" </dev/null
+            else
+                run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+                    env STDIOGATE_DEBUG=2 "$dir/stdiogate" "${cmd[@]}" </dev/null
+            fi
+            echo "$who/$how: $stderr"
+            [ "$status" -eq 0 ]
+            if [ "$who" = root ]; then
+                [[ "$stderr" != *"file capabilities"* ]]
+                [[ "$stderr" == *"diverting stdout to stderr"* ]]
+                [[ "$stderr" != *"strict: filtering"* ]]
+            else
+                [[ "$stderr" == *"$dir/setups_srv is a program with file capabilities: "*"strict"* ]]
+                [[ "$stderr" == *"strict: filtering"* ]]
+            fi
+        done
+    done
+    rm -rf "$dir"
+}
+
 @test "docker or podman as COMMAND: strict mode by itself (level 2 says so, level 1 nothing); --gate-only: unguarded, say so, recommend --strict" {
     mkdir bin
     cc -o bin/docker -x c - <<<'int main(void) { return 0; }'
@@ -339,33 +372,42 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
 
 # --- Perl and Ruby stdout buffers
 
-# banner LANG SCRIPT NAME=VALUE PROBE WANT: LANG -e SCRIPT leaves a startup
-# banner (LANG-banner-junk) in the interpreter's stdout buffer: on pipes and
-# on sockets it reaches stderr, the answer the wire; then with NAME=VALUE in
-# the environment, PROBE (run before SCRIPT) writes WANT to stderr: the
-# caller's NAME kept beside the wrapper's.
+# banner LANG SCRIPT NAME=VALUE PROBE WANT GATE_ONLY_WANT: LANG -e SCRIPT
+# leaves a startup banner (LANG-banner-junk) in the interpreter's stdout
+# buffer: on pipes and on sockets it reaches stderr, the answer the wire, by
+# default (the guard takes it off when the buffer is written with the
+# answer) and with the gate alone (stdout unbuffered: lib/interpreters.c);
+# then with NAME=VALUE in the environment, PROBE (run before SCRIPT) writes
+# WANT to stderr (GATE_ONLY_WANT with the gate alone): NAME is the caller's.
 banner() {
-    local lang=$1 script=$2 opt=$3 probe=$4 want=$5 sockets
-    for sockets in "" --sockets; do
-        JUNK=("$lang-banner-junk")
-        both $sockets --line "$INIT" -- "$lang" -e "$script"
-        assert_status 0
-        assert_frames "$ANSWER"
-        assert_junk_on_stderr
+    local lang=$1 script=$2 opt=$3 probe=$4 sockets guard
+    for guard in 1 0; do
+        local -x STDIOGATE_GUARD=$guard STDIOGATE_AUTO_STRICT=$guard
+        for sockets in "" --sockets; do
+            JUNK=("$lang-banner-junk")
+            both $sockets --line "$INIT" -- "$lang" -e "$script"
+            assert_status 0
+            assert_frames "$ANSWER"
+            assert_junk_on_stderr
+        done
+        (
+            export "${opt%%=*}"="${opt#*=}"
+            gated --line "$INIT" -- "$lang" -e "$probe$script"
+            assert_frames "$ANSWER"
+            assert_stderr_has "$([ "$guard" = 1 ] && echo "$5" || echo "$6")"
+        )
     done
-    local "${opt%%=*}"="${opt#*=}"
-    export "${opt%%=*}"
-    gated --line "$INIT" -- "$lang" -e "$probe$script"
-    assert_frames "$ANSWER"
-    assert_stderr_has "$want"
 }
 
-@test "Perl: a startup banner in PerlIO's buffer reaches stderr, not the wire (pipes, sockets); PERL5OPT kept" {
+@test "Perl: a startup banner in PerlIO's buffer reaches stderr, not the wire (pipes, sockets; default, gate alone); PERL5OPT the caller's" {
     banner perl 'print "perl-banner-junk\n"; while (my $l = <STDIN>) { print qq({"jsonrpc":"2.0","id":0,"result":{"echo":"initialize"}}\n); STDOUT->flush(); }' \
-        PERL5OPT=-w 'print STDERR "opt=$ENV{PERL5OPT} w=$^W\n"; ' "opt=-w -I$ROOT/runtime/perl -MStdiogate::Unbuffered w=1"
+        PERL5OPT=-w 'print STDERR "opt=$ENV{PERL5OPT} w=$^W autoflush=$|\n"; ' "opt=-w w=1 autoflush=0" "opt=-w w=1 autoflush=1"
 }
 
-@test "Ruby: a startup banner in Ruby's STDOUT buffer reaches stderr, not the wire (pipes, sockets); RUBYOPT kept" {
+@test "Ruby: a startup banner in Ruby's STDOUT buffer reaches stderr, not the wire (pipes, sockets; default, gate alone); RUBYOPT the caller's" {
+    # (ENV asks getenv: the other interpreters' variables are the caller's too)
+    unset PYTHONUNBUFFERED PERL5OPT
     banner ruby 'puts "ruby-banner-junk"; while STDIN.gets; puts %q({"jsonrpc":"2.0","id":0,"result":{"echo":"initialize"}}); STDOUT.flush; end' \
-        RUBYOPT=-W0 'STDERR.puts "opt=#{ENV["RUBYOPT"]}"; ' "opt=-W0 -r$ROOT/runtime/ruby/stdiogate_unbuffered.rb"
+        RUBYOPT=-W0 'STDERR.puts "opt=#{ENV["RUBYOPT"]} verbose=#{$VERBOSE.inspect} sync=#{STDOUT.sync} py=#{ENV["PYTHONUNBUFFERED"].inspect} perl=#{ENV["PERL5OPT"].inspect}"; ' \
+        "opt=-W0 verbose=nil sync=false py=nil perl=nil" "opt=-W0 verbose=nil sync=true py=nil perl=nil"
 }

@@ -39,6 +39,9 @@ bun_binary() {
 server() {
     case $1 in
         static) S=("$BIN/tree_server_static"); C=(--mcp); KIND="a static program" ;;
+        # 30 arguments: an argv of 31 entries, the filter's of 35
+        static-args) S=("$BIN/tree_server_static" $(seq -f 'arg%g' 30)); C=(--mcp)
+                     KIND="a static program" ;;
         go-static) S=("$GO_STATIC"); C=(--mcp); KIND="a static program" ;;
         go-cgo) S=("$GO_CGO"); C=(--mcp); KIND="a Go program" ;;
         bun) S=("$(bun_binary)" "$FIX/core_bun_server.js"); C=(--line "$INIT" --line "$PING"); KIND="a Bun program" ;;
@@ -57,6 +60,11 @@ launcher() {
         node) L=(node "$FIX/tree_npx.js"); AT=exec ;;
         py-fork) L=("$PYTHON" "$FIX/auto_pylaunch.py" fork); AT=exec ;;
         py-spawn) L=("$PYTHON" "$FIX/auto_pylaunch.py" spawn); AT=exec ;;
+        vfork) L=("$BIN/tree_vfork" vfork); AT=exec ;;
+        # 300 more variables: an environment larger than the copies on the stack
+        vfork-env) L=(env TREE_VFORK_ENV=300 "$BIN/tree_vfork" vfork); AT=exec ;;
+        spawn-chdir) L=("$BIN/tree_vfork" spawn-chdir); AT=exec ;;
+        spawn-fchdir) L=("$BIN/tree_vfork" spawn-fchdir); AT=exec ;;
     esac
 }
 
@@ -127,6 +135,26 @@ auto_case() {
 
 @test "auto strict: each such program through a Python launcher (subprocess.run, posix_spawn)" {
     row_table auto_case "static py-spawn" "go-static py-spawn" "go-cgo py-spawn" "bun py-spawn" "musl py-spawn"
+}
+
+# Issue 42: the copies an exec makes (the environment without our LD_PRELOAD
+# entry, the filter's argv) did not fit on the stack of a vfork child and
+# were not made: a musl program got our LD_PRELOAD entry and could not start
+# (status 127), a static one with 31 arguments got the wire unguarded; a
+# posix_spawn chdir file action (Rust's Command::current_dir) was read as a
+# close of fd 1 and the program went unguarded.
+@test "auto strict: through a vfork child's exec, with 300 more variables and with 31 arguments" {
+    row_table auto_case "musl vfork-env" "static vfork-env" "static-args vfork" "static-args vfork-env" \
+        "musl vfork"
+}
+
+# The chdir action was read as a close of the descriptor its path's address
+# makes as an int: at or under 1 in about half of all runs (ASLR), so the
+# row is run ten times (a run without the fix passes them all once in 1024).
+@test "auto strict: through posix_spawn with a chdir or fchdir file action (Rust's Command::current_dir)" {
+    local rows=("static spawn-fchdir" "musl spawn-chdir" "static-args spawn-chdir") i
+    for i in $(seq 10); do rows+=("static spawn-chdir"); done
+    row_table auto_case "${rows[@]}"
 }
 
 @test "auto strict: over socketpairs, each such program directly and through sh -c 'exec ...'" {

@@ -12,7 +12,7 @@ load strict_helpers
     run --separate-stderr "$ROOT/stdiogate" --strict --protocol xml true
     [ "$status" -eq 125 ]
     [ -z "$output" ]
-    [ "$stderr" = "stdiogate: --protocol takes auto, jsonl or framed" ]
+    [ "$stderr" = "stdiogate: --protocol takes auto, jsonl or framed, or the protocol: mcp, lsp or dap" ]
     run --separate-stderr "$ROOT/stdiogate" --protocol
     [ "$status" -eq 125 ]
 }

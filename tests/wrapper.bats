@@ -195,6 +195,26 @@ env_of() {
     [[ "${lines[0]}" == "Usage: stdiogate --check "* ]]
 }
 
+@test "--help names the doctor; its options work without --check too (stdiogate --config, --list, --client) (issue 44)" {
+    run --separate-stderr "$REPO/stdiogate" --help
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"stdiogate --check --config"* ]]
+    [[ "$output" == *"--list"* && "$output" == *"--fix"* && "$output" == *"--client NAME"* ]]
+    mkdir home
+    export HOME=$PWD/home XDG_CONFIG_HOME=$PWD/home/.config
+    for opts in "--list" "--config --list" "--config --help" "--config=$PWD/none.json --list" \
+                "--client codex -- srv"; do
+        # shellcheck disable=SC2086  # the words of each case
+        run --separate-stderr "$REPO/stdiogate" --check $opts
+        want="$status|$output|$stderr"
+        [ -n "$output$stderr" ]
+        # shellcheck disable=SC2086
+        run --separate-stderr "$REPO/stdiogate" $opts
+        [ "$status|$output|$stderr" = "$want" ] || { echo "stdiogate $opts: [$status|$output|$stderr], with --check: [$want]"; false; }
+        [[ "$stderr" != *"unknown option"* ]]
+    done
+}
+
 @test "-- ends the options; options after COMMAND are COMMAND's" {
     run -127 --separate-stderr "$STUB/stdiogate" -- --help
     [ "$status" -eq 127 ]
@@ -224,16 +244,20 @@ env_of() {
     [ "$(env_of LD_PRELOAD env.txt)" = "$STUB/libstdiogate.so" ]
 }
 
-@test "PYTHONUNBUFFERED=1 unless the user set it" {
-    unset PYTHONUNBUFFERED
+@test "PYTHONUNBUFFERED, PERL5OPT, RUBYOPT are the user's: unset, empty or set" {
+    unset PYTHONUNBUFFERED PERL5OPT RUBYOPT
     "$STUB/stdiogate" env >env.txt
-    [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
-    PYTHONUNBUFFERED=0 "$STUB/stdiogate" env >env.txt
+    [ "$(env_of PYTHONUNBUFFERED env.txt)" = "<unset>" ]
+    [ "$(env_of PERL5OPT env.txt)" = "<unset>" ]
+    [ "$(env_of RUBYOPT env.txt)" = "<unset>" ]
+    PYTHONUNBUFFERED=0 PERL5OPT=-w RUBYOPT=-W0 "$STUB/stdiogate" env >env.txt
     [ "$(env_of PYTHONUNBUFFERED env.txt)" = 0 ]
-    # empty is unset to Python: set, or its startup prints stay buffered
-    PYTHONUNBUFFERED= "$STUB/stdiogate" env >env.txt
-    [ "$(grep -c '^PYTHONUNBUFFERED=' env.txt)" = 1 ]
-    [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
+    [ "$(env_of PERL5OPT env.txt)" = -w ]
+    [ "$(env_of RUBYOPT env.txt)" = -W0 ]
+    PYTHONUNBUFFERED= PERL5OPT= RUBYOPT= "$STUB/stdiogate" env >env.txt
+    [ "$(grep -c '^PYTHONUNBUFFERED=$' env.txt)" = 1 ]
+    [ "$(grep -c '^PERL5OPT=$' env.txt)" = 1 ]
+    [ "$(grep -c '^RUBYOPT=$' env.txt)" = 1 ]
 }
 
 @test "STDIOGATE_WIRE is the identity of the wrapper's own stdout (file, pipe; the checker's answer on a descriptor or through \$(...))" {
@@ -309,6 +333,20 @@ env_of() {
     [ "$(env_of STDIOGATE_DISCARD env.txt)" = "<unset>" ]
     "$STUB/stdiogate" --discard env >env.txt
     [ "$(env_of STDIOGATE_DISCARD env.txt)" = 1 ]
+}
+
+@test "--protocol takes the protocols' names too: mcp is jsonl, lsp and dap are framed (as --check's) (issue 44)" {
+    local row opt want
+    for row in "--protocol mcp|jsonl" "--protocol=mcp|jsonl" "--protocol lsp|framed" "--protocol=dap|framed" \
+               "--protocol auto|auto" "--protocol=jsonl|jsonl" "--protocol framed|framed"; do
+        opt=${row%|*} want=${row#*|}
+        # shellcheck disable=SC2086  # one or two words
+        "$STUB/stdiogate" $opt env >env.txt
+        [ "$(env_of STDIOGATE_PROTOCOL env.txt)" = "$want" ] || { echo "$opt: $(env_of STDIOGATE_PROTOCOL env.txt)"; false; }
+    done
+    run -125 --separate-stderr "$STUB/stdiogate" --protocol xml env
+    [ "$stderr" = "stdiogate: --protocol takes auto, jsonl or framed, or the protocol: mcp, lsp or dap" ]
+    [ -z "$output" ]
 }
 
 # --- programs the preload cannot enter
@@ -422,10 +460,11 @@ env_of() {
 # --- with the real library
 
 @test "real library: LD_PRELOAD composed, marker consumed, nothing on stdout" {
+    unset PYTHONUNBUFFERED
     LD_PRELOAD="$STUB/other1.so" "$REPO/stdiogate" sh -c 'env >env.txt' >out </dev/null
     [ ! -s out ]
     [ "$(env_of LD_PRELOAD env.txt)" = "$REPO/libstdiogate.so $STUB/other1.so" ]
-    [ "$(env_of PYTHONUNBUFFERED env.txt)" = 1 ]
+    [ "$(env_of PYTHONUNBUFFERED env.txt)" = "<unset>" ]
     [ "$(env_of STDIOGATE_WIRE env.txt)" = "<unset>" ]
 }
 
@@ -450,4 +489,25 @@ env_of() {
     grep -q '^Starting noisy-server 1.0 in stdio mode' err
     grep -q '^Loaded 1 tool: echo' err
     grep -q '^helper: cache warmed up' err
+}
+
+@test "real library: make demo shows the README's first two failures, each fixed wrapped: a banner glued to the first answer (lost unwrapped), junk while serving (issue 44)" {
+    run --separate-stderr timeout 120 make -s -C "$REPO" demo
+    [ "$status" -eq 0 ] || { echo "$output"; echo "$stderr"; false; }
+    # the four runs, in order: glued unwrapped, glued wrapped, serving unwrapped, serving wrapped
+    awk '/^=== /{n++} {print > ("part" n ".txt")}' <<<"$output"
+    [ -f part4.txt ] && [ ! -f part5.txt ]
+    grep -q '^\$ examples/bin/noisy-server --glued$' part1.txt
+    grep -q '^  stdout   BAD   Starting noisy-server 1.0 in stdio mode...{"jsonrpc":"2.0","id"' part1.txt
+    grep -q '^  Result: the answer to request 1 came on the same line as the junk before it' part1.txt
+    ! grep -q 'tools/list' part1.txt || false
+    grep -q '^\$ ./stdiogate examples/bin/noisy-server --glued$' part2.txt
+    grep -q '^  stderr         Starting noisy-server 1.0 in stdio mode...$' part2.txt
+    grep -q '^  Result: all 3 lines on stdout are JSON-RPC; the startup output went to stderr\.$' part2.txt
+    grep -q '^\$ examples/bin/noisy-server --serving$' part3.txt
+    grep -q '^  stdout   BAD   log: handled tools/list (1 tool)$' part3.txt
+    grep -q '^\$ ./stdiogate examples/bin/noisy-server --serving$' part4.txt
+    grep -q '^  stderr         log: handled tools/list (1 tool)$' part4.txt
+    ! grep -q 'BAD' part2.txt part4.txt || false
+    grep -q '^  Result: all 3 lines on stdout are JSON-RPC; the startup output went to stderr, and so did the line written while serving\.$' part4.txt
 }

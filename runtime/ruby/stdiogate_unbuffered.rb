@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# Loaded into Ruby programs by stdiogate, through RUBYOPT, as
-# PYTHONUNBUFFERED=1 does for Python: STDOUT is written at once, so that
-# what a server prints while it starts reaches the diversion instead of
-# waiting in Ruby's buffer and reaching the wire with its first answer.
+# Loaded into a Ruby server by stdiogate --gate-only, through the RUBYOPT the
+# library's getenv answers in that process alone (lib/interpreters.c):
+# STDOUT is written at once, so that what the server prints while it starts
+# reaches the diversion instead of waiting in Ruby's buffer and reaching the
+# wire, which nothing guards then, with its first answer.
 STDOUT.sync = true

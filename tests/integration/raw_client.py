@@ -68,7 +68,7 @@ class Server:
             self.from_server, child_out = os.pipe()
         # The same environment the TypeScript SDK client gives a server: a few safe variables plus
         # what the caller adds (--env). Nothing else leaks in from the test runner (such as
-        # PYTHONUNBUFFERED, which the wrapper must set by itself).
+        # PYTHONUNBUFFERED, which would change the server's buffering on both sides).
         env = {k: os.environ[k] for k in DEFAULT_ENV if k in os.environ}
         env.update(opts["env"])
         err = open(opts["stderr"], "wb") if opts["stderr"] else None

@@ -54,7 +54,8 @@ sdk_server() {
              "Hello from the pygame community. https://www.pygame.org/contribute.html")
       CALL="noisy-mcp-python: tool echo called" CALL_ON_STDOUT=''
       # Unwrapped, print() to a pipe is buffered until exit; unbuffered, the banner is on the wire
-      # before the first message, where a client sees it. The wrapper sets this by itself.
+      # before the first message, where a client sees it. The wrapper does not set it: buffered,
+      # the banner leaves at exit, after the gate, and the guard (or the filter) takes it off.
       PLAIN_OPTS=(--env PYTHONUNBUFFERED=1)
       case $1 in
         py-uvx) SRV=("$SDK_PY/venv/bin/uvx" "${UV_FLAGS[@]}" --from "$SDK_PY/project" noisy-mcp-python) ;;
