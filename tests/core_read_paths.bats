@@ -118,6 +118,14 @@ imported_path() {
     init_diverted --sockets -- "$SRV" read peek
 }
 
+@test "read path: recvmsg(MSG_PEEK) of the whole message consumes nothing (socket stdin)" {
+    # the peek sees the whole first message; the gate opens at the read
+    # that takes it, not before the junk written in between
+    JUNK=(after-peekmsg-junk)
+    init_diverted --sockets -- "$SRV" read peekmsg
+    assert_gate_opened_by read "$INIT_BYTES"
+}
+
 @test "read path: getc + ungetc (skip white space, push back), then fgets" {
     JUNK=(after-ungetc-junk)
     diverted --send $'\n  '"$INIT"$'\n' -- "$SRV" fgets ungetc
