@@ -553,7 +553,7 @@ restore() {
 }
 
 build() {
-    make -s -C "$TREE" all fixtures >"$WORK/build.log" 2>&1
+    make -s -C "$TREE" all fixtures </dev/null >"$WORK/build.log" 2>&1
 }
 
 # kill_leftovers: SIGKILL whatever still runs a program of this copy once a
@@ -593,7 +593,11 @@ new_failures() {
 run_file() {
     local f=$1 log=$2 pid
     : >"$log"
-    BATS_TEST_TIMEOUT=${MUTATE_TEST_TIMEOUT:-90} setsid bats "$f" >"$log" 2>&1 &
+    # </dev/null: inside the loop over the mutations (`done <<<"$SPECS"`) a
+    # background job inherits that list as its stdin, and a test that reads
+    # stdin took the mutations still to run (the run of 2026-12-06 ended
+    # after its first survivor)
+    BATS_TEST_TIMEOUT=${MUTATE_TEST_TIMEOUT:-90} setsid bats "$f" </dev/null >"$log" 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
         if [ -n "$(new_failures "$log")" ]; then
