@@ -174,6 +174,11 @@ late_run() {
         assert_stdout_bytes "$A1"$'\n'
         assert_stderr_bytes "$part"
     done
+    # level 2's count at exit has that line, though it has no newline
+    STDIOGATE_DEBUG=2 gated --line "$INIT1" -- "$GS" held exit
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'
+    assert_stderr_has "guard: kept ${#part} bytes in 1 line off the wire after the gate"
 }
 
 @test "guard: an unfinished line held when the server is killed (SIGKILL) is lost, the answers before it are whole, the status is the kill's" {
