@@ -24,7 +24,7 @@ LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden $(VERSION_DEF)
 # LD_PRELOAD of a wrapped launcher never loads the library into it.
 CHECK    = stdiogate-check
 CHECK_SRC = check/main.c check/wrapper.c check/program.c check/protocol.c check/session.c check/output.c \
-	check/report.c check/json.c check/progress.c inspect.c
+	check/report.c check/json.c check/progress.c check/util.c inspect.c
 FILTER   = stdiogate-filter
 # --check --config, --fix, --client: a Python script stdiogate-check execs.
 DOCTOR   = doctor/stdiogate-doctor
@@ -61,7 +61,7 @@ $(DEP_DIR):
 	mkdir -p $@
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
-check-clang: $(LIB_SRC) lib/internal.h protocol/detect.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h quiet.h backlog.h filter.c
+check-clang: $(LIB_SRC) lib/internal.h protocol/detect.h env.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h quiet.h backlog.h filter.c
 	@tests/need.sh check-clang clang:clang
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)

@@ -74,6 +74,7 @@
 #include <unistd.h>
 
 #include "protocol/detect.h"
+#include "env.h"
 #include "backlog.h"
 #include "helper.h"
 #include "quiet.h"
@@ -242,8 +243,8 @@ static struct {
 
 static void log_open(const char *name, long pid)
 {
-    const char *path = getenv("STDIOGATE_LOG");
-    if (!path || !*path)
+    const char *path = sg_env_log(getenv(SG_ENV_LOG));
+    if (!path)
         return;
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
     if (fd >= 0)
@@ -939,10 +940,10 @@ static int start_filter(enum sg_protocol protocol, int discard)
      * finds the filter to wait for at exit instead. */
     if (middle > 0 && !g_unenterable) {
         char marker[64];
-        (void)snprintf(marker, sizeof marker, "filter:%ld:%ld", g_server_pid, (long)middle);
-        setenv("STDIOGATE_WIRE", marker, 1);
+        (void)snprintf(marker, sizeof marker, SG_MARKER_FILTER "%ld:%ld", g_server_pid, (long)middle);
+        setenv(SG_ENV_WIRE, marker, 1);
     } else {
-        unsetenv("STDIOGATE_WIRE");
+        unsetenv(SG_ENV_WIRE);
     }
     return 1;
 }
@@ -966,14 +967,11 @@ int main(int argc, char **argv)
 {
     /* Without --protocol (the library starts a program it cannot enter
      * this way): what the user chose for the session, STDIOGATE_PROTOCOL. */
-    int protocol = protocol_named(getenv("STDIOGATE_PROTOCOL"));
-    const char *e = getenv("STDIOGATE_DISCARD");
-    int discard = e && strcmp(e, "1") == 0, i;
+    int protocol = (int)sg_env_protocol(getenv(SG_ENV_PROTOCOL));
+    int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i;
     const char *path = NULL;
 
-    e = getenv("STDIOGATE_DEBUG");
-    if (e && e[0] >= '0' && e[0] <= '4' && e[1] == '\0')
-        g_level = e[0] - '0';
+    (void)sg_env_debug(getenv(SG_ENV_DEBUG), &g_level);
     if (argc == 3 && strcmp(argv[1], "--drain") == 0) {
         g_as = (pid_t)strtol(argv[2], NULL, 10);
         drain_run(discard);

@@ -17,19 +17,8 @@
  * predictable branch.
  */
 
-/* Where the rest is: one file per mechanism under lib/.
- *   internal.h       what the files share: macros, the state's declarations
- *   real.c           the real functions (dlsym)
- *   say.c            diagnostics
- *   glibc.c          glibc internals the library relies on, each checked
- *   fds.c            descriptors: identities, copies, private ones; dup, close...
- *   reads.c          every read path on stdin (what opens the gate by a read)
- *   helper.c         the drain: the helper process behind the diversion
- *   failsafe.c       the write side: the fail-safe and its hold
- *   handshake.c      STDIOGATE_OPEN=1 (setenv, putenv)
- *   interpreters.c   Python's, Perl's, Ruby's stdout unbuffered under --gate-only (getenv)
- *   reopen.c         opening stdout by name (/dev/stdout, /proc/self/fd/1)
- *   exec.c           exec and spawn: where a child gets the wire */
+/* The rest is one file per mechanism under lib/, which share lib/internal.h:
+ * docs/ARCHITECTURE.md ("The library, file by file") is their map. */
 
 #include "lib/internal.h"
 
@@ -51,7 +40,7 @@ pid_t g_helper_inherited;          /* one started before an exec (the marker's :
 struct identity g_wire_id, g_stdin_id, g_div_id;
 static int g_div_flags;      /* status flags of the diversion at start */
 const char *g_div_name = "stderr";          /* what the diversion is, for diagnostics */
-char g_marker[80];           /* "STDIOGATE_WIRE=dev:ino[:pid]" as this process got it */
+char g_marker[80];           /* MARKER=dev:ino[:pid] as this process got it */
 static char g_hand[80];      /* ... and as it hands it on: ":pid" names a helper to reap */
 static char g_hand_guarded[88];             /* ... to a program started after the gate: ",open" */
 char *g_marker_out = g_marker;
@@ -326,32 +315,18 @@ void release_if_unused(void)
 /* ------------------------------------------------------------------ */
 /* The constructor. */
 
-/* dev:ino, or dev:ino:pid where the program before an exec left its helper
- * (pid) to this one to reap; ",open" after either: the program before
- * handed the wire on after its gate opened (guard only); ",seen": the
- * wrapper has read this program's file and found no Bun in it. */
-static int parse_marker(const char *s, struct identity *id, pid_t *helper, int *open, int *seen)
+/* The marker's wire form (env.h) as the constructor uses it: the identity,
+ * the helper to reap, ",open", ",seen".  0 for any other form. */
+static int wire_marker(const struct sg_marker *m, enum sg_marker_form form, struct identity *id,
+                       pid_t *helper, int *open, int *seen)
 {
-    unsigned long long dev = 0, ino = 0, pid = 0;
-    const char *p = s;
-    if (*p < '0' || *p > '9')
+    *open = m->open;
+    *seen = m->seen;
+    if (form != SG_MARKER_WIRE_FORM)
         return 0;
-    while (*p >= '0' && *p <= '9')
-        dev = dev * 10 + (unsigned)(*p++ - '0');
-    if (*p++ != ':' || *p < '0' || *p > '9')
-        return 0;
-    while (*p >= '0' && *p <= '9')
-        ino = ino * 10 + (unsigned)(*p++ - '0');
-    if (*p == ':' && p[1] >= '1' && p[1] <= '9')
-        for (p++; *p >= '0' && *p <= '9' && pid < (1ULL << 31); p++)
-            pid = pid * 10 + (unsigned)(*p - '0');
-    *open = strcmp(p, ",open") == 0;
-    *seen = strcmp(p, ",seen") == 0;
-    if ((*p && !*open && !*seen) || pid >= (1ULL << 31))
-        return 0;
-    id->dev = (dev_t)dev;
-    id->ino = (ino_t)ino;
-    *helper = (pid_t)pid;
+    id->dev = (dev_t)m->dev;
+    id->ino = (ino_t)m->ino;
+    *helper = (pid_t)m->helper;
     return id->valid = 1;
 }
 
@@ -413,9 +388,8 @@ static int is_bun_program(void)
 
 static int stderr_takes_diversion(void)
 {
-    const char *discard = getenv("STDIOGATE_DISCARD");
     int fl = REAL(fcntl)(2, F_GETFL);
-    if (discard && *discard && strcmp(discard, "0") != 0)
+    if (sg_env_discard(getenv(SG_ENV_DISCARD)))
         return 0;
     if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
         return 0;
@@ -468,7 +442,7 @@ void hand_marker(void)
     }
     g_marker_out = g_hand;
     memcpy(g_hand_guarded, g_hand, n);
-    memcpy(g_hand_guarded + n, ",open", sizeof ",open");
+    memcpy(g_hand_guarded + n, SG_MARKER_OPEN, sizeof SG_MARKER_OPEN);
 }
 
 static int stderr_is_not_a_file(void)
@@ -481,8 +455,8 @@ static void divert(void)
 {
     char numbuf[24];
     int to_stderr = stderr_takes_diversion(), asked_stderr = to_stderr;
-    const char *log = getenv("STDIOGATE_LOG");
-    int logging = log && *log;
+    const char *log = sg_env_log(getenv(SG_ENV_LOG));
+    int logging = log != NULL;
     int wire = high_dup(1);
     int drained = 0;
 
@@ -572,29 +546,18 @@ static void open_err_handle(void)
     STORE(g_err, high);
 }
 
-/* STDIOGATE_DEBUG is one digit from 0 to 4.  Anything else is warned
- * about and replaced by the nearest level, in this process's environment
- * too, so that the programs it starts do not warn again.  (The wrapper
- * checks it first; this is for a marker set by hand.) */
+/* STDIOGATE_DEBUG is one digit from 0 to 4 (env.h).  Anything else is
+ * warned about and replaced by the nearest level, in this process's
+ * environment too, so that the programs it starts do not warn again.  (The
+ * wrapper checks it first; this is for a marker set by hand.) */
 static void set_level(void)
 {
-    const char *d = getenv("STDIOGATE_DEBUG");
-    static char fixed[] = "STDIOGATE_DEBUG=1";
-    if (!d || !*d)
+    const char *d = getenv(SG_ENV_DEBUG);
+    static char fixed[] = SG_ENV_DEBUG "=1";
+    if (sg_env_debug(d, &g_level) != SG_LEVEL_INVALID)
         return;
-    if (d[0] >= '0' && d[0] <= '4' && !d[1]) {
-        g_level = d[0] - '0';
-        return;
-    }
-    int negative = d[0] == '-', digits = d[negative] != '\0', value = 0;
-    for (const char *p = d + negative; *p; p++) {
-        digits &= *p >= '0' && *p <= '9';
-        value = value * 10 + (*p - '0');
-        value = value > 4 ? 4 : value;
-    }
-    g_level = !digits ? 1 : negative ? 0 : value;
     fixed[sizeof fixed - 2] = (char)('0' + g_level);
-    say(1, "STDIOGATE_DEBUG=", d, " is not a level from 0 to 4: using ",
+    say(1, SG_ENV_DEBUG "=", d, " is not a level from 0 to 4: using ",
         fixed + sizeof fixed - 2);
     putenv(fixed);
 }
@@ -603,12 +566,8 @@ static void set_level(void)
  * STDIOGATE_PROTOCOL: what the classifier takes for protocol. */
 static void set_guard(void)
 {
-    const char *g = getenv("STDIOGATE_GUARD"), *p = getenv("STDIOGATE_PROTOCOL");
-    STORE(g_guard_wanted, !(g && strcmp(g, "0") == 0));
-    if (p && strcmp(p, "jsonl") == 0)
-        g_protocol = SG_JSONL;
-    else if (p && strcmp(p, "framed") == 0)
-        g_protocol = SG_FRAMED;
+    STORE(g_guard_wanted, sg_env_guard(getenv(SG_ENV_GUARD)));
+    g_protocol = sg_env_protocol(getenv(SG_ENV_PROTOCOL));
     sg_stream_init(&g_hold.s, g_protocol);
 }
 
@@ -654,14 +613,16 @@ __attribute__((constructor)) static void stdiogate_init(void)
         return;
 
     set_level();
-    const char *auto_strict = getenv("STDIOGATE_AUTO_STRICT");
-    STORE(g_auto_strict, !(auto_strict && strcmp(auto_strict, "0") == 0));
+    STORE(g_auto_strict, sg_env_auto_strict(getenv(SG_ENV_AUTO_STRICT)));
     set_guard();
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
     g_pid = getpid();
     say(3, "libstdiogate.so version " STDIOGATE_VERSION);
-    if (strncmp(m, "filter:", 7) == 0) {
-        strict_noted(m + 7);     /* strict mode: nothing diverted (lib/strict.c) */
+    struct sg_marker marker;
+    enum sg_marker_form form = sg_marker_parse(m, &marker);
+    if (sg_env_after(m, SG_MARKER_FILTER)) {
+        if (form == SG_MARKER_FILTER_FORM)
+            strict_noted(&marker);  /* strict mode: nothing diverted (lib/strict.c) */
         return;
     }
     if (is_go_program()) {
@@ -671,7 +632,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
     }
     struct identity wire;
     pid_t inherited = 0;
-    int open = 0, seen = 0, valid = parse_marker(m, &wire, &inherited, &open, &seen);
+    int open = 0, seen = 0, valid = wire_marker(&marker, form, &wire, &inherited, &open, &seen);
     if (valid && is(1, &wire) && !seen && is_bun_program()) {
         /* Like Go: the marker stays.  Bun's process.env never reaches libc
          * setenv, so not even the handshake could open a gate.  (Level 2:
@@ -682,7 +643,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
         return;
     }
     /* (",seen" is for this program only: not handed on) */
-    size_t len = strlen(m) - (seen ? sizeof ",seen" - 1 : 0);
+    size_t len = strlen(m) - (seen ? sizeof SG_MARKER_SEEN - 1 : 0);
     if (valid && len + sizeof MARKER + 1 <= sizeof g_marker) {
         memcpy(g_marker, MARKER "=", sizeof MARKER);
         memcpy(g_marker + sizeof MARKER, m, len);
@@ -699,8 +660,8 @@ __attribute__((constructor)) static void stdiogate_init(void)
         return;
     }
     g_wire_id = wire;
-    const char *h = getenv(HANDSHAKE);
-    if (open || (h && strcmp(h, "1") == 0)) {
+    int handshake = sg_env_open(getenv(HANDSHAKE));
+    if (open || handshake) {
         if (!open)
             say(2, HANDSHAKE "=1 already: not diverting");
         if (LOAD(g_guard_wanted))

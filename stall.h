@@ -6,8 +6,10 @@
  * would): nothing is lost.  A stderr that has accepted no byte at all for
  * SG_STALL_MS is taken as read by nobody: junk is dropped and counted from
  * then on (until it accepts again), so that the server never blocks for
- * good.  One rule for both places that decide it: the strict-mode filter
- * (filter.c) and the drain (shim.c, "The drain").
+ * good.  One rule for every place that decides it: the filter's junk path
+ * (filter.c), which both the strict filter and the drain run (the helper,
+ * `stdiogate-filter --drain`, started by lib/helper.c), and the library's
+ * own bounded waits (lib/failsafe.c, lib/guard.c).
  */
 #ifndef STDIOGATE_STALL_H
 #define STDIOGATE_STALL_H

@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* check/check.h - what the files of stdiogate-check share (main.c: the
- * program's modes and the --check options; wrapper.c: --inspect, --wrapper,
- * --environment; json.c: reading and writing JSON; program.c: the program
- * COMMAND names; session.c: one run of the server; output.c: what came out
- * on its stdout and stderr; report.c: the verdict and the reports). */
+/* check/check.h - what the files of stdiogate-check share (which file does
+ * what: docs/ARCHITECTURE.md, "The checker, file by file"). */
 #ifndef STDIOGATE_CHECK_H
 #define STDIOGATE_CHECK_H
 
@@ -14,6 +11,7 @@
 
 #include "../inspect.h"
 #include "../protocol/detect.h"
+#include "../env.h"
 
 /* ------------------------------------------------------------------ */
 /* --check */
@@ -33,7 +31,7 @@ int wrapper(const char *pid, const char *verbosity, const char *library, const c
 int environment(const char *pid);
 
 /* ------------------------------------------------------------------ */
-/* Small utilities (main.c) */
+/* Small utilities (util.c) */
 
 void die(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 void *xrealloc(void *p, size_t n);

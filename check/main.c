@@ -54,57 +54,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-/* ------------------------------------------------------------------ */
-/* Small utilities */
-
-void die(int status, const char *fmt, ...)
-{
-    va_list ap;
-    fputs("stdiogate --check: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(status);
-}
-
-void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p)
-        die(EXIT_USAGE, "out of memory");
-    return p;
-}
-
-char *xasprintf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s;
-    va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        die(EXIT_USAGE, "out of memory");
-    va_end(ap);
-    return s;
-}
-
-double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-void set_nonblock_cloexec(int fd)
-{
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    fcntl(fd, F_SETFD, FD_CLOEXEC);
-}
 
 /* ------------------------------------------------------------------ */
 /* Options */
@@ -516,6 +468,10 @@ static int check_main(int argc, char **argv)
  * check/wrapper.c, end_answer. */
 static int wrapper_main(int argc, char **argv)
 {
+    /* A stderr (or the shell's pipe) whose reader has gone: EPIPE, not the
+     * death of the wrapper before it execs COMMAND.  (This process execs
+     * nothing: the disposition stays here.) */
+    signal(SIGPIPE, SIG_IGN);
     int strict = argc > 4 && strcmp(argv[4], "--strict") == 0, answer = -1;
     if (argc == 4 + strict + 2 && strcmp(argv[4 + strict], "--answer") == 0) {
         char *end;

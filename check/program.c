@@ -83,9 +83,8 @@ const char *finding_name(unsigned finding)
 
 void choose_default_mode(struct program_facts *f, int strict_available)
 {
-    const char *a = getenv("STDIOGATE_AUTO_STRICT");
     f->auto_strict = NULL;
-    if (!f->known || !strict_available || (a && strcmp(a, "0") == 0))
+    if (!f->known || !strict_available || !sg_env_auto_strict(getenv(SG_ENV_AUTO_STRICT)))
         return;
     for (size_t i = 0; i < NFINDINGS; i++)
         if (f->in.findings & finding_bits[i]) {

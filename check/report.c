@@ -178,10 +178,9 @@ static const char *gate_shortfall(const struct run *u, const struct program_fact
 {
     static const unsigned unguarded = SG_SETUID | SG_SETGID | SG_CAPABILITIES | SG_DOCKER | SG_FOREIGN_LOADER |
                                       SG_STATIC | SG_GO | SG_BUN;
-    const char *guard = getenv("STDIOGATE_GUARD");
     if (facts->known && (facts->in.findings & unguarded))
         return "the library cannot guard this program's own stdout (see the warning above)";
-    if ((u->junk[PHASE_SERVING] || u->junk[PHASE_EXIT]) && guard && strcmp(guard, "0") == 0)
+    if ((u->junk[PHASE_SERVING] || u->junk[PHASE_EXIT]) && !sg_env_guard(getenv(SG_ENV_GUARD)))
         return "with --gate-only (STDIOGATE_GUARD=0) the default mode guards only what comes before the first "
                "message";
     if (u->junk[PHASE_SERVING] || u->junk[PHASE_EXIT])

@@ -30,8 +30,8 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (n < 0 || poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT))
-        return;
+    if (n < 0 || poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT) || (p.revents & (POLLERR | POLLHUP)))
+        return;     /* no room, or its reader has gone (the write would raise SIGPIPE) */
     if ((size_t)n >= sizeof line) {   /* a path of thousands of bytes */
         n = sizeof line - 1;
         line[n - 1] = '\n';
@@ -79,9 +79,8 @@ int inspect(const char *path, int quiet)
 static int choose_strict(const char *pid, const char *library, const struct sg_inspection *r,
                          int level, char *filter, size_t size)
 {
-    const char *a = getenv("STDIOGATE_AUTO_STRICT");
     unsigned finding;
-    if ((a && strcmp(a, "0") == 0) || !(finding = main_finding(r->findings)))
+    if (!sg_env_auto_strict(getenv(SG_ENV_AUTO_STRICT)) || !(finding = main_finding(r->findings)))
         return 0;
     snprintf(filter, size, "%.*s/stdiogate-filter", (int)(strrchr(library, '/') - library), library);
     if (access(filter, X_OK) != 0)
@@ -156,7 +155,7 @@ static int shell_name(const char *e, size_t len)
 
 static int ours(const char *e)
 {
-    return strncmp(e, "STDIOGATE_", 10) == 0;
+    return strncmp(e, SG_ENV_PREFIX, sizeof SG_ENV_PREFIX - 1) == 0;
 }
 
 static void put_export(const char *name, size_t namelen, const char *value)
@@ -204,14 +203,9 @@ static void restore_environment(const char *block, size_t len)
 static int debug_level(const char *given, int verbosity)
 {
     int level = -1;
-    if (given && *given) {
-        char *end;
-        long v = strtol(given, &end, 10);
-        level = *end || end == given ? 1 : v < 0 ? 0 : v > 4 ? 4 : (int)v;
-        if (*end || end == given || v < 0 || v > 4 || given[1])
-            say("stdiogate: warning: STDIOGATE_DEBUG=%s is not a level from 0 to 4: "
-                    "using %d\n", given, level);
-    }
+    if (sg_env_debug(given, &level) == SG_LEVEL_INVALID)
+        say("stdiogate: warning: " SG_ENV_DEBUG "=%s is not a level from 0 to 4: "
+                "using %d\n", given, level);
     if (verbosity > 0) {
         int wanted = verbosity + 1 > 4 ? 4 : verbosity + 1;
         level = level > wanted ? level : wanted;
@@ -240,10 +234,8 @@ static void put_filter(const char *filter)
  * its answers). */
 static void tty_note(int strict, int status, int level)
 {
-    const char *discard = getenv("STDIOGATE_DISCARD");
-    const char *log = getenv("STDIOGATE_LOG");
-    if (strict || status != 0 || level == 0 || !isatty(2) || (log && *log) ||
-        (discard && *discard && strcmp(discard, "0") != 0))
+    if (strict || status != 0 || level == 0 || !isatty(2) || sg_env_log(getenv(SG_ENV_LOG)) ||
+        sg_env_discard(getenv(SG_ENV_DISCARD)))
         return;
     say("stdiogate: stderr is a terminal: the server's startup output goes to /dev/null "
                     "(redirect stderr to a file, 2>server.log, to keep it)\n");
@@ -358,13 +350,13 @@ static int answer(const char *pid, const char *verbosity, const char *library, c
         return 1;
     size_t len = 0;
     char *block = initial_environment(pid, &len), filter[SG_PATH_SIZE];
-    int level = debug_level(getenv("STDIOGATE_DEBUG"), atoi(verbosity));
+    int level = debug_level(getenv(SG_ENV_DEBUG), atoi(verbosity));
     int chosen = known && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter);
     int status = known ? warn(&r, strict || chosen) : 0;
     if (block)
         restore_environment(block, len);
     if (level >= 0)
-        printf("export STDIOGATE_DEBUG=%d\n", level);
+        printf("export " SG_ENV_DEBUG "=%d\n", level);
     if (status == 2) {
         free(block);
         if (chosen)
@@ -372,12 +364,13 @@ static int answer(const char *pid, const char *verbosity, const char *library, c
         puts(":");
         return status;
     }
-    const char *preload = block ? block_get(block, len, "LD_PRELOAD", 10) : getenv("LD_PRELOAD");
+    const char *preload = block ? block_get(block, len, SG_ENV_PRELOAD, sizeof SG_ENV_PRELOAD - 1)
+                                : getenv(SG_ENV_PRELOAD);
     char *value = malloc(strlen(library) + (preload ? strlen(preload) : 0) + 2);
     if (!value)
         return 125;
     sprintf(value, "%s%s%s", library, preload && *preload ? " " : "", preload ? preload : "");
-    put_export("LD_PRELOAD", 10, value);
+    put_export(SG_ENV_PRELOAD, sizeof SG_ENV_PRELOAD - 1, value);
     free(value);
     /* (PYTHONUNBUFFERED, PERL5OPT and RUBYOPT stay the caller's: where an
      * interpreter's stdout must be unbuffered, the library's getenv says so,
@@ -385,10 +378,10 @@ static int answer(const char *pid, const char *verbosity, const char *library, c
     if (wire[0]) {
         /* ",seen": COMMAND, an ELF file the wrapper execs, was read here and
          * is no Bun program: the library need not read it again. */
-        printf("export STDIOGATE_WIRE=%s%s\n", wire,
-               known && !r.script[0] && !(r.findings & SG_BUN) ? ",seen" : "");
+        printf("export " SG_ENV_WIRE "=%s%s\n", wire,
+               known && !r.script[0] && !(r.findings & SG_BUN) ? SG_MARKER_SEEN : "");
     } else {
-        puts("unset STDIOGATE_WIRE");
+        puts("unset " SG_ENV_WIRE);
     }
     if (level >= 2)
         say("stdiogate[%s]: preloading %s, running %s%s\n", pid, library, path,

@@ -68,7 +68,7 @@ static size_t env_count(char *const *env, int *has_stale, const char **preload)
     for (; env && env[n]; n++) {
         if (stale_marker(env[n]))
             *has_stale = 1;
-        else if (strncmp(env[n], "LD_PRELOAD=", 11) == 0)
+        else if (strncmp(env[n], SG_ENV_PRELOAD "=", sizeof SG_ENV_PRELOAD) == 0)
             *preload = env[n];
     }
     return n;
@@ -377,7 +377,7 @@ static void plan_exec(struct exec_plan *x, char *const *env, const char *what, i
     plan_memory(x, what, argv, returns);
 }
 
-/* "LD_PRELOAD=..." without our entries into out; NULL if none is left. */
+/* LD_PRELOAD=... without our entries into out; NULL if none is left. */
 static char *preload_without_us(const char *entry, char *out)
 {
     size_t k = 11;

@@ -553,7 +553,7 @@ static ssize_t not_the_wire(struct feed *f, const struct sg_stream *before)
  * client): the queue grows, in memory mapped for it, up to QUEUE_MAX;
  * only past that do they go out at once, inside the message, as they would
  * unwrapped. */
-#define QUEUE_SIZE (256 * 1024)
+#define QUEUE_SIZE (256UL * 1024)
 #define QUEUE_MAX (64UL * 1024 * 1024)
 
 static unsigned char g_queue_first[QUEUE_SIZE];
@@ -1020,9 +1020,9 @@ void guard_settle(const char *how, enum settle at)
 
 static void log_open(void)
 {
-    const char *path = getenv("STDIOGATE_LOG");
+    const char *path = sg_env_log(getenv(SG_ENV_LOG));
     char name[32] = "server", numbuf[24];
-    if (!path || !*path || g_log >= 0)
+    if (!path || g_log >= 0)
         return;
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
     if (fd < 0) {
@@ -1049,8 +1049,7 @@ static void log_open(void)
  * the wire after its parent's gate opened. */
 void guard_start(const char *why)
 {
-    const char *discard = getenv("STDIOGATE_DISCARD");
-    g_junk_discard = (discard && *discard && strcmp(discard, "0") != 0) || is(2, &g_wire_id) ||
+    g_junk_discard = sg_env_discard(getenv(SG_ENV_DISCARD)) || is(2, &g_wire_id) ||
                      REAL(fcntl)(2, F_GETFD) < 0;
     log_open();
     STORE(g_guard, 1);

@@ -10,8 +10,7 @@
 EXPORT int setenv(const char *name, const char *value, int overwrite)
 {
     int r = REAL(setenv)(name, value, overwrite);
-    if (gated() && r == 0 && shut() && strcmp(name, HANDSHAKE) == 0 &&
-        strcmp(value, "1") == 0)
+    if (gated() && r == 0 && shut() && strcmp(name, HANDSHAKE) == 0 && sg_env_open(value))
         open_gate(NULL, 0, 0);
     return r;
 }
@@ -19,7 +18,8 @@ EXPORT int setenv(const char *name, const char *value, int overwrite)
 EXPORT int putenv(char *s)
 {
     int r = REAL(putenv)(s);
-    if (gated() && r == 0 && shut() && strcmp(s, HANDSHAKE "=1") == 0)
+    const char *value;
+    if (gated() && r == 0 && shut() && (value = sg_env_after(s, HANDSHAKE "=")) && sg_env_open(value))
         open_gate(NULL, 0, 0);
     return r;
 }

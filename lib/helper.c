@@ -37,6 +37,9 @@
  * take what is queued before the gate opens (the rest follows, not lost). */
 #define DRAIN_WAIT_MS 2000
 
+/* How long exit, or a second helper, waits for a helper to end (below). */
+#define HELPER_EXIT_MS 500
+
 static struct sg_drain_counters *g_drain;
 static int g_drain_lazy;            /* the pipe was made lazy (start_drain) */
 pid_t g_helper_pid;                  /* the helper itself (for diagnostics) */
@@ -44,9 +47,9 @@ char g_helper_path[4096];           /* beside this library; "" if unknown */
 static char g_helper_as[24];        /* this process's pid, for the helper's argv */
 /* The helper's environment, made before the clone: the level, and where
  * what it takes goes (STDIOGATE_LOG; STDIOGATE_DISCARD=1: not stderr). */
-static char g_helper_level[] = "STDIOGATE_DEBUG=1";
+static char g_helper_level[] = SG_ENV_DEBUG "=1";
 static char g_helper_log[16 + 4096];
-static char g_helper_discard[] = "STDIOGATE_DISCARD=1";
+static char g_helper_discard[] = SG_ENV_DISCARD "=1";
 static char *g_helper_env[4];
 
 /* Where the helper is: the directory this library was loaded from. */
@@ -105,9 +108,9 @@ static void helper_environment(int to_stderr, const char *log)
     g_helper_env[n++] = g_helper_level;
     size_t len = log ? strlen(log) : 0;
     if (len && len < sizeof g_helper_log - 16) {
-        memcpy(g_helper_log, "STDIOGATE_LOG=", 14);
-        memcpy(g_helper_log + 14, log, len);
-        g_helper_log[14 + len] = '\0';
+        memcpy(g_helper_log, SG_ENV_LOG "=", sizeof SG_ENV_LOG);
+        memcpy(g_helper_log + sizeof SG_ENV_LOG, log, len);
+        g_helper_log[sizeof SG_ENV_LOG + len] = '\0';
         g_helper_env[n++] = g_helper_log;
     } else if (len) {
         say(1, "the log's path is too long: not logging");
@@ -330,6 +333,11 @@ void drain_now(const char *why)
             STORE(g_drain_in, -1);
             REAL(close)(from);
             char pid[24];
+            /* The marker names one helper: one an exec left (its input
+             * ended when this program diverted fd 1) is reaped here, or
+             * the next program would never know of it. */
+            if (LOAD(g_helper_inherited) && !reap_helper(&g_helper_inherited, HELPER_EXIT_MS))
+                say(3, "the helper an exec handed on has not ended: left to the process that reaps orphans");
             hand_marker();      /* the next program reaps it */
             say(3, "startup output to carry (", why, "): the helper started, process ",
                 NUM_IN(pid, g_helper_pid));
@@ -451,7 +459,6 @@ static void end_diversion(void)
  * stderr will not take, or has dropped some (it waits for room to say so),
  * is not waited for: it ends by the stall rule, later; nor one that another
  * process keeps busy (a child holding the diversion) beyond HELPER_EXIT_MS. */
-#define HELPER_EXIT_MS 500
 
 void helper_at_exit(void)
 {
@@ -471,7 +478,11 @@ void helper_at_exit(void)
     int busy = d && (LOAD(d->stuck) || LOAD(d->dropped));
     if (LOAD(g_helper) && !reap_helper(&g_helper, busy ? 0 : HELPER_EXIT_MS))
         say(3, "the helper has not ended: left to the process that reaps orphans");
-    (void)reap_helper(&g_helper_inherited, 0);
+    /* One an exec left: its input ended when this program diverted fd 1
+     * or opened the gate, but a program that is quick to answer and exit
+     * gets here before it has passed on the last bytes. */
+    if (LOAD(g_helper_inherited) && !reap_helper(&g_helper_inherited, busy ? 0 : HELPER_EXIT_MS))
+        say(3, "the helper an exec handed on has not ended: left to the process that reaps orphans");
 }
 
 /* Has this process a helper (its own, one an exec left it, or a lazy pipe

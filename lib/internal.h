@@ -50,6 +50,7 @@
 #include <wchar.h>
 
 #include "../protocol/detect.h"
+#include "../env.h"
 #include "../backlog.h"
 #include "../helper.h"
 #include "../quiet.h"
@@ -82,8 +83,9 @@ static inline int sg_pipe2(int p[2], int flags)
 #define LOAD(v) __atomic_load_n(&(v), __ATOMIC_ACQUIRE)
 #define STORE(v, x) __atomic_store_n(&(v), (x), __ATOMIC_RELEASE)
 
-#define MARKER "STDIOGATE_WIRE"
-#define HANDSHAKE "STDIOGATE_OPEN"
+/* (the names, as the library's files call them: ../env.h) */
+#define MARKER SG_ENV_WIRE
+#define HANDSHAKE SG_ENV_OPEN
 
 /* glibc entry points that no header declares without fortify or at all. */
 extern ssize_t __read_chk(int, void *, size_t, size_t);
@@ -425,7 +427,7 @@ int helper_pending(void);
 void helper_fini(void);
 
 /* lib/strict.c: strict mode's end. */
-void strict_noted(const char *marker_rest);
+void strict_noted(const struct sg_marker *marker);
 int strict_pending(void);
 void strict_fini(int flush);
 

@@ -21,9 +21,11 @@ static unsigned long long g_say_dropped;   /* lines stderr had no room for */
 /* One line onto stderr, never waiting: a pipe that nobody reads (already
  * full of the server's own output) must not block the server in a
  * diagnostic.  A pipe gets the private non-blocking handle (or, if fd 2 is
- * another pipe by now, a poll first: a line is shorter than PIPE_BUF and
- * POLLOUT means a free page); a socket MSG_DONTWAIT; a file or a terminal
- * a plain write.  A line that does not fit is dropped and counted. */
+ * another pipe by now, fd 2), after a poll: a line is shorter than
+ * PIPE_BUF and POLLOUT means a free page, and POLLERR a reader gone, where
+ * a write would raise the SIGPIPE that kills the server over a line of
+ * ours; a socket MSG_DONTWAIT; a file or a terminal a plain write.  A line
+ * that does not fit is dropped and counted. */
 static void say_out(const char *line, size_t n)
 {
     struct stat st, mine;
@@ -34,10 +36,11 @@ static void say_out(const char *line, size_t n)
     if (S_ISSOCK(st.st_mode)) {
         w = syscall(SYS_sendto, 2, line, n, MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
     } else if (S_ISFIFO(st.st_mode)) {
-        if (fd < 0 || sg_fstat(fd, &mine) != 0 || mine.st_dev != st.st_dev || mine.st_ino != st.st_ino) {
-            struct pollfd p = { .fd = 2, .events = POLLOUT };
-            fd = poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) ? 2 : -1;
-        }
+        if (fd < 0 || sg_fstat(fd, &mine) != 0 || mine.st_dev != st.st_dev || mine.st_ino != st.st_ino)
+            fd = 2;
+        struct pollfd p = { .fd = fd, .events = POLLOUT };
+        if (!(poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) && !(p.revents & (POLLERR | POLLHUP))))
+            fd = -1;
         if (fd >= 0)
             while ((w = REAL(write)(fd, line, n)) < 0 && errno == EINTR)
                 ;

@@ -32,26 +32,18 @@ static pid_t g_strict_pid;          /* the process that started the filter */
 static pid_t g_strict_middle;       /* its middle, until reaped */
 static struct identity g_strict_pipe;
 
-/* "PID:MIDDLE", after "filter:".  The marker stays in the environment:
- * the programs this process execs are the same server. */
-void strict_noted(const char *s)
+/* The marker's filter form, "filter:PID:MIDDLE" (env.h).  The marker
+ * stays in the environment: the programs this process execs are the same
+ * server. */
+void strict_noted(const struct sg_marker *m)
 {
-    unsigned long long v[2] = { 0, 0 };
-    for (int i = 0; i < 2; i++) {
-        if (*s < '1' || *s > '9')
-            return;
-        while (*s >= '0' && *s <= '9' && v[i] < (1ULL << 31))
-            v[i] = v[i] * 10 + (unsigned)(*s++ - '0');
-        if (*s++ != (i ? '\0' : ':'))
-            return;
-    }
-    if ((pid_t)v[0] != getpid() || v[1] >= (1ULL << 31))
+    if ((pid_t)m->filter_pid != getpid())
         return;
     char numbuf[24];
     identify(1, &g_strict_pipe);
-    g_strict_pid = (pid_t)v[0];
-    STORE(g_strict_middle, (pid_t)v[1]);
-    say(3, "strict: the filter runs under process ", NUM(v[1]), ", reaped at exit");
+    g_strict_pid = (pid_t)m->filter_pid;
+    STORE(g_strict_middle, (pid_t)m->middle);
+    say(3, "strict: the filter runs under process ", NUM(m->middle), ", reaped at exit");
 }
 
 /* Has this process a filter to let go of and reap at exit? */

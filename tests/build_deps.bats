@@ -109,6 +109,12 @@ expect() {
         $(includers "tests/fixtures/*.c tests/fixtures/*.cpp" stall.h)
 }
 
+@test "build deps: env.h rebuilds the library, the filter and the checker" {
+    cd "$TREE"
+    expect env.h libstdiogate.so stdiogate-filter stdiogate-check \
+        $(includers "tests/fixtures/*.c tests/fixtures/*.cpp" env.h)
+}
+
 @test "build deps: inspect.h rebuilds the library and the checker" {
     cd "$TREE"
     expect inspect.h libstdiogate.so stdiogate-check \

@@ -202,3 +202,50 @@ assert_prefix_pid() {
         echo "non-function exports above" >&2; false
     fi
 }
+
+# Issue 45: the level-2 summary's count when the last line has no newline,
+# by each way the junk went: straight to stderr (write(2), stderr takes it
+# at once), through the helper (a raw system call the library cannot see:
+# the helper counts), both, and the guard's line for junk after the gate.
+# Each row (words; "_" for a blank in a count): the pieces the server
+# writes before its first read ("|" between calls, "\n" escapes, "raw:" a
+# raw system call), the pieces it writes after its answer ("-": none), and
+# the two summary lines' counts ("-": no guard line).
+summary_row() {
+    local before=$1 after=${2#-} want=${3//_/ } kept=${4//_/ } code
+    code='import ctypes, os, sys
+raw = lambda b: ctypes.CDLL(None).syscall(1, 1, b, len(b))
+def out(spec):
+    for p in spec.split("|"):
+        if p.startswith("raw:"): raw(p[4:].encode().decode("unicode_escape").encode())
+        elif p: os.write(1, p.encode().decode("unicode_escape").encode())
+out(sys.argv[1])
+sys.stdin.readline()
+os.write(1, b"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n")
+out(sys.argv[2])'
+    STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$PYTHON" -c "$code" "$before" "$after"
+    assert_status 0
+    assert_frames '{"jsonrpc":"2.0","id":0,"result":{}}'
+    grep -Eq "^stdiogate\[[0-9]+\]: diverted to stderr: $want\$" "$ERR" ||
+        { echo "no summary '$want'" >&2; show_run; false; }
+    if [ "$kept" = - ]; then
+        assert_stderr_lacks "guard: kept"
+    else
+        # (the last junk line has no newline: our line follows it on the same line)
+        grep -Eq "stdiogate\[[0-9]+\]: guard: kept $kept off the wire after the gate\$" "$ERR" ||
+            { echo "no guard summary '$kept'" >&2; show_run; false; }
+    fi
+}
+
+@test "diagnostics: level 2's counts when the last line has no newline (straight to stderr, through the helper, both; the guard's)" {
+    row_table summary_row \
+        'a\nb - 3_bytes_in_2_lines -' \
+        'ab - 2_bytes_in_1_line -' \
+        'a|\n - 2_bytes_in_1_line -' \
+        'a\n|b - 3_bytes_in_2_lines -' \
+        'raw:a\nb - 3_bytes_in_2_lines -' \
+        'raw:a|raw:\n - 2_bytes_in_1_line -' \
+        'a\n|raw:b - 3_bytes_in_2_lines -' \
+        'a\n x\ny 2_bytes_in_1_line 3_bytes_in_2_lines' \
+        'a\n x 2_bytes_in_1_line 1_byte_in_1_line'
+}

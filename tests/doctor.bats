@@ -747,3 +747,53 @@ print("|".join([e["command"], *e["args"]]))' "$H/npx.json")"
     "$GATE" --check --client cursor --json --linger 0 check_srv banner >"$BATS_TEST_TMPDIR/client.json" || true
     expect plain_client "$GATE" "$(jq -r '.client_entries.cursor | fromjson | .mcpServers[].command' "$BATS_TEST_TMPDIR/client.json")"
 }
+
+# Issue 45: the doctor run from outside the project directory (its parent,
+# HOME, /) finds and treats the project's files as from inside it: --list
+# --json is the same from each, and --fix of a project file whose server
+# names a script relative to the project runs it there and writes the same
+# entry.  (Every other test runs from the project.)
+@test "doctor: run from outside the project (a subdirectory, its parent, HOME, /): the same --list, the same --fix of a project file with a relative script" {
+    printf '#!/bin/sh\nexec check_srv banner\n' >"$H/work/app/server.sh"
+    chmod 755 "$H/work/app/server.sh"
+    printf '{\n  "mcpServers": {\n    "rel": {"command": "sh", "args": ["./server.sh"]}\n  }\n}\n' >"$H/work/app/.cursor/mcp.json"
+    cp "$H/work/app/.cursor/mcp.json" "$BATS_TEST_TMPDIR/cursor.orig"
+    mkdir -p "$H/work/app/sub"
+    local d want_list want_fix want_file
+    for d in "$H/work/app" "$H/work/app/sub" "$H/work" "$H" /; do
+        cd "$d"
+        cp "$BATS_TEST_TMPDIR/cursor.orig" "$H/work/app/.cursor/mcp.json"
+        rm -f "$H/work/app/.cursor/mcp.json.stdiogate-backup"*
+        doctor --list --json
+        expect "list status from $d" 0 "$status"
+        if [ -z "${want_list:-}" ]; then want_list=$output; fi
+        [ "$output" = "$want_list" ] || { echo "--list --json from $d differs from the project's" >&2; diff <(echo "$want_list") <(echo "$output") >&2; false; }
+        doctor --config "$H/work/app/.cursor/mcp.json" --fix --linger 0
+        expect "fix status from $d" 0 "$status"
+        grep -qx 'cursor rel: junk -> clean: fixed' <<<"$output" || { show; false; }
+        if [ -z "${want_fix:-}" ]; then want_fix=$output want_file=$(cat "$H/work/app/.cursor/mcp.json"); fi
+        expect "fix report from $d" "$want_fix" "$output"
+        expect "fixed file from $d" "$want_file" "$(cat "$H/work/app/.cursor/mcp.json")"
+        cmp "$BATS_TEST_TMPDIR/cursor.orig" "$H/work/app/.cursor/mcp.json.stdiogate-backup"
+    done
+    grep -qF "\"args\": [\"sh\", \"./server.sh\"]" <<<"$want_file"
+}
+
+# Issue 45: the mode kept by --fix, for the file and its backup, whatever
+# the mode (not only 600) and the umask the doctor runs under.
+@test "doctor: --fix keeps each file mode (600, 604, 640, 644, 664, 755) for the file and its backup, under umask 077 or 002" {
+    local f=$H/.codeium/windsurf/mcp_config.json mode mask pair
+    cp "$f" "$BATS_TEST_TMPDIR/windsurf.orig"
+    # each mode once, under the umask that would change it most
+    for pair in 600/002 604/077 640/077 644/077 664/077 755/077 644/002; do
+        mode=${pair%/*} mask=${pair#*/}
+        cp "$BATS_TEST_TMPDIR/windsurf.orig" "$f"
+        rm -f "$f.stdiogate-backup"*
+        chmod "$mode" "$f"
+        (umask "$mask"; doctor --config "$f" --fix --linger 0; echo "$status" >"$BATS_TEST_TMPDIR/st")
+        expect "status ($mode, umask $mask)" 0 "$(cat "$BATS_TEST_TMPDIR/st")"
+        grep -qF "\"command\": \"$GATE\"" "$f"
+        expect "mode (umask $mask)" "$mode" "$(stat -c %a "$f")"
+        expect "backup mode (umask $mask)" "$mode" "$(stat -c %a "$f.stdiogate-backup")"
+    done
+}

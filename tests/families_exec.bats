@@ -146,3 +146,51 @@ env_same() {
     done
     [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}" >&2; false; }
 }
+
+# Issue 45: posix_spawn's file actions on fd 1, not only with echo (a
+# program the library enters) but with a static program, which the library
+# starts under the strict filter only where the caller's actions leave fd 1
+# the wire.  tests/bin/fam_spawn writes "fam-spawn-junk" on stdout, then
+# spawns fam_envdump_static with one file action.  Each row: ACTION, then
+# where the program's line goes wrapped (filter: through the filter to
+# stderr; file: the file the action opened; stderr: straight there; none:
+# fd 1 is closed, the write fails), and the exit status, the same unwrapped.
+spawn_row() {
+    local action=$1 where=$2 want=$3 d=$BATS_TEST_TMPDIR/$1
+    mkdir -p "$d"
+    action=${action//FILE/$d/file}
+    local run=("$BIN/fam_spawn" "$action" "$DUMP" "$d/got")
+    # unwrapped: the junk on stdout, the line where the action sends it
+    rm -f "$d/file"
+    { s=0; timeout 30 "${run[@]}" </dev/null 2>"$d/u.err" || s=$?; echo $s >"$d/status"; } | cat >"$d/u.out"
+    status=$(cat "$d/status")
+    [ ! -e "$d/file" ] || mv "$d/file" "$d/u.file"
+    [ "$status" = "$want" ] || { echo "$1: unwrapped status $status, not $want" >&2; false; }
+    grep -qx fam-spawn-junk "$d/u.out"
+    # wrapped
+    rm -f "$d/file"
+    OUT=$d/out ERR=$d/err
+    { s=0; STDIOGATE_DEBUG=2 timeout 30 "$ROOT/stdiogate" "${run[@]}" </dev/null 2>"$ERR" || s=$?; echo $s >"$d/status"; } | cat >"$OUT"
+    status=$(cat "$d/status")
+    RUN_COMMAND="stdiogate fam_spawn $action"
+    assert_status "$want"
+    [ ! -s "$OUT" ] || { echo "$1: something reached the wire" >&2; show_run; false; }
+    assert_stderr_has fam-spawn-junk "exec: handing the wire to $DUMP"
+    local filtered="fam_envdump_static is a static program: starting it under the strict filter"
+    case $where in
+        filter) assert_stderr_has "$filtered"
+                [ "$(grep -cx fam-envdump-output "$ERR")" = 1 ] || { show_run; false; } ;;
+        file)   assert_stderr_lacks "$filtered" fam-envdump-output
+                [ "$(cat "$d/file")" = fam-envdump-output ] || { echo "$1: the file has: $(cat "$d/file")" >&2; false; }
+                cmp "$d/file" "$d/u.file" ;;
+        stderr) assert_stderr_lacks "$filtered"
+                [ "$(grep -cx fam-envdump-output "$ERR")" = 1 ] || { show_run; false; }
+                grep -qx fam-envdump-output "$d/u.err" ;;
+        none)   assert_stderr_lacks "$filtered" fam-envdump-output ;;
+    esac
+}
+
+@test "spawn file actions on a static program: one on fd 1 (addopen, addclose, adddup2, addclosefrom from 0) keeps the program's own fd 1 and no filter; one elsewhere (addopen, adddup2 onto 7, addclosefrom from 3, addfchdir, addchdir) still gets the filter" {
+    row_table spawn_row "none filter 0" "open7 filter 0" "dup2:2:7 filter 0" "closefrom:3 filter 0" \
+        "fchdir:/ filter 0" "chdir:/ filter 0" "chdir:/tmp filter 0" "open1:FILE file 0" "dup2:2:1 stderr 0" "close1 none 6" "closefrom:0 none 6"
+}

@@ -360,3 +360,43 @@ PY
     assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
     assert_stderr_bytes "{\"level\":30,\"msg\":\"$x\"}"$'\n'
 }
+
+# Issue 45: a non-blocking wire that takes part of a write.  guard_nbwrite
+# sets O_NONBLOCK on stdout after its first read and writes a 1 MiB answer
+# (alone, after a junk line in one writev, glued behind a junk line in one
+# buffer): the pipe takes it a part at a time and the server writes the
+# rest after a poll, a rest that begins inside the message.  Then a junk
+# line after its next answer.  Each mode: default (the guard), --strict
+# (the filter), --gate-only (the junk on the wire).
+nb_row() {
+    local mode=$1 how=$2 big junk=
+    big=$("$PYTHON" -c 'h = "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"text\":\""; print(h + "x" * ((1 << 20) - len(h) - 4) + "\"}}", end="")')
+    [ "$mode" = write ] || junk=$'nb-junk\n'
+    ungated --frames 2 --timeout 60 --line "$INIT" --line "$PING" -- "$BIN/guard_nbwrite" "$mode"
+    assert_status 0
+    assert_stdout_bytes "$junk$big"$'\n'"$(answer '"p1"' ping)"$'\n'$'nb-post-junk\n'
+    case $how in
+        default)   gated --frames 2 --timeout 60 --line "$INIT" --line "$PING" -- "$BIN/guard_nbwrite" "$mode" ;;
+        strict)    local -x STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/strict
+                   gated --frames 2 --timeout 60 --line "$INIT" --line "$PING" -- "$BIN/guard_nbwrite" "$mode" ;;
+        gate-only) STDIOGATE_GUARD=0 gated --frames 2 --timeout 60 --line "$INIT" --line "$PING" -- "$BIN/guard_nbwrite" "$mode" ;;
+    esac
+    assert_status 0
+    if [ "$how" = gate-only ]; then
+        assert_stdout_bytes "$junk$big"$'\n'"$(answer '"p1"' ping)"$'\n'$'nb-post-junk\n'
+        assert_stderr_bytes ''
+    else
+        assert_stdout_bytes "$big"$'\n'"$(answer '"p1"' ping)"$'\n'
+        assert_stderr_bytes "$junk"$'nb-post-junk\n'
+    fi
+}
+
+@test "guard: a non-blocking wire that takes part of a write (1 MiB answer; alone, after junk in one writev, glued behind junk): default, --strict, --gate-only" {
+    printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/strict"
+    chmod 755 "$BATS_TEST_TMPDIR/strict"
+    local rows=() m h
+    for m in write writev glued; do
+        for h in default strict gate-only; do rows+=("$m $h"); done
+    done
+    row_table nb_row "${rows[@]}"
+}

@@ -108,25 +108,27 @@ interrupted() {
         mkfifo wire
         exec 5<>wire            # the client: holds the read end, reads nothing
         status=0
+        local cmd=("$GT" alarm "$how" 3000)
+        [ "$how" = python ] && cmd=(env PYTHONUNBUFFERED=1 "$PYTHON" "$FIX/guard_alarm.py")
         if [ $run = unwrapped ]; then
-            timeout 60 "$GT" alarm "$how" 3000 <req >wire 2>err || status=$?
+            timeout 60 "${cmd[@]}" <req >wire 2>err || status=$?
         else
-            timeout 60 "$ROOT/stdiogate" "$GT" alarm "$how" 3000 <req >wire 2>err || status=$?
+            timeout 60 "$ROOT/stdiogate" "${cmd[@]}" <req >wire 2>err || status=$?
         fi
         exec 5<&-
         [ "$status" = 3 ] || { echo "$run ($how): status $status, not 3; stderr: $(head -c 300 err)" >&2; return 1; }
         grep -qx interrupted err || { echo "$run ($how): no 'interrupted'" >&2; return 1; }
         # the JSON the library took before the newline failed: junk at exit,
         # on stderr (not the wire's to write later)
-        if [ $run = wrapped ] && [ "$how" = split ]; then
+        if [ $run = wrapped ] && { [ "$how" = split ] || [ "$how" = python ]; }; then
             grep -q '^{"jsonrpc":"2.0","id":1,"result":{"text":"xxx' err ||
                 { echo "wrapped (split): the held JSON did not reach stderr" >&2; return 1; }
         fi
     done
 }
 
-@test "threads: a write blocked on a full wire is interrupted by a signal without SA_RESTART, as unwrapped (write, the JSON and its newline, C stdio)" {
-    row_table interrupted write split stdio
+@test "threads: a write blocked on a full wire is interrupted by a signal without SA_RESTART, as unwrapped (write, the JSON and its newline, C stdio, Python's print with a handler)" {
+    row_table interrupted write split stdio python
 }
 
 # tokio-writer (tests/sdk/rust/src/bin): a real tokio 1.x server.
@@ -185,8 +187,9 @@ asyncio_case() {
     asyncio_case executor "$PYTHON"
 }
 
-@test "threads: a Python server writing through anyio.wrap_file (anyio 4.16, pinned in tests/real): every answer whole" {
+@test "threads: Python servers writing through anyio.wrap_file and aiofiles (anyio 4.16, aiofiles 25.1, pinned in tests/real): every answer whole" {
     local venv=$ROOT/build/real/py/venv/bin/python
     [ -x "$venv" ] || { echo "make real-python" >&2; return 1; }
     asyncio_case anyio "$venv"
+    asyncio_case aiofiles "$venv"
 }

@@ -361,3 +361,30 @@ $LAZY_ANSWER"
         { show_run; false; }
     assert_stderr_lacks lazy-banner
 }
+
+# Issue 45: since the lazy helper, a launcher that writes only what stderr
+# takes at once starts no helper, so the exec hand-off above hands none on.
+# Here each program of the chain writes with a raw system call the library
+# cannot see: the bytes wait in the pipe, its exec starts the helper for
+# them (level 3 says so) and hands it on in the marker; the next program,
+# quick to answer and exit, reaps it (and, two hops, the one before).
+HOP='import ctypes, os, sys
+ctypes.CDLL(None).syscall(1, 1, b"raw-junk\n", 9)
+n = int(os.environ["HOPS"])
+os.environ["HOPS"] = str(n - 1)
+if n > 1:
+    os.execv(sys.executable, [sys.executable, "-c", os.environ["HOP"]] + sys.argv[1:])
+os.execv(sys.argv[1], sys.argv[1:])'
+
+@test "helper: a helper started at an exec is handed on and reaped by the next program where pid 1 does not reap (one hop, two hops)" {
+    cd "$BATS_TEST_TMPDIR"
+    export SRV="$BIN/helper_sig" SG="$ROOT/stdiogate" INIT PYTHON HOP
+    local want hops
+    want=$(printf '%s\n%s' "$(answer 0 initialize)" '{"jsonrpc":"2.0","method":"last"}')
+    for hops in 1 2; do
+        nothing_left 'printf "%s\n" "$INIT" | HOPS='$hops' STDIOGATE_DEBUG=3 "$SG" "$PYTHON" -c "$HOP" "$SRV" INT >out 2>err' "$want"
+        [ "$(grep -cx raw-junk err)" = "$hops" ] || { cat err >&2; false; }
+        [ "$(grep -Ec '^stdiogate\[[0-9]+\]: startup output to carry \(exec\): the helper started, process [0-9]+$' err)" = "$hops" ] ||
+            { echo "not one helper started at each exec: the test shows nothing" >&2; cat err >&2; false; }
+    done
+}

@@ -31,6 +31,38 @@ load lint_helpers
     [[ "$output" == "all "*" mutations apply" ]] || { echo "$output" >&2; false; }
 }
 
+@test "lint: every source file is on the map (named in a table of docs/ARCHITECTURE.md)" {
+    # the one map of the source: a file added without its row fails here
+    cd "$ROOT"
+    shopt -s nullglob
+    local f missing= n=0
+    for f in stdiogate doctor/stdiogate-doctor ./*.[ch] lib/*.[ch] check/*.[ch] protocol/*.[ch] \
+        examples/*.c bench/src/*.[ch] runtime/perl/Stdiogate/*.pm runtime/ruby/*.rb pkg/*.py pkg/*.sh; do
+        f=${f#./} n=$((n + 1))
+        # the first cell of a table row, where each file is named in backquotes
+        awk -F'|' -v name="\`$f\`" '/^\|/ && index($2, name) { found = 1 } END { exit !found }' \
+            docs/ARCHITECTURE.md || missing="$missing $f"
+    done
+    [ -z "$missing" ] || { echo "not named in docs/ARCHITECTURE.md's tables:$missing" >&2; false; }
+    # (and the globs found the tree: 68 files when this was written)
+    [ "$n" -ge 60 ] || { echo "only $n source files found" >&2; false; }
+}
+
+@test "lint: the environment's names are spelled in env.h alone, and the wrapper's list of them matches it" {
+    cd "$ROOT"
+    # every name, once: SG_ENV_... "NAME"
+    awk '/^#define SG_ENV_/ && $3 ~ /^"[A-Z_]+"$/ && $2 != "SG_ENV_PREFIX" { gsub(/"/, "", $3); print $3 }' env.h |
+        sort >"$BATS_TEST_TMPDIR/env.h"
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/env.h")" -ge 9 ]
+    # no C file of the library, the filter or the checker spells one in a string of its own
+    run grep -nE '"(STDIOGATE_[A-Z_]|LD_PRELOAD)' ./*.c lib/*.[ch] check/*.[ch] helper.h quiet.h stall.h backlog.h inspect.h
+    [ "$status" -eq 1 ] || { echo "spelled outside env.h (use its SG_ENV_ names):"; echo "$output"; false; } >&2
+    # the wrapper names exactly env.h's variables
+    { grep -oE 'STDIOGATE_[A-Z_]+' stdiogate; echo LD_PRELOAD; } | sort -u >"$BATS_TEST_TMPDIR/wrapper"
+    diff -u "$BATS_TEST_TMPDIR/env.h" "$BATS_TEST_TMPDIR/wrapper" ||
+        { echo "the wrapper's list (its comment, \"The environment\") and env.h differ" >&2; false; }
+}
+
 @test "lint: gcc and clang build the library, fuzz programs and fixtures at -Wall -Wextra -Werror" {
     lint lint-build
 }

@@ -284,6 +284,42 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
     [ "$stderr" = "stdiogate: warning: $dir/setups_srv has file capabilities, so the dynamic linker drops LD_PRELOAD: its stdout is not guarded" ]
 }
 
+# Issue 45: the same file run by root, whom file capabilities give nothing
+# more (no secure execution: ld.so keeps LD_PRELOAD), both as COMMAND (the
+# wrapper's inspector) and at exec (the library): the library enters it, no
+# filter, no warning; run by nobody beside it (the test can fail).
+@test "file capabilities run by root: no secure execution, so the library enters the program (COMMAND and at exec); by nobody: the filter" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root to set file capabilities and to run as nobody"
+    dir=$(mktemp -d /tmp/stdiogate-caps.XXXXXX)
+    cp "$STDIOGATE_WRAPPER" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$STDIOGATE_LIB" "$SRV" "$dir/"
+    chmod 755 "$dir"
+    setcap cap_net_bind_service+ep "$dir/setups_srv"
+    local who how
+    for who in root nobody; do
+        for how in command exec; do
+            local cmd=("$dir/setups_srv" 0)
+            [ "$how" = exec ] && cmd=(sh -c 'exec "$0" 0' "$dir/setups_srv")
+            if [ "$who" = root ]; then
+                run --separate-stderr env STDIOGATE_DEBUG=2 "$dir/stdiogate" "${cmd[@]}" </dev/null
+            else
+                run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+                    env STDIOGATE_DEBUG=2 "$dir/stdiogate" "${cmd[@]}" </dev/null
+            fi
+            echo "$who/$how: $stderr"
+            [ "$status" -eq 0 ]
+            if [ "$who" = root ]; then
+                [[ "$stderr" != *"file capabilities"* ]]
+                [[ "$stderr" == *"diverting stdout to stderr"* ]]
+                [[ "$stderr" != *"strict: filtering"* ]]
+            else
+                [[ "$stderr" == *"$dir/setups_srv is a program with file capabilities: "*"strict"* ]]
+                [[ "$stderr" == *"strict: filtering"* ]]
+            fi
+        done
+    done
+    rm -rf "$dir"
+}
+
 @test "docker or podman as COMMAND: strict mode by itself (level 2 says so, level 1 nothing); --gate-only: unguarded, say so, recommend --strict" {
     mkdir bin
     cc -o bin/docker -x c - <<<'int main(void) { return 0; }'

@@ -48,6 +48,14 @@ M2='{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"a } ] \\
     check "[$M1,$M2]\n" '[]\n[1,2]\n[{"id":1}]\n' "[ $M1 ]\n" "[$M1,{\"a\":1}]\n"
 }
 
+# Issue 45: a batch holds objects, never an array: an array inside the
+# batch, first or after a message, is junk; arrays of arrays inside a
+# message's values are its own business.
+@test "strict edge: an array inside a batch is junk (first, after a message, nested twice); arrays of arrays inside a message pass" {
+    check '' "[[$M1]]\n" '' "[$M1,[$M1]]\n" '' "[[[$M1]]]\n" \
+        '{"jsonrpc":"2.0","id":3,"result":[[1],[[2]],[]]}\n' '' "[$M1,{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":[[[]]]}]\n"
+}
+
 @test "strict edge: a UTF-8 BOM before a message is split off to stderr" {
     check '' '\xef\xbb\xbf' "$M1\n"
 }
