@@ -36,7 +36,7 @@ bench: bench-bins $(if $(filter $(CURDIR)/$(LIB),$(BENCH_LIB)),$(LIB))
 # What the wrapper costs the interpreters a server runs, and Python and Node
 # servers themselves (issue 43; bench/interpreters.py, bench/out/interpreters.md):
 # the wrapper in this tree, against unwrapped.
-bench-interpreters: all
+bench-interpreters: all bench-bins
 	BENCH_CPU=$(BENCH_CPU) $(BENCH_PYTHON) bench/interpreters.py $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
 # The wrapper's start cost against stdbuf's (bench/start.py; bench/out/start.md), and the

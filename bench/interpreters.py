@@ -13,7 +13,9 @@ Two kinds of item, each wrapped (./stdiogate) against unwrapped, interleaved
   servers         after the client's first message, a server writes 2,000
                   messages of ~200 bytes: Python with json.dump + "\\n" +
                   flush (target <= 1.2x), Python with print(..., flush=True)
-                  (<= 1.2x), Node with process.stdout.write (<= 1.1x).  The
+                  (<= 1.2x), Node with process.stdout.write (<= 1.1x); and
+                  a C server writing a 100 KB message one byte per write(2)
+                  (bench/src/bytewise.c, <= 1.5x).  The
                   times are the server's own, from the first message read to
                   the last write, and its CPU time over the same stretch;
                   the harness reads the wire to its end.
@@ -62,6 +64,8 @@ SERVERS = [
                                           "print", str(MESSAGES)], 1.2),
     ("Node server, process.stdout.write", ["node", os.path.join(FIX, "burst_server.js"),
                                            str(MESSAGES)], 1.1),
+    ("C server, one byte per write(2), 100 KB", [os.path.join(HERE, "bin", "bytewise"), "100000"],
+     1.5),
 ]
 TOOL_TARGET = 1.05
 OURS = ("PYTHONUNBUFFERED", "PERL5OPT", "RUBYOPT", "LD_PRELOAD")
@@ -104,7 +108,8 @@ def run_server(argv, wrapped, env):
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     ms = measured(p.stderr, "burst-ms")
     frames = p.stdout.count(b"\n")
-    if p.returncode != 0 or ms is None or frames != MESSAGES + 1:
+    want = 2 if argv[0].endswith("bytewise") else MESSAGES + 1   # the answer, one message
+    if p.returncode != 0 or ms is None or frames != want:
         sys.exit("bench/interpreters.py: %s: status %d, %d frames: %s"
                  % (argv[0], p.returncode, frames, p.stderr.decode(errors="replace")))
     return ms
@@ -170,7 +175,8 @@ def main():
             targets[label] = TOOL_TARGET
     for label, argv, target in SERVERS:
         if shutil.which(argv[0]):
-            label = "%s, %s messages" % (label, format(MESSAGES, ","))
+            if not argv[0].endswith("bytewise"):
+                label = "%s, %s messages" % (label, format(MESSAGES, ","))
             items.append((label, variants(run_server, argv)))
             targets[label] = target
     times = interleave(items, rounds)

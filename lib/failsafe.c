@@ -21,10 +21,12 @@
  * strict filter's classifier (detect.h, "The stream classifier"), across
  * calls: junk goes to the diversion at once; bytes that may still begin a
  * message are held (at most SG_HOLD_MAX, the classifier's bound) until it
- * decides them; a message that is an answer (sg_stream_answer) opens the
- * gate with the held bytes and the answer put on the wire first, in order;
- * protocol that is no answer (a notification) goes to the diversion, as
- * everything else before the first message does.  Held bytes still
+ * decides them; a message that is an answer (sg_stream_answer; a frame is
+ * held with its body until the body says, sg_reply) opens the gate with the
+ * held bytes and the answer put on the wire first, in order; protocol that
+ * is no answer (a notification, a JSON-lines server's raw HTTP response)
+ * goes to the diversion, as everything else before the first message
+ * does, and fixes no framing: the answer's, or the client's, will.  Held bytes still
  * undecided when the gate opens otherwise, at exit, _exit or exec are
  * junk: they go to the diversion then.
  *
@@ -175,6 +177,7 @@ void hold_forget(void)
     g_hold.owner = 0;
     g_hold.len = g_hold.pend = g_hold.owed = 0;
     g_hold.owed_by = 0;
+    g_hold.frame = 0;
     sg_stream_init(&g_hold.s, p);
 }
 
@@ -199,11 +202,18 @@ static int settle_fd(void)
     return strcmp(g_div_name, "stderr") == 0 ? 2 : -1;
 }
 
-/* What is held is junk (decided so, or at a decision point). */
+/* What is held is junk (decided so, or at a decision point).  A frame
+ * held for its body is dropped with it: the rest of its body is read
+ * afresh, as what follows junk is (not passed unseen as a body's). */
 static void hold_spill(int fd, const char *how)
 {
     size_t n = g_hold.len;
     g_hold.len = 0;
+    if (g_hold.frame) {
+        g_hold.frame = 0;
+        sg_stream_body_taken(&g_hold.s, sg_stream_body_left(&g_hold.s));
+        g_hold.s.bol = 0;
+    }
     divert_whole(fd, g_hold.buf, n, how);
 }
 
@@ -253,6 +263,59 @@ static void batch_add(struct batch *b, int fd, const unsigned char *p, size_t k,
     b->v[1].iov_len += k;
 }
 
+/* The body of a frame decided at its header (a framing fixed already:
+ * the classifier passed it unread) and held with it: how many of p[0..n)
+ * go with it (into the hold, or out with the verdict), and *v: SG_WIRE, it
+ * is an answer (sg_stream_answer); SG_JUNK, its body ended without saying
+ * so, or the hold is full and it cannot be one; SG_UNDECIDED, the body goes
+ * on. */
+static size_t frame_body(const unsigned char *p, size_t n, enum sg_verdict *v)
+{
+    struct sg_stream *s = &g_hold.s;
+    unsigned long long left = sg_stream_body_left(s);
+    size_t room = sizeof g_hold.buf - g_hold.len, k = n < room ? n : room;
+    k = (unsigned long long)k < left ? k : (size_t)left;
+    sg_reply_feed(&s->reply, p, k);
+    sg_stream_body_taken(s, k);
+    s->reply.cut = k < left;
+    if (k < left && k < room && !sg_reply_answer(&s->reply))
+        *v = SG_UNDECIDED;
+    else
+        *v = sg_stream_answer(s) ? SG_WIRE : SG_JUNK;
+    if (*v != SG_UNDECIDED)
+        g_hold.frame = 0;
+    return k;
+}
+
+/* One step of the classifier over p[0..n), the gate shut: how many bytes it
+ * took, *v as sg_stream_scan says, and whether they end an answer.  A
+ * frame passed at its header is held for its body (frame_body); protocol
+ * that is no answer leaves the framing as it was. */
+static size_t hold_step(const unsigned char *p, size_t n, enum sg_verdict *v, int *answer)
+{
+    unsigned char before = g_hold.s.where, protocol = g_hold.s.protocol;
+    size_t k;
+    if (g_hold.frame) {
+        k = frame_body(p, n, v);
+        *answer = *v == SG_WIRE;
+        if (*answer)
+            g_hold.s.protocol = SG_FRAMED;
+        return k;
+    }
+    k = sg_stream_scan(&g_hold.s, p, n, v);
+    int message = *v == SG_WIRE && before != SW_LINE && before != SW_BODY;
+    int unread = message && g_hold.s.protocol == SG_FRAMED && sg_stream_body_left(&g_hold.s) &&
+                 !g_hold.s.reply.cut;
+    if (unread) {
+        g_hold.frame = 1;
+        *v = SG_UNDECIDED;
+    }
+    *answer = message && !unread && sg_stream_answer(&g_hold.s);
+    if (!*answer)
+        g_hold.s.protocol = protocol;
+    return k;
+}
+
 /* Bytes of a call go through the classifier, the gate shut and the hold
  * ours.  Returns how many bytes of the call were taken (held, diverted, or
  * put on the wire with the answer): all of them, unless the gate opened
@@ -266,11 +329,12 @@ static size_t hold_feed(const struct iovec *iov, int cnt, int fd, const char *ho
         const unsigned char *p = iov[i].iov_base;
         size_t n = iov[i].iov_len, off = 0;
         while (off < n && shut()) {
-            unsigned char before = g_hold.s.where;
             enum sg_verdict v;
-            size_t k = sg_stream_scan(&g_hold.s, p + off, n - off, &v);
+            int is_answer;
+            size_t k = hold_step(p + off, n - off, &v, &is_answer);
             if (v == SG_UNDECIDED) {
-                /* k == n - off: the rest of this piece may begin a message */
+                /* the rest of this piece may begin a message, or k bytes
+                 * are a held frame's */
                 batch_out(&b, fd, how);
                 if (k > sizeof g_hold.buf - g_hold.len) {   /* the classifier's bound: never */
                     hold_spill(fd, how);
@@ -279,8 +343,7 @@ static size_t hold_feed(const struct iovec *iov, int cnt, int fd, const char *ho
                     memcpy(g_hold.buf + g_hold.len, p + off, k);
                     g_hold.len += k;
                 }
-            } else if (v == SG_WIRE && before != SW_LINE && before != SW_BODY &&
-                       sg_stream_answer(&g_hold.s)) {
+            } else if (is_answer) {
                 batch_out(&b, fd, how);
                 struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } };
                 int mine = open_gate_with(how, 0, GATE_BY_ANSWER, answer, 2);

@@ -416,6 +416,17 @@ static int check_fd(struct feed *f)
     return f->checked > 0;
 }
 
+/* The wire took the call's bytes up to f->taken of a message that ends at
+ * byte end: the rest is owed, the program writes it again. */
+static void owe(struct feed *f, size_t end)
+{
+    g_hold.owed = end - f->taken;
+    g_hold.owed_sig_len = iov_copy(f->iov, f->cnt, f->taken,
+                                   f->taken + (g_hold.owed < sizeof g_hold.owed_sig ? g_hold.owed
+                                               : sizeof g_hold.owed_sig), g_hold.owed_sig);
+    owed_opens();
+}
+
 /* The run decided for the wire goes out.  A short write stops the call:
  * what the wire did not take of the call's bytes is owed (the program
  * writes it again), of the held bytes pending (ours to write first). */
@@ -454,12 +465,8 @@ static void run_out(struct feed *f)
         out -= held;
     }
     f->taken = f->run_from + out;
-    g_hold.owed = len - out;
-    g_hold.owed_sig_len = iov_copy(f->iov, f->cnt, f->taken,
-                                   f->taken + (g_hold.owed < sizeof g_hold.owed_sig ? g_hold.owed
-                                               : sizeof g_hold.owed_sig), g_hold.owed_sig);
+    owe(f, f->run_to);
     f->run_from = f->run_to;
-    owed_opens();
 }
 
 static void junk_flush(struct feed *f)
@@ -755,7 +762,12 @@ ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt)
                      * their own rest. */
                     stream_copy(&g_hold.s, &before);
                     ssize_t w = put_call(&f, from, total);
-                    return w < 0 ? feed_result(&f) : (ssize_t)(from + (size_t)w);
+                    if (w <= 0)
+                        return from ? (ssize_t)from : w;    /* (errno: put_call's) */
+                    f.taken = from + (size_t)w;
+                    if (f.taken < total)
+                        owe(&f, total);     /* its rest, then the held bytes' */
+                    return (ssize_t)f.taken;
                 }
                 junk_add(&f, held, from, next);
                 f.run_from = f.run_to = next;

@@ -459,6 +459,7 @@ struct hold {
     unsigned long owed_by;          /* ... the thread whose write came back short */
     sigset_t owed_mask;             /* ... and its signal mask then */
     struct sg_stream s;
+    unsigned char frame;            /* (fail-safe) a frame's header is held: its body decides */
     unsigned char buf[SG_HOLD_MAX];
 };
 extern struct hold g_hold;

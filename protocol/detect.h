@@ -326,12 +326,155 @@ enum sg_verdict { SG_UNDECIDED, SG_WIRE, SG_JUNK };
 #define SG_HEADER_MAX 4096
 #define SG_DEPTH_MAX 4096
 
+/* ------------------------------------------------------------------------
+ * A frame's body, read for what it is (sg_reply).
+ *
+ * Two decisions look into a frame's body.  While the framing is not fixed
+ * (SG_AUTO), a frame is protocol only if its body is a JSON-RPC or DAP
+ * message: a JSON object with "jsonrpc" or "method" (or an answer's names,
+ * below), or DAP's "seq" and "type", at its top level (sg_reply_message).  A JSON-lines server's raw HTTP response holds a
+ * Content-Length block too, and its body is none: taken for a frame, it
+ * fixed the session to frames and every answer after it went to stderr.
+ * And a frame proves that the server has read a request (the fail-safe)
+ * only if its body is an answer: "id" and "result" or "error" (JSON-RPC:
+ * LSP) or "request_seq" (a DAP response) at its top level
+ * (sg_reply_answer).  Read as the body passes, in a few words of state:
+ * names are compared as written (a name with an escape matches none), white
+ * space may be anywhere (LSP readers parse the body whole, so it may span
+ * lines), and the JSON is not checked further.  A body cut at the bound is
+ * taken in doubt (sg_reply_may_message, sg_reply_may_answer).
+ */
+
+enum sg_reply_where { SR_START, SR_OBJECT, SR_CLOSED, SR_NOT };
+
+/* Top-level member names that tell a message (an answer: sg_stream_answer,
+ * sg_reply_answer), as bits of sg_stream.keys (the first five) and of
+ * sg_reply.keys. */
+#define SGK_JSONRPC 1u
+#define SGK_ID 2u
+#define SGK_RESULT 4u
+#define SGK_ERROR 8u
+#define SGK_METHOD 16u
+#define SGK_REQUEST_SEQ 32u
+#define SGK_EVENT 64u
+#define SGK_SEQ 128u
+#define SGK_TYPE 256u
+
+struct sg_reply {
+    unsigned char where;        /* enum sg_reply_where */
+    unsigned char in_string, escaped;
+    unsigned char want_name;    /* a string here is a top-level member name */
+    unsigned char in_name;      /* reading one */
+    unsigned char name_len;     /* its bytes (name[]), 0xff: none of ours */
+    unsigned char cut;          /* decided at the bound, not at its end */
+    unsigned short keys;        /* SGK_* names seen at the top level */
+    unsigned char name[11];
+    unsigned long long depth;
+};
+
+static inline void sg_reply_init(struct sg_reply *r)
+{
+    *r = (struct sg_reply){ .where = SR_START };
+}
+
+static inline void sg_reply_name_done(struct sg_reply *r)
+{
+    static const struct { const char *name; unsigned char len; unsigned short key; } keys[] = {
+        { "jsonrpc", 7, SGK_JSONRPC }, { "id", 2, SGK_ID }, { "result", 6, SGK_RESULT },
+        { "error", 5, SGK_ERROR }, { "method", 6, SGK_METHOD },
+        { "request_seq", 11, SGK_REQUEST_SEQ }, { "event", 5, SGK_EVENT },
+        { "seq", 3, SGK_SEQ }, { "type", 4, SGK_TYPE },
+    };
+    for (unsigned k = 0; k < sizeof keys / sizeof *keys; k++)
+        if (r->name_len == keys[k].len && __builtin_memcmp(r->name, keys[k].name, keys[k].len) == 0)
+            r->keys |= keys[k].key;
+}
+
+/* One byte of a string in the body. */
+static inline void sg_reply_string_byte(struct sg_reply *r, unsigned char c)
+{
+    if (r->escaped || c == '\\') {
+        r->escaped = !r->escaped;
+        r->name_len = 0xff;
+    } else if (c == '"') {
+        r->in_string = 0;
+        if (r->in_name)
+            sg_reply_name_done(r);
+        r->in_name = 0;
+    } else if (r->in_name && r->name_len == sizeof r->name) {
+        r->name_len = 0xff;
+    } else if (r->in_name && r->name_len != 0xff) {
+        r->name[r->name_len++] = c;
+    }
+}
+
+/* Read n more bytes of the body. */
+static inline void sg_reply_feed(struct sg_reply *r, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n && r->where < SR_CLOSED; i++) {
+        unsigned char c = p[i];
+        if (r->where == SR_START) {
+            if (!sg_is_space(c))
+                r->where = c == '{' ? SR_OBJECT : SR_NOT;
+            r->depth = 1;       /* (the object's: its names follow) */
+            r->want_name = 1;
+        } else if (r->in_string) {
+            sg_reply_string_byte(r, c);
+        } else if (c == '"') {
+            r->in_string = 1;
+            r->in_name = r->want_name;
+            r->want_name = 0;
+            r->name_len = 0;
+        } else if (c == '{' || c == '[') {
+            r->depth++;
+        } else if (c == '}' || c == ']') {
+            if (--r->depth == 0)
+                r->where = SR_CLOSED;
+        } else if (c == ',') {
+            r->want_name = r->depth == 1;
+        }
+    }
+}
+
+static inline int sg_reply_answer(const struct sg_reply *r);
+
+/* The whole body is a JSON-RPC message (one with "jsonrpc" or "method", or
+ * an answer without "jsonrpc": no reader insists on it) or a DAP one. */
+static inline int sg_reply_message(const struct sg_reply *r)
+{
+    unsigned k = r->keys;
+    return r->where == SR_CLOSED && ((k & (SGK_JSONRPC | SGK_METHOD)) || sg_reply_answer(r) ||
+                                     ((k & SGK_SEQ) && (k & SGK_TYPE)));
+}
+
+/* The bound reached: may it still be one?  In doubt it is (an object). */
+static inline int sg_reply_may_message(const struct sg_reply *r)
+{
+    return r->where == SR_OBJECT;
+}
+
+/* The body read so far proves an answer. */
+static inline int sg_reply_answer(const struct sg_reply *r)
+{
+    unsigned k = r->keys;
+    return ((k & SGK_ID) && (k & (SGK_RESULT | SGK_ERROR))) || (k & SGK_REQUEST_SEQ);
+}
+
+/* The bound reached, not proven: may it still be an answer?  In doubt it
+ * is (an object without "method" or "event" at its top level so far). */
+static inline int sg_reply_may_answer(const struct sg_reply *r)
+{
+    return r->where == SR_OBJECT && !(r->keys & (SGK_METHOD | SGK_EVENT));
+}
+
 enum sg_where {
     SW_OUTSIDE, /* between messages: junk until a candidate starts */
     SW_JSON,    /* in a JSON candidate */
     SW_LINE,    /* committed: the wire through the next newline */
+    SW_VALUE,   /* committed over lines: the wire through its value's close, then as SW_LINE */
     SW_HEADER,  /* in a frame's header block */
-    SW_BODY     /* in a frame's body: the wire */
+    SW_BODY,    /* in a frame's body: the wire */
+    SW_FRAME    /* in a frame's body, read before the frame is decided (SG_AUTO) */
 };
 
 /* Where a JSON candidate is. */
@@ -366,12 +509,17 @@ struct sg_stream {
     unsigned char bol;          /* the next byte begins a line (or the output) */
     unsigned char elements;     /* the batch has an element */
     unsigned char keys;         /* SGK_* names seen at the top level */
+    unsigned char lines;        /* the candidate has gone on past a newline */
+    unsigned char col0;         /* ... and the next byte begins a line */
+    unsigned char vstring;      /* SW_VALUE: in a string */
+    unsigned char vescape;      /* ... after its backslash */
     unsigned char name[8];
     unsigned hex;               /* the \u escape being read */
     unsigned depth;
     unsigned long long held;    /* bytes of the candidate (undecided) */
     unsigned long long body_left;
     struct sg_detect header;    /* Content-Length, read by the detector's code */
+    struct sg_reply reply;      /* the last frame's body, as far as it was read */
     unsigned char arrays[SG_DEPTH_MAX / 8]; /* bit d: level d+1 is an array */
 };
 
@@ -381,11 +529,12 @@ static inline void sg_stream_init(struct sg_stream *s, enum sg_protocol protocol
 }
 
 /* As sg_stream_init, for a stream on the stack that will be fed at once:
- * the nesting bits are left as they are (each is written by the open that
- * makes its level, before it is read). */
+ * the nesting bits, the header block's and the body's reading are left as
+ * they are (each is written before it is read: the bits by the open that
+ * makes their level, the others where a header block starts). */
 static inline void sg_stream_start(struct sg_stream *s, enum sg_protocol protocol)
 {
-    __builtin_memset(s, 0, __builtin_offsetof(struct sg_stream, arrays));
+    __builtin_memset(s, 0, __builtin_offsetof(struct sg_stream, header));
     s->protocol = (unsigned char)protocol;
     s->where = SW_OUTSIDE;
     s->bol = 1;
@@ -404,12 +553,6 @@ static inline int sg_is_rpc_name(const unsigned char *name, unsigned len, int pr
     return 0;
 }
 
-/* Top-level member names that tell an answer, as bits of sg_stream.keys. */
-#define SGK_JSONRPC 1u
-#define SGK_ID 2u
-#define SGK_RESULT 4u
-#define SGK_ERROR 8u
-#define SGK_METHOD 16u
 
 /* A top-level member name is complete: is it "jsonrpc", one of the names
  * that tell an answer (SGK_*), one of JSON-RPC's (sg_is_rpc_name)?  By
@@ -566,7 +709,7 @@ static inline int sg_close(struct sg_stream *s, unsigned char c)
 }
 
 /* The first byte of a value.  Returns as sg_open. */
-static inline int sg_value_byte(struct sg_stream *s, unsigned char c)
+__attribute__((always_inline)) static inline int sg_value_byte(struct sg_stream *s, unsigned char c)
 {
     if (c == '{' || c == '[')
         return sg_open(s, c);
@@ -739,11 +882,12 @@ static inline size_t sg_string_end(struct sg_stream *s, const unsigned char *p, 
 
 /* One byte of a JSON candidate.  Returns 1: it belongs to the candidate, 0:
  * the candidate fails before it, 2: the candidate is deep past the bound. */
-static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
+__attribute__((always_inline)) static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
 {
     static const char *const literals[] = { "true", "false", "null", "NaN", "Infinity" };
-    /* one switch: between tokens, white space (space, tab, CR) is taken in
-     * every state, after the bytes that state looks for (none is white) */
+    /* one switch: between tokens, white space (space, tab, CR; a newline
+     * comes as a space: sg_stream_scan) is taken in every state, after the
+     * bytes that state looks for (none is white) */
     int white = c == ' ' || c == '\t' || c == '\r';
     for (;;) {
         switch (s->json) {
@@ -827,8 +971,35 @@ static inline void sg_json_start(struct sg_stream *s, unsigned char c)
     s->rpc_names = 1;
     s->named = 0;
     s->keys = 0;
+    s->lines = 0;
+    s->col0 = 0;
     (void)sg_open(s, c);
     s->held = 1;
+}
+
+/* The way most JSON-RPC writers begin a message (the Python and Go SDKs,
+ * rmcp, vscode-jsonrpc...), taken whole. */
+#define SG_RPC_PREFIX "{\"jsonrpc\":\"2.0\","
+#define SG_RPC_PREFIX_LEN (sizeof SG_RPC_PREFIX - 1)
+
+/* A candidate just started at p[0] (n bytes readable): if they begin with
+ * SG_RPC_PREFIX, the state is set as byte by byte scanning would leave it
+ * after them (a top-level "jsonrpc" read, its value a string, a comma: a
+ * name comes next) and 1 is returned; else 0, nothing changed. */
+static inline int sg_json_rpc_prefix(struct sg_stream *s, const unsigned char *p, size_t n)
+{
+    if (n < SG_RPC_PREFIX_LEN || __builtin_memcmp(p, SG_RPC_PREFIX, SG_RPC_PREFIX_LEN) != 0)
+        return 0;
+    __builtin_memcpy(s->name, "jsonrpc", 8);
+    s->name_len = 7;
+    s->is_name = 0;
+    s->in_name = 0;
+    s->has_jsonrpc = 1;
+    s->keys = SGK_JSONRPC;
+    s->named = 1;
+    s->json = SJ_NAME;
+    s->held = SG_RPC_PREFIX_LEN;
+    return 1;
 }
 
 /* A byte of a header name: RFC 9110's token characters (vscode-jsonrpc
@@ -936,7 +1107,8 @@ static inline int sg_plain_string_block(const unsigned char *p)
 /* How many of p[0..n), at most max, are string bytes with nothing to look
  * at.  Two words first (short strings: member names, "2.0"), then 16 bytes
  * at a time (the bulk of a large message), then words, then bytes. */
-static inline size_t sg_plain_string_bytes(const unsigned char *p, size_t n, unsigned long long max)
+__attribute__((always_inline)) static inline size_t sg_plain_string_bytes(const unsigned char *p, size_t n,
+                                                                          unsigned long long max)
 {
     const int exact = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
     size_t k = 0, lim = (unsigned long long)n < max ? n : (size_t)max;
@@ -1028,6 +1200,127 @@ static inline size_t sg_json_run_end(struct sg_stream *__restrict s, const unsig
     return 0;
 }
 
+/* A candidate over lines, taken as protocol at the bound (byte or depth,
+ * deep: the open that went past SG_DEPTH_MAX): the rest streams to the
+ * wire through its value's close (SW_VALUE), following strings and
+ * nesting only, then through the next newline. */
+static inline void sg_value_commit(struct sg_stream *s, int deep)
+{
+    s->where = SW_VALUE;
+    s->depth += deep != 0;
+    s->vstring = s->json == SJ_STRING || s->json == SJ_ESCAPE || s->json == SJ_HEX;
+    s->vescape = s->json == SJ_ESCAPE;
+}
+
+static inline int sg_json_in_string(const struct sg_stream *s)
+{
+    return s->json == SJ_STRING || s->json == SJ_ESCAPE || s->json == SJ_HEX;
+}
+
+/* A newline before a candidate's close: white space between tokens (a
+ * message over lines), never in a string or a literal.  Returns 0 if it
+ * fails the candidate.  (Out of line: only messages over lines come.) */
+__attribute__((noinline, cold)) static int sg_json_newline(struct sg_stream *s)
+{
+    return sg_json_candidate_byte(s, sg_json_in_string(s) ? '\n' : ' ');
+}
+
+/* A JSON candidate reached the bound at p[i-1] (deep: the open that went
+ * past SG_DEPTH_MAX): protocol if it looks like JSON-RPC so far (the rest
+ * of its line streams, or of its value if it has gone on over lines),
+ * else junk.  Returns i, with *verdict. */
+__attribute__((noinline, cold)) static size_t sg_json_bound(struct sg_stream *s, const unsigned char *p,
+                                                           size_t i, int deep, enum sg_verdict *verdict)
+{
+    s->held = 0;
+    if (!sg_json_looks_rpc(s)) {
+        s->where = SW_OUTSIDE;
+        s->bol = p[i - 1] == '\n';
+        *verdict = SG_JUNK;
+        return i;
+    }
+    s->protocol = SG_JSONL;
+    *verdict = SG_WIRE;
+    if (s->lines)
+        sg_value_commit(s, deep);
+    else
+        s->where = SW_LINE;
+    return i;
+}
+
+/* SW_VALUE: how many of p[0..n) belong to the value, through its close
+ * (the stream is then SW_LINE).  (Out of line: a message over lines past
+ * the bound.) */
+__attribute__((noinline)) static size_t sg_value_bytes(struct sg_stream *s, const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (s->vstring && !s->vescape) {
+            i += sg_plain_string_bytes(p + i, n - i, ~0ULL);
+            if (i == n)
+                break;
+        }
+        unsigned char c = p[i++];
+        if (s->vescape)
+            s->vescape = 0;
+        else if (s->vstring)
+            s->vescape = c == '\\', s->vstring = c != '"';
+        else if (c == '"')
+            s->vstring = 1;
+        else if (c == '{' || c == '[')
+            s->depth++;
+        else if ((c == '}' || c == ']') && --s->depth == 0) {
+            s->where = SW_LINE;
+            break;
+        }
+    }
+    return i;
+}
+
+/* A frame read through its body (SG_AUTO), or as far as the bound, p[i-1]
+ * its last byte read: protocol if the body is a JSON-RPC or DAP message
+ * (at the bound, if it may still be one: the rest of the body then streams
+ * to the wire), else junk (the rest of a body cut at the bound is read
+ * afresh).  Returns i, with *verdict. */
+static inline size_t sg_frame_decided(struct sg_stream *s, const unsigned char *p, size_t i,
+                                      enum sg_verdict *verdict)
+{
+    s->held = 0;
+    s->reply.cut = s->body_left != 0;
+    if (s->reply.cut ? sg_reply_may_message(&s->reply) : sg_reply_message(&s->reply)) {
+        s->protocol = SG_FRAMED;
+        s->where = s->body_left ? SW_BODY : SW_OUTSIDE;
+        s->bol = 1;
+        *verdict = SG_WIRE;
+        return i;
+    }
+    s->body_left = 0;
+    s->where = SW_OUTSIDE;
+    s->bol = i && p[i - 1] == '\n';
+    *verdict = SG_JUNK;
+    return i;
+}
+
+/* SW_FRAME: the body's bytes from p[i], read and held up to its end or the
+ * bound, where the frame is decided (*verdict).  Returns the new i.  (Out
+ * of line: only the first frame of a session comes here.) */
+__attribute__((noinline)) static size_t sg_frame_body(struct sg_stream *s, const unsigned char *p,
+                                                      size_t i, size_t n, enum sg_verdict *verdict)
+{
+    unsigned long long room = SG_HOLD_MAX - s->held;
+    size_t take = n - i;
+    take = (unsigned long long)take < room ? take : (size_t)room;
+    take = (unsigned long long)take < s->body_left ? take : (size_t)s->body_left;
+    sg_reply_feed(&s->reply, p + i, take);
+    i += take;
+    s->held += take;
+    s->body_left -= take;
+    if (s->body_left == 0 || s->held == SG_HOLD_MAX)
+        return sg_frame_decided(s, p, i, verdict);
+    *verdict = SG_UNDECIDED;
+    return i;
+}
+
 /* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if
  * SG_WIRE or SG_JUNK, every byte fed so far through p[k-1] is decided so
  * (held bytes of earlier calls included); if SG_UNDECIDED, k == n and
@@ -1061,10 +1354,15 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 return i;       /* the junk before the candidate */
             if (json) {
                 sg_json_start(s, c);
+                if (sg_json_rpc_prefix(s, p + i, n - i)) {
+                    i += SG_RPC_PREFIX_LEN;
+                    break;
+                }
             } else {
                 s->where = SW_HEADER;
                 s->hline = SH_NAME;
                 sg_detect_init(&s->header);
+                sg_reply_init(&s->reply);
                 sg_field_byte(&s->header, c);
                 s->held = 1;
             }
@@ -1076,6 +1374,11 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
              * switch above: it stays a candidate until one of the returns
              * (its byte count in a register meanwhile) */
             unsigned long long held = s->held;
+            if (s->col0) {      /* (the last call ended with a newline) */
+                s->col0 = 0;
+                if (c == '{' || c == '[')
+                    goto fail;
+            }
             for (;;) {
                 size_t k = sg_json_run(s, p + i, n - i, held);
                 i += k;
@@ -1088,33 +1391,37 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                     held += k;
                     continue;
                 }
-                if (c == '\n') {
-                    if (s->json != SJ_CLOSED)
+                if (__builtin_expect(c == '\n', 0)) {
+                    if (s->json == SJ_CLOSED) {
+                        s->where = SW_OUTSIDE;
+                        s->protocol = SG_JSONL;
+                        s->held = 0;
+                        s->bol = 1;
+                        *verdict = SG_WIRE;
+                        return i + 1;
+                    }
+                    if (!sg_json_newline(s))
                         goto fail;
-                    s->where = SW_OUTSIDE;
-                    s->protocol = SG_JSONL;
-                    s->held = 0;
-                    s->bol = 1;
-                    *verdict = SG_WIRE;
-                    return i + 1;
+                    s->lines = 1;
+                    if (++i, ++held == SG_HOLD_MAX)
+                        return sg_json_bound(s, p, i, 0, verdict);
+                    /* Over lines, a line that begins with '{' or '[' is a
+                     * message of its own (a one-line answer after a junk
+                     * line that ended in '[', ':' or ','), never inside
+                     * one: pretty printers indent what they nest.  The
+                     * candidate fails before it. */
+                    if (i == n)
+                        s->col0 = 1;
+                    else if (p[i] == '{' || p[i] == '[')
+                        goto fail;
+                    continue;
                 }
                 int r = sg_json_candidate_byte(s, c);
                 if (r == 0)
                     goto fail;
                 i++;
-                if (r == 2 || ++held == SG_HOLD_MAX) {
-                    s->held = 0;
-                    if (!sg_json_looks_rpc(s)) {
-                        s->where = SW_OUTSIDE;
-                        s->bol = p[i - 1] == '\n';
-                        *verdict = SG_JUNK;
-                        return i;
-                    }
-                    s->where = SW_LINE;
-                    s->protocol = SG_JSONL;
-                    *verdict = SG_WIRE;
-                    return i;
-                }
+                if (r == 2 || ++held == SG_HOLD_MAX)
+                    return sg_json_bound(s, p, i, r == 2, verdict);
             }
             s->held = held;
             break;
@@ -1125,9 +1432,16 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 goto fail;
             i++;
             if (r == 2) {
+                s->body_left = s->header.length;
+                if (s->protocol == SG_AUTO) {
+                    s->where = SW_FRAME;    /* the body says (sg_reply_message) */
+                    s->held++;
+                    if (s->body_left == 0)
+                        return sg_frame_decided(s, p, i, verdict);
+                    break;
+                }
                 s->held = 0;
                 s->protocol = SG_FRAMED;
-                s->body_left = s->header.length;
                 s->where = s->body_left ? SW_BODY : SW_OUTSIDE;
                 s->bol = 1;
                 *verdict = SG_WIRE;
@@ -1142,6 +1456,17 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
             }
             break;
         }
+        case SW_FRAME:
+            i = sg_frame_body(s, p, i, n, verdict);
+            if (*verdict != SG_UNDECIDED)
+                return i;
+            break;
+        case SW_VALUE:
+            i += sg_value_bytes(s, p + i, n - i);
+            *verdict = SG_WIRE;
+            if (s->where == SW_VALUE)
+                return i;
+            break;
         case SW_LINE:
             i += sg_find_newline(p + i, n - i);
             if (i < n) {
@@ -1205,14 +1530,16 @@ static inline enum sg_verdict sg_stream_end(struct sg_stream *s)
 {
     enum sg_verdict v = s->held ? SG_JUNK : SG_UNDECIDED;
     s->held = 0;
-    if (s->where == SW_JSON || s->where == SW_HEADER)
+    if (s->where == SW_JSON || s->where == SW_HEADER || s->where == SW_FRAME)
         s->where = SW_OUTSIDE;
     return v;
 }
 
 /* A message was just decided SG_WIRE (not the rest of a line or body
  * already decided): is it an answer, the proof that the server has read a
- * request?  A frame is (its body is not looked into).  A JSON text is if it
+ * request?  A frame is if its body is (sg_reply_answer; one read to the
+ * bound, if it may be: the fail-safe reads the body of a frame decided at
+ * its header itself).  A JSON text is if it
  * has "jsonrpc", "id" and "result" or "error" at its top level (in a batch,
  * among its objects); one taken at the bound, if it has "result" or "error"
  * and no "method" so far.  (shim.c's fail-safe: a notification or request
@@ -1221,8 +1548,8 @@ static inline int sg_stream_answer(const struct sg_stream *s)
 {
     unsigned k = s->keys;
     if (s->protocol == SG_FRAMED)
-        return 1;
-    if (s->where == SW_LINE)
+        return sg_reply_answer(&s->reply) || (s->reply.cut && sg_reply_may_answer(&s->reply));
+    if (s->where == SW_LINE || s->where == SW_VALUE)
         return (k & (SGK_RESULT | SGK_ERROR)) && !(k & SGK_METHOD);
     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT | SGK_ERROR));
 }

@@ -5,7 +5,9 @@
  *   stream_diff FILE...                                         the given inputs (first byte: protocol)
  *
  * Random streams are built from what servers write: JSON-RPC lines (escaped
- * names, batches, BOM, trailing CR and spaces), JSON log lines, text, glued
+ * names, batches, BOM, trailing CR and spaces), the same pretty-printed over
+ * lines (indented or not, junk lines ending in '[' or ':' before them and
+ * one-line messages after), JSON log lines, text, glued
  * junk, frames with and without Content-Length, lines past the bound
  * (protocol-like and log-like), deep nesting, NULs, invalid UTF-8, random
  * bytes, optionally mutated.  Each is checked under every protocol as
@@ -42,7 +44,42 @@ static const char *const junk[] = {
     "\x00\x01\xff\xfe", "Content-Type: text/plain\r\n\r\n", "Content-Length: 12x\r\n\r\n", "Connecting...",
     "{\"jsonrpc\":\"2.0\",\n\"id\":1}\n", "{\"a\":01}\n", "{\"jsonrpc\":\"2.0\",\"x\":nan}\n", "{\"jsonrpc\":\"2.0\",\"x\":-Inf}\n", "{\"jsonrpc\":\"2.0\"}junk\n", "\"", "\\", "{", "[",
     "Content-Length:", "Content-Length: 5\r\n", "\t", " ",
+    "[\n", "{\n", "config = [\n", "{\"a\":\n", "{\n  \"jsonrpc\": \"2.0\",\n",
 };
+
+/* A message pretty-printed: a newline and an indent after each '{', '['
+ * and ',' and before each '}' and ']' outside strings (indent 0 puts
+ * nested openers at the start of a line: the classifier fails those). */
+static void gen_pretty(struct buf *b)
+{
+    const char *m = messages[below(sizeof messages / sizeof *messages)];
+    size_t indent = below(4), depth = 0;
+    int in_string = 0, escaped = 0;
+    for (; *m; m++) {
+        char c = *m;
+        if (in_string) {
+            put(b, (const uint8_t *)m, 1);
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+            continue;
+        }
+        if (c == '}' || c == ']') {
+            depth--;
+            puts_(b, "\n");
+            for (size_t i = 0; i < indent * depth; i++)
+                puts_(b, " ");
+        }
+        put(b, (const uint8_t *)m, 1);
+        in_string = c == '"';
+        depth += c == '{' || c == '[';
+        if (c == '{' || c == '[' || c == ',') {
+            puts_(b, below(8) ? "\n" : "\r\n");
+            for (size_t i = 0; i < indent * depth; i++)
+                puts_(b, " ");
+        }
+    }
+    puts_(b, "\n");
+}
 
 static void gen_frame(struct buf *b)
 {
@@ -74,7 +111,9 @@ static void gen_frame(struct buf *b)
 static void gen_big(struct buf *b)
 {
     size_t len = SG_HOLD_MAX - 40 + below(200);
-    if (below(2))
+    if (below(4) == 0)
+        puts_(b, "{\n  \"result\": {\n    \"text\": \"");     /* over lines */
+    else if (below(2))
         puts_(b, "{\"result\":{\"text\":\"");
     else
         puts_(b, "{\"level\":\"info\",\"msg\":\"");
@@ -85,11 +124,16 @@ static void gen_big(struct buf *b)
     puts_(b, below(2) ? "\"},\"jsonrpc\":\"2.0\",\"id\":1}" : "\"}");
     if (below(4))
         puts_(b, "\n");
+    if (below(4) == 0)
+        puts_(b, "\n}\n");  /* the close of one over lines */
 }
 
 static void gen_piece(struct buf *b)
 {
-    switch (below(12)) {
+    switch (below(14)) {
+    case 12: case 13:
+        gen_pretty(b);
+        break;
     case 0: case 1: case 2: case 3:
         if (below(4) == 0)
             puts_(b, junk[below(sizeof junk / sizeof *junk)]);

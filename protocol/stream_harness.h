@@ -4,10 +4,11 @@
  * pseudo-random pieces, as the filter does (held bytes kept aside), and check:
  *   - every byte gets a verdict, the same whatever the pieces;
  *   - never more than SG_HOLD_MAX bytes are held;
- *   - with --protocol jsonl, each message on the wire is a JSON-RPC line by
- *     an independent whole-buffer reference (below), unless the bound
- *     decided it; and each input line that is one by the reference, shorter
- *     than the bound, is on the wire whole. */
+ *   - with --protocol jsonl, each message on the wire is a JSON-RPC text by
+ *     an independent whole-buffer reference (below): one line, or several
+ *     (pretty-printed: no line after its first begins with '{' or '['),
+ *     unless the bound decided it; and each input line that is one by the
+ *     reference, shorter than the bound, is on the wire whole. */
 #ifndef STDIOGATE_STREAM_HARNESS_H
 #define STDIOGATE_STREAM_HARNESS_H
 
@@ -27,11 +28,13 @@ struct sh_ref {
     size_t n, i;
     unsigned depth;
     int deep;                   /* nested past SG_DEPTH_MAX */
+    int lines;                  /* a newline is white space (a text over lines) */
 };
 
 static inline void sh_ws(struct sh_ref *r)
 {
-    while (r->i < r->n && (r->p[r->i] == ' ' || r->p[r->i] == '\t' || r->p[r->i] == '\r'))
+    while (r->i < r->n && (r->p[r->i] == ' ' || r->p[r->i] == '\t' || r->p[r->i] == '\r' ||
+                           (r->lines && r->p[r->i] == '\n')))
         r->i++;
 }
 
@@ -243,14 +246,19 @@ static inline int sh_value(struct sh_ref *r)
     return sh_number(r);
 }
 
-/* Is p[0..n) a JSON-RPC line as the classifier defines it (from its '{' or
- * '[' through its newline)?  -1: it nests deeper than the bound (no verdict). */
-static inline int sh_ref_rpc_line(const uint8_t *p, size_t n)
+/* Is p[0..n) a JSON-RPC message as the classifier defines it (from its '{'
+ * or '[' through the newline after it; with lines, newlines are white space
+ * inside it, and no line after its first begins with '{' or '[')?  -1: it
+ * nests deeper than the bound (no verdict). */
+static inline int sh_ref_rpc_text(const uint8_t *p, size_t n, int lines)
 {
-    struct sh_ref r = { p, n, 0, 1, 0 };
+    struct sh_ref r = { p, n, 0, 1, 0, lines };
     int rpc = 0, ok;
-    if (n < 2 || p[n - 1] != '\n' || memchr(p, '\n', n - 1) != NULL)
+    if (n < 2 || p[n - 1] != '\n' || (!lines && memchr(p, '\n', n - 1) != NULL))
         return 0;
+    for (size_t k = 0; k + 2 < n; k++)
+        if (p[k] == '\n' && (p[k + 1] == '{' || p[k + 1] == '['))
+            return 0;
     r.n = n - 1;
     if (p[0] == '{')
         ok = sh_object(&r, &rpc) && rpc;
@@ -264,6 +272,12 @@ static inline int sh_ref_rpc_line(const uint8_t *p, size_t n)
         return 0;
     sh_ws(&r);
     return r.i == r.n;
+}
+
+/* The same, on one line. */
+static inline int sh_ref_rpc_line(const uint8_t *p, size_t n)
+{
+    return sh_ref_rpc_text(p, n, 0);
 }
 
 /* ---- Feeding the classifier ---- */
@@ -320,13 +334,34 @@ static inline const char *sh_check_jsonl(const uint8_t *p, size_t n, const uint8
             i++;
             continue;
         }
+        /* the message: through the first newline on the wire where the
+         * text from i is a whole one (it may go on over lines) */
         size_t e = i;
-        while (e < n && labels[e] == SG_WIRE && p[e] != '\n')
-            e++;
-        if (e < n && labels[e] == SG_WIRE)
+        int ref = 0;
+        for (;;) {
+            while (e < n && labels[e] == SG_WIRE && p[e] != '\n')
+                e++;
+            if (!(e < n && labels[e] == SG_WIRE))
+                break;
             e++;                /* through the newline */
-        int ref = sh_ref_rpc_line(p + i, e - i);
-        if (ref == 0 && e - i <= SG_HOLD_MAX && !(e == n && p[n - 1] != '\n'))
+            ref = sh_ref_rpc_text(p + i, e - i, 1);
+            if (ref != 0 || e - i >= SG_HOLD_MAX || !(e < n && labels[e] == SG_WIRE))
+                break;
+        }
+        ref = sh_ref_rpc_text(p + i, e - i, 1);
+        if (ref == -1 || (ref == 0 && e - i >= SG_HOLD_MAX)) {
+            /* decided by the bound (its byte may be a newline: a message
+             * may go on over lines); one over lines at the bound streams
+             * through its close, past newlines (the rest of the run is not
+             * checked) */
+            size_t head = e - i < SG_HOLD_MAX ? e - i : SG_HOLD_MAX;
+            if (memchr(p + i, '\n', head) != NULL)
+                while (e < n && labels[e] == SG_WIRE)
+                    e++;
+            i = e;
+            continue;
+        }
+        if (ref == 0 && !(e == n && p[n - 1] != '\n'))
             return "a message on the wire that the reference rejects";
         i = e;
     }

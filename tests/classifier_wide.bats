@@ -54,15 +54,56 @@ in_mode() {
     in_mode strict headers
 }
 
-@test "wide: the session's framing follows the client's first message: a JSON-lines server printing an HTTP response (a Content-Length block) after the gate, default mode" {
+@test "wide: the session's framing follows the client's first message: a JSON-lines server printing an HTTP response (a Content-Length block) after the gate, default and --strict" {
     unwrapped http-late
     grep -q '^Content-Length: 12' "$EXPECTED"
     # the client skips the response's lines: its answers are the six JSON lines
     grep '^{"jsonrpc"' "$EXPECTED" >"$BATS_TEST_TMPDIR/answers"
     [ "$(wc -l <"$BATS_TEST_TMPDIR/answers")" -eq 6 ]
     cp "$BATS_TEST_TMPDIR/answers" "$EXPECTED"
-    in_mode default http-late
-    # the response whole on stderr, and nothing else
     printf 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"ok": true}\n' >"$BATS_TEST_TMPDIR/junk"
-    cmp "$BATS_TEST_TMPDIR/junk" "$ERR" || { show_run; return 1; }
+    local mode
+    for mode in default strict; do
+        in_mode $mode http-late
+        # the response whole on stderr, and nothing else
+        cmp "$BATS_TEST_TMPDIR/junk" "$ERR" || { show_run; return 1; }
+    done
+}
+
+@test "wide: a JSON-lines server printing an HTTP response (a Content-Length block) before it reads anything: the response to stderr, the six answers on the wire, default and --strict" {
+    unwrapped http
+    grep -q '^Content-Length: 12' "$EXPECTED"
+    # the client skips the response's lines: its answers are the six JSON lines
+    grep '^{"jsonrpc"' "$EXPECTED" >"$BATS_TEST_TMPDIR/answers"
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/answers")" -eq 6 ]
+    cp "$BATS_TEST_TMPDIR/answers" "$EXPECTED"
+    printf 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"ok": true}\n' >"$BATS_TEST_TMPDIR/junk"
+    local mode
+    for mode in default strict; do
+        in_mode $mode http
+        cmp "$BATS_TEST_TMPDIR/junk" "$ERR" || { show_run; return 1; }
+    done
+}
+
+@test "wide: a server whose reads stdiogate cannot see prints an HTTP response at start: the fail-safe takes no answer from it, the answers after it open the gate" {
+    [ -x "$BIN/fam_emit" ] || { echo "make fixtures" >&2; return 1; }
+    local http=$BATS_TEST_TMPDIR/http
+    printf 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"ok": true}\n' >"$http"
+    ungated --frames 0 --line "$INIT" --line "$PING" -- "$BIN/fam_emit" "$http"
+    assert_status 0
+    { cat "$http"; answer 0 initialize; echo; answer '"p1"' ping; echo; } | cmp - "$OUT" || { show_run; return 1; }
+    gated --frames 0 --line "$INIT" --line "$PING" -- "$BIN/fam_emit" "$http"
+    assert_status 0
+    { answer 0 initialize; echo; answer '"p1"' ping; echo; } | cmp - "$OUT" || { show_run; return 1; }
+    perl -0pe 's/stdiogate\[\d+\]: [^\n]*\n//g' "$ERR" | cmp "$http" - || { show_run; return 1; }
+}
+
+@test "wide: answers pretty-printed over several lines (json.dumps indent=2, read by Go's json.Decoder) reach the client whole, default and --strict" {
+    unwrapped pretty
+    [ "$(grep -c '^{$' "$EXPECTED")" -eq 6 ]
+    grep -q '^  "jsonrpc": "2.0",$' "$EXPECTED"
+    in_mode default pretty
+    [ ! -s "$ERR" ] || { show_run; return 1; }
+    in_mode strict pretty
+    [ ! -s "$ERR" ] || { show_run; return 1; }
 }

@@ -119,6 +119,11 @@ pieces() {
             assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")$(lsp_frame "$(answer 2 shutdown)")"
         done
     done
+    # the framing fixed (--protocol framed): the classifier passes a frame
+    # at its header, and the fail-safe reads the body for the proof itself
+    local -x STDIOGATE_PROTOCOL=framed
+    pieces default headbody --framing lsp --lsp "$LSP_INIT" --lsp "$LSP_SHUTDOWN"
+    assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")$(lsp_frame "$(answer 2 shutdown)")"
 }
 
 @test "fail-safe: a JSON-RPC answer in two writes (cut after its id), byte by byte; an LSP one byte by byte (default and strict)" {

@@ -43,6 +43,16 @@ CASES=(
     "depth-4095 junk junk" "depth-4096 junk junk" "depth-4097 wire wire"
     # a frame whose header block is 4095, 4096 (SG_HEADER_MAX) or 4097 bytes
     "header-4095 wire wire" "header-4096 wire wire" "header-4097 junk junk"
+    # a first frame is protocol to strict mode if its body is a JSON-RPC
+    # message; to the fail-safe, an answer if the body is one (id, then
+    # result or error): one whose proof comes after the bound is taken
+    # there in doubt, unless "method" came first
+    "frame-late-id wire wire" "frame-bound-method wire junk" "frame-notification wire junk"
+    # a first frame whose body is no object: junk, at the bound or whole
+    "frame-bound-text junk junk" "frame-http junk junk"
+    # pretty-printed over lines past the bound: through the close of its
+    # value, not only through its next newline
+    "lines-bound wire wire"
     # complete small messages: strict needs jsonrpc; an answer needs
     # jsonrpc, id and result or error, spelled exactly
     "small-exact wire wire" "small-error wire wire"
@@ -79,6 +89,14 @@ for n in (4095, 4096, 4097):
     head = length(n, cl + "Content-Type: ", "\r\n\r\n")
     assert len(head) == n
     open(f"{d}/header-{n}", "w", newline="").write(head + body)
+pad = "x" * 70000
+for name, body in (("frame-late-id", '{"jsonrpc":"2.0","result":{"t":"%s"},"id":1}' % pad),
+                   ("frame-bound-method", '{"jsonrpc":"2.0","method":"log","params":{"t":"%s"}}' % pad),
+                   ("frame-notification", '{"jsonrpc":"2.0","method":"log"}'),
+                   ("frame-bound-text", pad),
+                   ("frame-http", '{"ok": true}')):
+    open(f"{d}/{name}", "w", newline="").write("Content-Length: %d\r\n\r\n%s" % (len(body), body))
+put("lines-bound", '{\n  "result": {\n    "t": "%s"\n  },\n  "id": 1,\n  "jsonrpc": "2.0"\n}' % pad)
 put("small-exact", '{"jsonrpc":"2.0","id":5,"result":{}}')
 put("small-error", '{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"}}')
 put("small-jsonrp", '{"jsonrp":"2.0","id":5,"result":{}}')

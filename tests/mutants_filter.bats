@@ -17,7 +17,9 @@ setup() {
 }
 
 ANSWER='{"jsonrpc":"2.0","id":1,"result":{}}'
-FRAME='Content-Length: 2\r\n\r\n{}'
+# (a frame's body is a JSON-RPC message: in auto, until the framing is
+# fixed, a frame passes only then)
+FRAME='Content-Length: 36\r\n\r\n{"jsonrpc":"2.0","id":2,"result":{}}'
 
 # filtered PROTOCOL FORMAT ARG...: the filter over printf FORMAT ARG...;
 # stdout in "out", stderr in "err", each read through a pipe to its end of

@@ -65,7 +65,7 @@ first_files() {
         lib/stdout.c) echo "helper_process.bats guard_session.bats" ;;
         backlog.h) echo "guard_session.bats mutants_filter.bats strict_edges.bats strict_faults.bats" ;;
         lib/guard.c|lib/transfer.c) echo "guard_threads.bats guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
-        lib/failsafe.c) echo "gate_race.bats core_failsafe.bats tree_fdpass.bats" ;;
+        lib/failsafe.c) echo "gate_race.bats core_failsafe.bats tree_fdpass.bats classifier_wide.bats" ;;
         lib/interpreters.c) echo "setups_interpreters.bats setups_wrapper.bats core_python.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
@@ -220,7 +220,10 @@ lib/stdout.c | stdout-exit-unpushed | stdout's buffer left at exit is written by
 lib/system.c | system-unguarded | system(3)'s shell runs on the wire without the guard |     say(3, "system: the shell starts on the wire with the guard");\n    return run_shell(line); |     (void)run_shell;\n    return REAL(system)(line);
 lib/transfer.c | transfer-unguarded | sendfile, splice and vmsplice onto the wire go past the guard |     return guarding() && !shut() && guard_fd(fd); |     return 0 && guard_fd(fd);
 lib/exec.c | guard-child-no-marker | a program started on the wire after the gate does not get the guard |     x->guard = !x->hand && check && should_guard_child(); |     x->guard = 0 && !x->hand && check && should_guard_child();
-lib/failsafe.c | failsafe-no-trigger | an answer written to the diversion does not open the gate |             } else if (v == SG_WIRE && before != SW_LINE && before != SW_BODY && |             } else if (0 && v == SG_WIRE && before != SW_LINE && before != SW_BODY &&
+lib/failsafe.c | failsafe-no-trigger | an answer written to the diversion does not open the gate |             } else if (is_answer) { |             } else if (0 && is_answer) {
+lib/failsafe.c | failsafe-frame-unheld | a frame passed at its header (the framing fixed: --protocol framed) is not held for its body: no such frame opens the gate |     if (unread) { |     if (0) {
+lib/failsafe.c | failsafe-frame-fixes-framing | protocol that is no answer (a raw HTTP response) fixes the framing before the gate: the JSON-lines answers after it are not seen |     if (!*answer)\n        g_hold.s.protocol = protocol; |     if (0)\n        g_hold.s.protocol = protocol;
+protocol/detect.h | answer-frame-bound-junk | a frame whose body reaches the bound before it proves an answer is none, in doubt or not |         return sg_reply_answer(&s->reply) \|\| (s->reply.cut && sg_reply_may_answer(&s->reply)); |         return sg_reply_answer(&s->reply);
 lib/failsafe.c | failsafe-held-lost | the pieces of an answer held from earlier writes are not put on the wire with it |                 struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } }; |                 struct iovec answer[2] = { { g_hold.buf, 0 }, { (void *)(p + off), k } };
 lib/failsafe.c | failsafe-junk-lost | junk the hold decided is dropped instead of diverted |                 batch_add(&b, fd, p + off, k, how); |                 batch_add(&b, fd, p + off, 0, how);
 lib/failsafe.c | failsafe-first-iovec | only the first iovec of a writev goes through the hold |     for (int i = 0; i < cnt; i++) {\n        const unsigned char *p = iov[i].iov_base; |     for (int i = 0; i < cnt && i < 1; i++) {\n        const unsigned char *p = iov[i].iov_base;
@@ -250,7 +253,16 @@ protocol/detect.h | detect-first-line-plain | a first line with no "name:" is re
 # Saturating at 2^64 - 1 levels takes 2^64 bytes of '[': no input can tell.
 protocol/detect.h equivalent | detect-depth-unsaturated | JSON nesting is not saturated (wraps after 2^64 - 1 levels) |         if (d->depth != SG_DEPTH_CAP)\n            d->depth++; |         d->depth++;
 # ---- detect.h: the stream classifier (strict mode, the fail-safe, --check)
-protocol/detect.h | hold-max-plus-one | a candidate is decided at byte 65537, not 65536 |                 if (r == 2 || ++held == SG_HOLD_MAX) { |                 if (r == 2 || ++held == SG_HOLD_MAX + 1) {
+protocol/detect.h | reply-no-dap | a DAP response's body (request_seq) is no proof of an answer |     return ((k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR))) \|\| (k & SGK_REQUEST_SEQ); |     return ((k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)));
+protocol/detect.h | reply-names-any-depth | a frame body's nested member names count as top-level ones |             r->want_name = r->depth == 1; |             r->want_name = 1;
+protocol/detect.h | reply-escape-ignored | an escaped quote in a frame body's string ends it |     if (r->escaped \|\| c == '\\\\') { |     if (r->escaped) {
+protocol/detect.h | reply-bound-method | at the bound, a frame body with "method" may still be an answer |     return r->where == SR_OBJECT && !(r->keys & (SGK_METHOD \| SGK_EVENT)); |     return r->where == SR_OBJECT;
+protocol/detect.h | frame-auto-unread | the framing not fixed, a frame passes at its header, its body unread (a raw HTTP response fixes the session to frames) |                 if (s->protocol == SG_AUTO) { |                 if (0) {
+protocol/detect.h | frame-body-any | the framing not fixed, a frame passes whatever its body |     return r->where == SR_CLOSED && ((k & (SGK_JSONRPC \| SGK_METHOD)) \|\| sg_reply_answer(r) \|\| |     return r->where == SR_CLOSED && (1 \|\| sg_reply_answer(r) \|\|
+protocol/detect.h | frame-bound-doubt-junk | the framing not fixed, a frame whose body reaches the bound is junk even if it is an object |     return r->where == SR_OBJECT;\n} |     return r->where == SR_OBJECT && 0;\n}
+protocol/detect.h | prefix-no-jsonrpc | a message that begins {"jsonrpc":"2.0", taken whole, has no "jsonrpc" (it fails at its close) |     s->has_jsonrpc = 1;\n    s->keys = SGK_JSONRPC; |     s->has_jsonrpc = 0;\n    s->keys = SGK_JSONRPC;
+protocol/detect.h | prefix-then-value | after {"jsonrpc":"2.0", taken whole a value is expected, not a name |     s->json = SJ_NAME;\n    s->held = SG_RPC_PREFIX_LEN; |     s->json = SJ_VALUE;\n    s->held = SG_RPC_PREFIX_LEN;
+protocol/detect.h | hold-max-plus-one | a candidate is decided at byte 65537, not 65536 |                 if (r == 2 \|\| ++held == SG_HOLD_MAX)\n |                 if (r == 2 \|\| ++held == SG_HOLD_MAX + 1)\n
 protocol/detect.h | hold-string-past-bound | the runs of string bytes and digits go past the bound (a candidate held beyond SG_HOLD_MAX) |     unsigned long long room = SG_HOLD_MAX - 1 - held; |     unsigned long long room = SG_HOLD_MAX - held;
 protocol/detect.h | header-max-plus-one | a header block of 4097 bytes passes (SG_HEADER_MAX off by one) |             if (++s->held == SG_HEADER_MAX) { |             if (++s->held == SG_HEADER_MAX + 1) {
 protocol/detect.h | depth-max-plus-one | a candidate nested 4097 deep is not decided at the bound |     if (s->depth == SG_DEPTH_MAX)\n        return 2; |     if (s->depth == SG_DEPTH_MAX + 1)\n        return 2;
@@ -258,7 +270,7 @@ protocol/detect.h | bound-unnamed-passes | at the bound, a candidate with no mem
 protocol/detect.h | bound-name-prefix | at the bound, a name cut short ("i" of "id") is not taken as a JSON-RPC one |         return s->name_len != 0xff && sg_is_rpc_name(s->name, s->name_len, 1); |         return s->name_len != 0xff && sg_is_rpc_name(s->name, s->name_len, 0);
 protocol/detect.h | no-jsonrpc-passes | an object without "jsonrpc" passes |     if (c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc) |     if (0 && c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc)
 protocol/detect.h | empty-batch-passes | an empty batch [] passes |     if (c == ']' && s->batch && s->depth == 1 && !s->elements) |     if (0 && c == ']' && s->batch && s->depth == 1 && !s->elements)
-protocol/detect.h | auto-not-decided-by-json | auto mode does not keep jsonl after a JSON line |                     s->where = SW_OUTSIDE;\n                    s->protocol = SG_JSONL;\n                    s->held = 0; |                     s->where = SW_OUTSIDE;\n                    s->held = 0;
+protocol/detect.h | auto-not-decided-by-json | auto mode does not keep jsonl after a JSON line |                         s->where = SW_OUTSIDE;\n                        s->protocol = SG_JSONL;\n                        s->held = 0; |                         s->where = SW_OUTSIDE;\n                        s->held = 0;
 protocol/detect.h | end-drops-held | a candidate cut short by the end of the output is not junk (lost) |     enum sg_verdict v = s->held ? SG_JUNK : SG_UNDECIDED; |     enum sg_verdict v = SG_UNDECIDED;
 protocol/detect.h | frame-start-mid-line | a header block starts at any name byte, also after junk on its line (glued junk before Content-Length is taken for a name) |             int frame = s->protocol != SG_JSONL && (c == 'C' \|\| c == 'c' \|\| (s->bol && sg_is_tchar(c))); |             int frame = s->protocol != SG_JSONL && (c == 'C' \|\| c == 'c' \|\| sg_is_tchar(c));
 protocol/detect.h | header-name-no-underscore | a header name with an underscore (X_Request_Id) fails its frame |           (c != 0 && __builtin_strchr("!#$%&'*+-.^_`\|~", c) != 0); |           (c != 0 && __builtin_strchr("!#$%&'*+-.^`\|~", c) != 0);
@@ -266,6 +278,10 @@ protocol/detect.h | answer-without-id | a message with "result" but no "id" coun
 protocol/detect.h | answer-request | a request (method, no result) counts as an answer |     return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); |     return (k & SGK_JSONRPC) && (k & SGK_ID);
 protocol/detect.h | control-in-string | a raw control character inside a string passes |         if (c < 0x20)\n            return 0;           /* control characters must be escaped */ |         if (c < 0x1f)\n            return 0;           /* control characters must be escaped */
 protocol/detect.h | trailing-cr-junk | a CR between a message and its newline fails it |     int white = c == ' ' \|\| c == '\t' \|\| c == '\r'; |     int white = c == ' ' \|\| c == '\t';
+protocol/detect.h | one-line-only | a newline before a message's close fails it: a pretty-printed answer goes to stderr line by line |     return sg_json_candidate_byte(s, sg_json_in_string(s) ? '\\n' : ' '); |     return sg_json_candidate_byte(s, '\\n');
+protocol/detect.h | lines-swallow | a line that begins with '{' goes into a candidate over lines (a one-line answer after a junk line ending in '[' is lost) |                     else if (p[i] == '{' \|\| p[i] == '[')\n                        goto fail; |                     else if (0)\n                        goto fail;
+protocol/detect.h | lines-swallow-across-calls | a line that begins with '{' in the next write goes into a candidate over lines |                 if (c == '{' \|\| c == '[')\n                    goto fail;\n            } |                 if (0)\n                    goto fail;\n            }
+protocol/detect.h | lines-bound-one-line | a candidate over lines taken at the bound streams only through its next newline (the rest of the message to stderr) |     if (s->lines)\n        sg_value_commit(s, deep); |     if (0)\n        sg_value_commit(s, deep);
 # ---- filter.c: stdiogate-filter (not its signal set-up, being rewritten)
 filter.c | filter-127 | COMMAND not found exits 126, not 127 |     exit(e == ENOENT ? 127 : 126); |     exit(126);
 filter.c | filter-usage-status | bad usage exits 1, not 125 |             what);\n    exit(125); |             what);\n    exit(1);

@@ -68,9 +68,14 @@ M2='{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"a } ] \\
     check '' 'progress 50%' "$M1\n" '' '' '{"a":1}' "$M2\n" 'tail [x] {y} ' "$M1\n"
 }
 
-@test "strict edge: invalid JSON, a message without its newline, a multi-line object are junk" {
-    check '' '{"jsonrpc" is not json}\n{"jsonrpc":"2.0",\n"id":1}\n{"jsonrpc":"2.0","a":01}\n' \
-        "$M1\n" "$M1 junk\n$M1"
+@test "strict edge: invalid JSON, a message without its newline, a multi-line object without jsonrpc are junk; one with it passes" {
+    check '' '{"jsonrpc" is not json}\n{\n  "level": "info"\n}\n' '{"jsonrpc":"2.0",\n"id":1}\n' \
+        '{"jsonrpc":"2.0","a":01}\n' "$M1\n" "$M1 junk\n$M1"
+}
+
+@test "strict edge: over lines, a line that begins with '{' or '[' starts anew (a junk line ending in '[' or ':' swallows no answer); a newline in a string fails" {
+    check '' '[\n' "$M1\n" '{"a":\n' "$M2\n" '{\n  "jsonrpc": "2.0",\n  "x": "a\n' \
+        '{\n  "jsonrpc": "2.0",\n  "id": 3,\n  "result": [\n    {},\n    []\n  ]\n}\n'
 }
 
 @test "strict edge: NULs and invalid UTF-8 around messages are junk; inside a string they pass" {
