@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import sys
 
-from stats import fmt, med, ratio_row
+from stats import fmt, med, ratio_row, write_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -181,10 +181,7 @@ def main():
             targets[label] = target
     times = interleave(items, rounds)
     text = report(items, times, targets, rounds, cpu)
-    print(text)
-    os.makedirs(os.path.join(HERE, "out"), exist_ok=True)
-    with open(os.path.join(HERE, "out", "interpreters.md"), "w") as f:
-        f.write(text + "\n")
+    write_report("interpreters.md", text)
 
 
 if __name__ == "__main__":

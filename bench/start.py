@@ -34,7 +34,7 @@ import subprocess
 import sys
 import time
 
-from stats import med as median, median_ci
+from stats import med as median, median_ci, write_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -108,10 +108,7 @@ def main():
     lines += ["", "(`./stdiogate banner` and `./stdiogate trivial` are divided by the same program under "
               "`stdbuf -o0`, every other row by `stdbuf -o0 /bin/true`.)", ""] + verdicts + [""]
     text = "\n".join(lines)
-    print(text)
-    os.makedirs(os.path.join(HERE, "out"), exist_ok=True)
-    with open(os.path.join(HERE, "out", "start.md"), "w") as f:
-        f.write(text + "\n")
+    write_report("start.md", text)
 
 
 if __name__ == "__main__":

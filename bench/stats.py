@@ -3,6 +3,7 @@
 bench/start.py: per-variant series, medians, per-round ratios and
 differences, a distribution-free 95% confidence interval of the median, and
 the Markdown rows that report them."""
+import os
 import statistics
 
 
@@ -107,3 +108,12 @@ def timing_table(title, unit, series, base, invert=False, what="ratio"):
 def diffs(series, base):
     """Per-round differences series - base (rounds where either failed left out)."""
     return [v - w for v, w in zip(series.values, base.values) if v is not None and w is not None]
+
+
+def write_report(name, text):
+    """Prints a report and keeps it as bench/out/NAME."""
+    print(text)
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "out")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, name), "w") as f:
+        f.write(text + "\n")

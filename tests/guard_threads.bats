@@ -134,25 +134,33 @@ interrupted() {
 # tokio-writer (tests/sdk/rust/src/bin): a real tokio 1.x server.
 TOKIO=$ROOT/build/sdk/bin/tokio-writer
 
-# tokio_case MODE: 20 pipelined requests, answers of 3,000 bytes; unwrapped:
-# junk and answers on stdout; wrapped: the answers, the junk on stderr.
-tokio_case() {
-    local mode=$1 n=20 size=3000 i x want_all= want_answers= want_junk=
-    [ -x "$TOKIO" ] || { echo "make sdk-rust" >&2; return 1; }
+# writer_case JUNK CMD...: CMD (a server of the tests/sdk or tests/real
+# tool chains) answers 20 pipelined requests, answers of 3,000 bytes, each
+# after the junk line "JUNK ID"; unwrapped: junk and answers on stdout;
+# wrapped: the answers, the junk on stderr.
+writer_case() {
+    local junk=$1 n=20 size=3000 i x want_all= want_answers= want_junk=
+    shift
     requests "$n"
     x=$(head -c "$size" /dev/zero | tr '\0' x)
     for i in $(seq 1 "$n"); do
-        want_junk+="tokio-junk $i"$'\n'
+        want_junk+="$junk $i"$'\n'
         want_answers+="{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
-        want_all+="tokio-junk $i"$'\n'"{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
+        want_all+="$junk $i"$'\n'"{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
     done
-    ungated --timeout 120 --frames "$n" "${REQ[@]}" -- "$TOKIO" "$mode" "$size"
+    ungated --timeout 120 --frames "$n" "${REQ[@]}" -- "$@" "$size"
     assert_status 0
     assert_stdout_bytes "$want_all"
-    gated --timeout 120 --frames "$n" "${REQ[@]}" -- "$TOKIO" "$mode" "$size"
+    gated --timeout 120 --frames "$n" "${REQ[@]}" -- "$@" "$size"
     assert_status 0
     assert_stdout_bytes "$want_answers"
     assert_stderr_bytes "$want_junk"
+}
+
+# tokio_case MODE: tokio-writer MODE.
+tokio_case() {
+    [ -x "$TOKIO" ] || { echo "make sdk-rust" >&2; return 1; }
+    writer_case tokio-junk "$TOKIO" "$1"
 }
 
 @test "threads: a real tokio server writing through tokio::io::stdout() (JSON, newline, flush on the blocking pool): every answer whole" {
@@ -163,24 +171,9 @@ tokio_case() {
     tokio_case asyncfd
 }
 
-# asyncio_case MODE PYTHON: tests/fixtures/guard_asyncio.py under PYTHON, 20
-# pipelined requests, answers of 3,000 bytes.
+# asyncio_case MODE PYTHON: tests/fixtures/guard_asyncio.py MODE under PYTHON.
 asyncio_case() {
-    local mode=$1 py=$2 n=20 size=3000 i x want_all= want_answers= want_junk=
-    requests "$n"
-    x=$(head -c "$size" /dev/zero | tr '\0' x)
-    for i in $(seq 1 "$n"); do
-        want_junk+="asyncio-junk $i"$'\n'
-        want_answers+="{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
-        want_all+="asyncio-junk $i"$'\n'"{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
-    done
-    ungated --timeout 120 --frames "$n" "${REQ[@]}" -- "$py" "$FIX/guard_asyncio.py" "$mode" "$size"
-    assert_status 0
-    assert_stdout_bytes "$want_all"
-    gated --timeout 120 --frames "$n" "${REQ[@]}" -- "$py" "$FIX/guard_asyncio.py" "$mode" "$size"
-    assert_status 0
-    assert_stdout_bytes "$want_answers"
-    assert_stderr_bytes "$want_junk"
+    writer_case asyncio-junk "$2" "$FIX/guard_asyncio.py" "$1"
 }
 
 @test "threads: a Python asyncio server writing on run_in_executor's threads (junk, JSON, newline): every answer whole" {
