@@ -71,27 +71,6 @@ ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, 
     return (ssize_t)done;
 }
 
-/* The newlines in the first n bytes of iov[0..cnt), as the level-2
- * summaries count lines (the diversion, the guard's junk, what went
- * straight to stderr); *partial (unless NULL or n is 0): whether those
- * bytes end without one. */
-unsigned long long iov_lines(const struct iovec *iov, int cnt, size_t n, int *partial)
-{
-    unsigned long long lines = 0;
-    for (int i = 0; i < cnt && n; i++) {
-        size_t k = iov[i].iov_len < n ? iov[i].iov_len : n;
-        const char *c = iov[i].iov_base, *end = c + k;
-        while ((c = memchr(c, '\n', (size_t)(end - c))) != NULL) {
-            lines++;
-            c++;
-        }
-        if (k && partial)
-            *partial = ((const char *)iov[i].iov_base)[k - 1] != '\n';
-        n -= k;
-    }
-    return lines;
-}
-
 /* n bytes went to the diversion: counted for diverted_summary(), and
  * traced at level 4.  Only the shut path pays. */
 static void count_diverted(const void *p, size_t n, const char *how)

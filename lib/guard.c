@@ -309,21 +309,6 @@ struct feed {
     int njunk;
 };
 
-/* Bytes [from, to) of the call copied to out; how many. */
-static size_t iov_copy(const struct iovec *iov, int cnt, size_t from, size_t to, unsigned char *out)
-{
-    size_t pos = 0, n = 0;
-    for (int i = 0; i < cnt && pos < to; pos += iov[i].iov_len, i++) {
-        size_t len = iov[i].iov_len;
-        if (pos + len <= from)
-            continue;
-        size_t a = from > pos ? from - pos : 0, b = to - pos < len ? to - pos : len;
-        memcpy(out + n, (const char *)iov[i].iov_base + a, b - a);
-        n += b - a;
-    }
-    return n;
-}
-
 /* The wire took part of a message: the rest is owed.  Whose write came
  * back short, and with which signal mask: only that thread, outside a
  * signal handler, can give the rest up (apart_from_open).  The short
@@ -363,22 +348,6 @@ static int owed_retry(const struct iovec *iov, int cnt)
     unsigned char head[sizeof g_hold.owed_sig];
     size_t n = iov_copy(iov, cnt, 0, g_hold.owed_sig_len, head);
     return memcmp(head, g_hold.owed_sig, n) == 0;
-}
-
-/* The slice [from, to) of the call, as iovecs into out (at most max). */
-int iov_slice(const struct iovec *iov, int cnt, size_t from, size_t to, struct iovec *out, int max)
-{
-    size_t pos = 0;
-    int n = 0;
-    for (int i = 0; i < cnt && pos < to && n < max; pos += iov[i].iov_len, i++) {
-        size_t len = iov[i].iov_len;
-        if (pos + len <= from)
-            continue;
-        size_t a = from > pos ? from - pos : 0, b = to - pos < len ? to - pos : len;
-        if (b > a)
-            out[n++] = (struct iovec){ (char *)iov[i].iov_base + a, b - a };
-    }
-    return n;
 }
 
 static ssize_t put_call(struct feed *f, size_t from, size_t to)

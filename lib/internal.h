@@ -56,6 +56,7 @@
 #include "../quiet.h"
 #include "../inspect.h"
 #include "../stall.h"
+#include "iov.h"
 
 /* Every symbol version the library needs costs each process that loads it
  * a lookup in libc's version table (issue 35's load): these few calls are
@@ -394,12 +395,6 @@ void drop_privates(void);
 void fd_closed(int fd);
 
 /* ------------------------------------------------------------------ */
-/* lib/reads.c: the read paths on stdin. */
-
-size_t iov_total(const struct iovec *iov, int cnt);
-unsigned long long iov_lines(const struct iovec *iov, int cnt, size_t n, int *partial);
-
-/* ------------------------------------------------------------------ */
 /* lib/helper.c: the drain. */
 
 extern pid_t g_helper_pid;
@@ -495,7 +490,6 @@ int guard_fd(int fd);
 int guard_whole(const struct iovec *iov, int cnt);
 ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *how);
 ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt);
-int iov_slice(const struct iovec *iov, int cnt, size_t from, size_t to, struct iovec *out, int max);
 ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *how);
 enum settle { SETTLE_SPAWN, SETTLE_EXEC, SETTLE_EXIT };
 void guard_settle(const char *how, enum settle at);

@@ -85,14 +85,6 @@ static void saw(const void *buf, size_t asked, ssize_t r, const char *how)
     unwatch();
 }
 
-size_t iov_total(const struct iovec *iov, int cnt)
-{
-    size_t total = 0;
-    for (int i = 0; i < cnt; i++)
-        total += iov[i].iov_len;
-    return total;
-}
-
 static void saw_iov(const struct iovec *iov, int cnt, ssize_t r, const char *how)
 {
     if (r == 0 && iov_total(iov, cnt) && shut())
