@@ -427,8 +427,8 @@ int strict_pending(void);
 void strict_fini(int flush);
 
 /* ------------------------------------------------------------------ */
-/* lib/failsafe.c: the fail-safe, and what it shares with the guard: the
- * hold, and putting the bytes of a call out the way the program asked. */
+/* lib/write.c: the write path: the entry points, where a call goes, and
+ * putting its bytes out the way the program asked. */
 
 enum put_kind { PUT_WRITE, PUT_PWRITE, PUT_SEND };
 
@@ -438,6 +438,15 @@ struct put {
     const struct sockaddr *addr;    /* PUT_SEND: sendto's address */
     socklen_t alen;
 };
+
+ssize_t put_bytes(struct put *c, const void *p, size_t n);
+ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to);
+size_t write_whole(int fd, const void *p, size_t n, int bounded);
+int to_diversion(int fd);
+
+/* ------------------------------------------------------------------ */
+/* lib/failsafe.c: the fail-safe, and what it shares with the guard: the
+ * hold. */
 
 /* The stream of what the program writes on fd 1 and its copies, through
  * the classifier (detect.h), for the whole session: before the gate (the
@@ -459,9 +468,6 @@ struct hold {
 };
 extern struct hold g_hold;
 
-ssize_t put_bytes(struct put *c, const void *p, size_t n);
-ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to);
-size_t write_whole(int fd, const void *p, size_t n, int bounded);
 /* The calling thread, without a system call (a vfork child's is its
  * parent's thread's: it never takes the hold). */
 static inline unsigned long this_thread(void)
@@ -472,6 +478,7 @@ int hold_lock_how(int try);
 void hold_unlock(void);
 void hold_forget(void);
 void hold_settle(const char *how, int try);
+ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, const char *how);
 void stdout_through_hold(const char *how);
 
 /* ------------------------------------------------------------------ */

@@ -64,7 +64,8 @@ first_files() {
         lib/system.c) echo "helper_process.bats guard_session.bats" ;;
         lib/stdout.c) echo "helper_process.bats guard_session.bats" ;;
         lib/guard.c|lib/transfer.c) echo "guard_threads.bats guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
-        lib/failsafe.c) echo "gate_race.bats core_failsafe.bats tree_fdpass.bats classifier_wide.bats" ;;
+        lib/failsafe.c) echo "gate_race.bats core_failsafe.bats classifier_wide.bats" ;;
+        lib/write.c) echo "gate_race.bats core_failsafe.bats tree_fdpass.bats families_write.bats guard_session.bats" ;;
         lib/interpreters.c) echo "setups_interpreters.bats setups_wrapper.bats core_python.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
@@ -128,8 +129,8 @@ shim.c | flush-inside-stdio | the gate flushes stdout under the code a signal ha
 lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
 lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) &&
 shim.c | secure-ignored | under secure execution the library still diverts |     if (gained_privileges())\n        return; |     if (0)\n        return;
-lib/failsafe.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
-lib/failsafe.c | fdpass-diversion-sent | a descriptor of the diversion passed with SCM_RIGHTS goes as it is (the service outside the tree answers on stderr) |     *slot = wire; |     (void)wire;
+lib/write.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
+lib/write.c | fdpass-diversion-sent | a descriptor of the diversion passed with SCM_RIGHTS goes as it is (the service outside the tree answers on stderr) |     *slot = wire; |     (void)wire;
 shim.c | failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
 shim.c | bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && !seen && is_bun_program()) { |     if (0 && valid && is(1, &wire) && !seen && is_bun_program()) {
 lib/reads.c | peek-count | bytes read again after ungetc stepped back count as new input |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return a->pushed;
