@@ -51,7 +51,7 @@
 
 #include "../protocol/detect.h"
 #include "../env.h"
-#include "../backlog.h"
+#include "../junk.h"
 #include "../helper.h"
 #include "../quiet.h"
 #include "../inspect.h"

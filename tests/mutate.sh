@@ -47,7 +47,7 @@ set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The library is shim.c and the files under lib/.
-SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')quiet.h protocol/detect.h env.h filter.c check/main.c check/wrapper.c check/report.c inspect.c inspect.h stdiogate"
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')quiet.h junk.h protocol/detect.h env.h filter.c check/main.c check/wrapper.c check/report.c inspect.c inspect.h stdiogate"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation), take minutes (real servers from npm), or
 # install what `make packages` built from the real tree, not from the copy
@@ -69,6 +69,7 @@ first_files() {
         lib/interpreters.c) echo "setups_interpreters.bats setups_wrapper.bats core_python.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
+        junk.h) echo "mutants_filter.bats strict_faults.bats guard_session.bats setups_stderr.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
         env.h) echo "mutants_check.bats setups_wrapper.bats core_diagnostics.bats mutants_filter.bats strict_wrapper.bats" ;;
         check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
@@ -293,7 +294,7 @@ filter.c equivalent | filter-stderr-cloexec | the filter's handle on stderr is n
 filter.c | filter-socket-blocking | junk sent to a stderr socket may block the filter (MSG_DONTWAIT dropped) |         w = sendmsg(g_err.fd, &m, MSG_DONTWAIT \| MSG_NOSIGNAL); |         w = sendmsg(g_err.fd, &m, MSG_NOSIGNAL);
 filter.c | filter-held-forgotten | a candidate that goes on in the next read loses its first part |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);\n        nheld += (size_t)n - undecided; |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);
 filter.c | filter-end-held-lost | a candidate cut short by the server's exit is dropped, not junk |     if (sg_stream_end(&s) == SG_JUNK) { |     if (sg_stream_end(&s) == SG_WIRE) {
-filter.c | filter-log-unprefixed | the log's lines are not prefixed with the server's name and pid |             if (!g_log.mid_line)\n                out[n++] = (struct iovec){ g_log.prefix, g_log.prefix_len }; |             if (0)\n                out[n++] = (struct iovec){ g_log.prefix, g_log.prefix_len };
+junk.h | filter-log-unprefixed | the log's lines are not prefixed with the server's name and pid |             if (!log->mid_line)\n                out[k++] = (struct iovec){ log->prefix, log->prefix_len }; |             if (0)\n                out[k++] = (struct iovec){ log->prefix, log->prefix_len };
 filter.c | filter-drain-lines-uncounted | the helper does not count the lines it took (level 2 says 0 lines) |     __atomic_add_fetch(&g_counters->lines, lines, __ATOMIC_RELEASE); |     (void)lines;
 filter.c | filter-partial-uncounted | the exit line does not count a junk line without its newline |     g_stats.partial = p[n - 1] != '\\n'; |     g_stats.partial = 0;
 filter.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
