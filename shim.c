@@ -31,11 +31,7 @@ int g_wire = -1;             /* private descriptor holding the wire */
 int g_div = -1;              /* private descriptor holding the diversion (or -1) */
 int g_fd1_ours;              /* fd 1 still points at our diversion */
 pid_t g_pid;                 /* the process the state belongs to */
-int g_level = 1;             /* STDIOGATE_DEBUG */
-int g_log_ok = 1;            /* fd 2 was open at start */
 int g_err = -1;              /* private non-blocking handle on stderr (a pipe), or -1 */
-pid_t g_helper;              /* the helper's parent this process started ("The drain"), until reaped */
-pid_t g_helper_inherited;          /* one started before an exec (the marker's :pid) */
 
 struct identity g_wire_id, g_stdin_id, g_div_id;
 static int g_div_flags;      /* status flags of the diversion at start */
@@ -45,18 +41,6 @@ static char g_hand[80];      /* ... and as it hands it on: ":pid" names a helper
 static char g_hand_guarded[88];             /* ... to a program started after the gate: ",open" */
 char *g_marker_out = g_marker;
 char *g_marker_guarded = g_hand_guarded;
-static unsigned long g_copies_static[TRACKED_STATIC / WORD_BITS];
-unsigned long *g_copies = g_copies_static;
-unsigned long g_tracked = TRACKED_STATIC;
-unsigned long g_top;         /* highest copy ever set, plus one */
-int g_ncopies;
-
-struct sg_detect g_detect;
-int g_client_framing;           /* enum sg_protocol: the first message's */
-int g_detect_busy;
-unsigned long long g_detect_bytes;
-
-int g_wire_busy;             /* the wire lock: see lock_wire() */
 
 /* A child that may write to the diversion finds its helper running: one
  * reader of the pipe, whichever process writes. */
@@ -70,7 +54,7 @@ static void atfork_prepare(void)
 static void atfork_child(void)
 {
     STORE(g_pid, getpid());
-    STORE(g_wire_busy, 0);
+    wire_lock_after_fork();
     hold_forget();
     scratch_after_fork();
 }
@@ -129,32 +113,10 @@ static void point_copy_at_wire(int fd, int wire)
     say(3, "descriptor ", NUM(fd), " follows stdout onto the wire");
 }
 
-/* Calls fn(fd, arg) for each copy of the diversion in [first, last]. */
-void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg)
-{
-    size_t words = (LOAD(g_top) + WORD_BITS - 1) / WORD_BITS;
-    for (size_t w = first / WORD_BITS; w < words && LOAD(g_ncopies) > 0; w++) {
-        unsigned long bits = LOAD(g_copies[w]);
-        while (bits) {
-            unsigned fd = (unsigned)(w * WORD_BITS) + (unsigned)__builtin_ctzl(bits);
-            bits &= bits - 1;
-            if (fd >= first && fd <= last)
-                fn((int)fd, arg);
-        }
-    }
-}
-
 static void point_copies_at_wire(int wire)
 {
     each_copy(0, ~0U, point_copy_at_wire, wire);
 }
-
-/* What reached the diversion through the fail-safe's write interposers
- * (write, writev, pwrite, send... below), counted there while the gate is
- * shut.  C stdio writes its buffer with glibc-internal calls that no
- * interposer sees (a full buffer, the flush as the gate opens): those bytes
- * reach the diversion too but are not counted, hence "at least". */
-unsigned long long g_div_bytes, g_div_lines;
 
 /* One line, as the gate opens, sums up what the diversion took: exactly,
  * from the helper's count, when it went through the helper. */
@@ -405,24 +367,6 @@ static int stderr_takes_diversion(void)
     return !(poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)));
 }
 
-/* The copies bitmap, one bit per descriptor the process may ever have. */
-static void map_copies(void)
-{
-    struct rlimit rl;
-    unsigned long bits = TRACKED_MAX;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && rl.rlim_max < bits)
-        bits = (unsigned long)rl.rlim_max;
-    if (bits <= TRACKED_STATIC)
-        return;
-    bits = (bits + WORD_BITS - 1) / WORD_BITS * WORD_BITS;
-    void *p = mmap(NULL, bits / 8, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return;
-    g_copies = p;
-    g_tracked = bits;
-}
-
 /* The marker handed on at exec: the wire's identity and the helper that
  * the next program (the same process) reaps.  Made again when a lazy
  * helper starts (drain_now). */
@@ -509,7 +453,7 @@ static void divert(void)
      * anew; without a descriptor to spare, its identity will do. */
     g_div = high_dup(1);
     g_div_flags = REAL(fcntl)(1, F_GETFL);
-    sg_detect_init(&g_detect);
+    detect_start();
     map_copies();
     prepare_spawn_fallback(wire);
     g_wire = wire;

@@ -38,6 +38,14 @@
  * count once its bytes are held or diverted: the bytes are ours to write
  * then (write_whole).  Held memory is static: no heap. */
 
+/* What reached the diversion through the write interposers (write,
+ * writev, pwrite, send...: lib/write.c routes them here), counted while the
+ * gate is shut, for the summary as it opens (shim.c).  C stdio writes its
+ * buffer with glibc-internal calls that no interposer sees (a full buffer,
+ * the flush as the gate opens): those bytes reach the diversion too but are
+ * not counted, hence "at least". */
+unsigned long long g_div_bytes, g_div_lines;
+
 /* n bytes went to the diversion: counted for diverted_summary(), and
  * traced at level 4.  Only the shut path pays. */
 static void count_diverted(const void *p, size_t n, const char *how)

@@ -60,6 +60,45 @@ int on_diversion(int fd)
 /* ------------------------------------------------------------------ */
 /* Copies of the diversion. */
 
+static unsigned long g_copies_static[TRACKED_STATIC / WORD_BITS];
+static unsigned long *g_copies = g_copies_static;
+static unsigned long g_tracked = TRACKED_STATIC;
+static unsigned long g_top;  /* highest copy ever set, plus one */
+int g_ncopies;
+
+/* The copies bitmap, one bit per descriptor the process may ever have. */
+void map_copies(void)
+{
+    struct rlimit rl;
+    unsigned long bits = TRACKED_MAX;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && rl.rlim_max < bits)
+        bits = (unsigned long)rl.rlim_max;
+    if (bits <= TRACKED_STATIC)
+        return;
+    bits = (bits + WORD_BITS - 1) / WORD_BITS * WORD_BITS;
+    void *p = mmap(NULL, bits / 8, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    g_copies = p;
+    g_tracked = bits;
+}
+
+/* Calls fn(fd, arg) for each copy of the diversion in [first, last]. */
+void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg)
+{
+    size_t words = (LOAD(g_top) + WORD_BITS - 1) / WORD_BITS;
+    for (size_t w = first / WORD_BITS; w < words && LOAD(g_ncopies) > 0; w++) {
+        unsigned long bits = LOAD(g_copies[w]);
+        while (bits) {
+            unsigned fd = (unsigned)(w * WORD_BITS) + (unsigned)__builtin_ctzl(bits);
+            bits &= bits - 1;
+            if (fd >= first && fd <= last)
+                fn((int)fd, arg);
+        }
+    }
+}
+
 static int is_copy(int fd)
 {
     if (fd < 0 || (unsigned long)fd >= LOAD(g_top))
@@ -134,6 +173,8 @@ int high_dup(int fd)
  * gives up after a while and goes on unlocked, as before there was a lock.
  * A vfork child never takes it (it writes no shared state; its descriptor
  * table is its own, so nothing it does to descriptors races the parent). */
+static int g_wire_busy;
+
 int lock_wire(void)
 {
     return in_vfork_child() ? 0 : spin_lock(&g_wire_busy);
@@ -143,6 +184,12 @@ void unlock_wire(int held)
 {
     if (held)
         __atomic_store_n(&g_wire_busy, 0, __ATOMIC_RELEASE);
+}
+
+/* A fork child has one thread: nobody holds the lock in it. */
+void wire_lock_after_fork(void)
+{
+    STORE(g_wire_busy, 0);
 }
 
 static int is_private(int fd)

@@ -42,6 +42,8 @@
 
 static struct sg_drain_counters *g_drain;
 static int g_drain_lazy;            /* the pipe was made lazy (start_drain) */
+pid_t g_helper;                      /* the helper's parent this process started, until reaped */
+pid_t g_helper_inherited;            /* one started before an exec (the marker's :pid) */
 pid_t g_helper_pid;                  /* the helper itself (for diagnostics) */
 char g_helper_path[4096];           /* beside this library; "" if unknown */
 static char g_helper_as[24];        /* this process's pid, for the helper's argv */

@@ -287,29 +287,14 @@ extern int g_wire;
 extern int g_div;
 extern int g_fd1_ours;
 extern pid_t g_pid;
-extern int g_level;
-extern int g_log_ok;
 extern int g_err;
-extern pid_t g_helper;
-extern pid_t g_helper_inherited;
 extern struct identity g_wire_id, g_stdin_id, g_div_id;
 extern const char *g_div_name;
 extern char g_marker[80];
 extern char *g_marker_out;
 void hand_marker(void);
 extern char *g_marker_guarded;
-extern unsigned long *g_copies;
-extern unsigned long g_tracked;
-extern unsigned long g_top;
-extern int g_ncopies;
-extern struct sg_detect g_detect;
-extern int g_client_framing;
-extern int g_detect_busy;
-extern unsigned long long g_detect_bytes;
-extern int g_wire_busy;
 void flush_stdout(void);
-void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg);
-extern unsigned long long g_div_bytes, g_div_lines;
 int open_gate_with(const char *how, unsigned long long bytes, int eof,
                    const struct iovec *first, int nfirst);
 void open_gate(const char *how, unsigned long long bytes, int eof);
@@ -341,6 +326,8 @@ void resolve_eager(void);
 /* ------------------------------------------------------------------ */
 /* lib/say.c: diagnostics. */
 
+extern int g_level;
+extern int g_log_ok;
 char *fmt_num(char *end, unsigned long long v);
 void say_line(int level, const char *first, ...);
 const char *err_name(int e);
@@ -391,12 +378,24 @@ static inline int spin_lock(int *busy)
 
 int lock_wire(void);
 void unlock_wire(int held);
+void wire_lock_after_fork(void);
+extern int g_ncopies;
+void map_copies(void);
+void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg);
 void drop_privates(void);
 void fd_closed(int fd);
 
 /* ------------------------------------------------------------------ */
+/* lib/reads.c: the read paths on stdin, and the first message's detector. */
+
+extern int g_client_framing;        /* enum sg_protocol: the first message's */
+void detect_start(void);
+
+/* ------------------------------------------------------------------ */
 /* lib/helper.c: the drain. */
 
+extern pid_t g_helper;            /* the helper's parent this process started, until reaped */
+extern pid_t g_helper_inherited;  /* one started before an exec (the marker's :pid) */
 extern pid_t g_helper_pid;
 extern char g_helper_path[4096];
 extern int g_auto_strict;         /* lib/exec.c: start programs we cannot enter under the filter */
@@ -467,6 +466,7 @@ struct hold {
     unsigned char buf[SG_HOLD_MAX];
 };
 extern struct hold g_hold;
+extern unsigned long long g_div_bytes, g_div_lines;
 
 /* The calling thread, without a system call (a vfork child's is its
  * parent's thread's: it never takes the hold). */

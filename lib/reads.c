@@ -8,6 +8,17 @@
 /* ------------------------------------------------------------------ */
 /* Watching stdin. */
 
+static struct sg_detect g_detect;
+int g_client_framing;               /* enum sg_protocol: the first message's */
+static int g_detect_busy;
+static unsigned long long g_detect_bytes;
+
+/* The constructor diverts: the first message is to be found. */
+void detect_start(void)
+{
+    sg_detect_init(&g_detect);
+}
+
 static int lock_detector(void)
 {
     return spin_lock(&g_detect_busy);

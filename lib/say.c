@@ -7,6 +7,9 @@
 /* ------------------------------------------------------------------ */
 /* Diagnostics: one write(2) per line, no stdio, no heap. */
 
+int g_level = 1;             /* STDIOGATE_DEBUG */
+int g_log_ok = 1;            /* fd 2 was open at start */
+
 char *fmt_num(char *end, unsigned long long v)
 {
     *--end = '\0';
