@@ -126,9 +126,9 @@ static void divert_whole(int fd, const void *p, size_t n, const char *how)
  * else (the gate opened in another thread meanwhile) stderr itself. */
 static int settle_fd(void)
 {
-    if (LOAD(g_fd1_ours) && on_diversion(1))
+    if (LOAD(g_core.fd1_ours) && on_diversion(1))
         return 1;
-    return strcmp(g_div_name, "stderr") == 0 ? 2 : -1;
+    return strcmp(g_core.div_name, "stderr") == 0 ? 2 : -1;
 }
 
 /* What is held is junk (decided so, or at a decision point).  A frame
@@ -334,7 +334,7 @@ ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, const char 
     }
     if (shut())
         taken = hold_feed(iov, cnt, c->fd, how, &opened);
-    if (taken < total && LOAD(g_state) == GATE_OPENING) {
+    if (taken < total && LOAD(g_core.state) == GATE_OPENING) {
         /* Another thread began to open the gate after this call found it
          * shut (while it waited for the hold, say): fd 1 is the diversion
          * until the gate is open, and the rest of the call, an answer

@@ -62,7 +62,7 @@ static int g_junk_discard;          /* --discard, or stderr is the wire: junk go
 static struct sg_log g_log = { .fd = -1 };     /* STDIOGATE_LOG, appended to after the gate */
 
 /* After the gate, fds.c's bookkeeping tracks copies of the wire where it
- * tracked copies of the diversion before: fd 1 (g_fd1_ours) and the
+ * tracked copies of the diversion before: fd 1 (g_core.fd1_ours) and the
  * bitmap. */
 int guard_fd(int fd)
 {
@@ -118,8 +118,8 @@ ssize_t stderr_try(const struct iovec *v, int n)
 {
     struct stat st;
     ssize_t w = -1;
-    if (sg_fstat(2, &st) != 0 || (g_wire_id.valid && st.st_dev == g_wire_id.dev &&
-                               st.st_ino == g_wire_id.ino))
+    if (sg_fstat(2, &st) != 0 || (g_core.wire_id.valid && st.st_dev == g_core.wire_id.dev &&
+                               st.st_ino == g_core.wire_id.ino))
         return -1;      /* closed, or 2>&1: nothing of this may land on the wire */
     if (S_ISSOCK(st.st_mode)) {
         struct msghdr m = { .msg_iov = (struct iovec *)v, .msg_iovlen = (size_t)n };
@@ -362,7 +362,7 @@ static int check_fd(struct feed *f)
 {
     if (!f->checked) {
         int saved = errno;
-        f->checked = is(f->c->fd, &g_wire_id) ? 1 : -1;
+        f->checked = is(f->c->fd, &g_core.wire_id) ? 1 : -1;
         errno = saved;
     }
     return f->checked > 0;
@@ -490,7 +490,7 @@ static ssize_t not_the_wire(struct feed *f, const struct sg_stream *before)
     char numbuf[24];
     int fd = f->c->fd, held = lock_wire();
     if (fd == 1)
-        STORE(g_fd1_ours, 0);
+        STORE(g_core.fd1_ours, 0);
     else
         set_copy(fd, 0);
     unlock_wire(held);
@@ -931,7 +931,7 @@ static void close_copy(int fd, int unused)
  * program's writes them any more), then stderr gets the junk. */
 static void wire_let_go(void)
 {
-    if (LOAD(g_fd1_ours))
+    if (LOAD(g_core.fd1_ours))
         REAL(close)(1);
     each_copy(0, ~0U, close_copy, 0);
 }
@@ -1004,7 +1004,7 @@ static void log_open(void)
  * the wire after its parent's gate opened. */
 void guard_start(const char *why)
 {
-    g_junk_discard = sg_env_discard(getenv(SG_ENV_DISCARD)) || is(2, &g_wire_id) ||
+    g_junk_discard = sg_env_discard(getenv(SG_ENV_DISCARD)) || is(2, &g_core.wire_id) ||
                      REAL(fcntl)(2, F_GETFD) < 0;
     log_open();
     STORE(g_guard, 1);

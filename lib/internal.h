@@ -280,16 +280,26 @@ enum spawn_kind { SPAWN_UNKNOWN, SPAWN_DUP2, SPAWN_ON_FD, SPAWN_ELSEWHERE };
 /* Everything declared from here on is internal to the library. */
 #pragma GCC visibility push(hidden)
 
-/* The state, defined (and each piece described) in shim.c, and what
- * shim.c gives the other files. */
-extern int g_state;
-extern int g_wire;
-extern int g_div;
-extern int g_fd1_ours;
-extern pid_t g_pid;
-extern int g_err;
-extern struct identity g_wire_id, g_stdin_id, g_div_id;
-extern const char *g_div_name;
+/* The wire and the diversion in this process: the state shim.c keeps
+ * (g_core), written by the constructor before any other thread exists, then
+ * only with atomics, and never by a vfork child. */
+struct core {
+    int state;                      /* enum gate; 0 before the constructor: pass-through */
+    int wire;                       /* private descriptor holding the wire */
+    int div;                        /* private descriptor holding the diversion (or -1) */
+    int fd1_ours;                   /* fd 1 still points at our diversion */
+    pid_t pid;                      /* the process the state belongs to */
+    int err;                        /* private non-blocking handle on stderr (a pipe), or -1 */
+    struct identity wire_id;        /* the wire, as the marker names it */
+    struct identity stdin_id;       /* stdin at start */
+    struct identity div_id;         /* the diversion */
+    int div_flags;                  /* status flags of the diversion at start */
+    const char *div_name;           /* what the diversion is, for diagnostics */
+};
+extern struct core g_core;
+
+/* The rest of the state defined in shim.c, and what shim.c gives the other
+ * files. */
 extern char g_marker[80];
 extern char *g_marker_out;
 void hand_marker(void);
@@ -303,19 +313,19 @@ void release_if_unused(void);
 
 static inline int gated(void)
 {
-    return unlikely(__atomic_load_n(&g_state, __ATOMIC_RELAXED) != GATE_OPEN);
+    return unlikely(__atomic_load_n(&g_core.state, __ATOMIC_RELAXED) != GATE_OPEN);
 }
 
 static inline int shut(void)
 {
-    return LOAD(g_state) == GATE_SHUT;
+    return LOAD(g_core.state) == GATE_SHUT;
 }
 
 /* A vfork child shares our memory: it must leave the state alone.  fork
  * children get their own pid through the atfork handler. */
 static inline int in_vfork_child(void)
 {
-    return getpid() != LOAD(g_pid);
+    return getpid() != LOAD(g_core.pid);
 }
 
 /* ------------------------------------------------------------------ */
@@ -511,7 +521,7 @@ static inline int guarding(void)
  * shut, or the guard on? */
 static inline int minding(void)
 {
-    return unlikely((__atomic_load_n(&g_state, __ATOMIC_RELAXED) |
+    return unlikely((__atomic_load_n(&g_core.state, __ATOMIC_RELAXED) |
                      __atomic_load_n(&g_guard, __ATOMIC_RELAXED)) != 0);
 }
 

@@ -33,7 +33,7 @@ static void say_out(const char *line, size_t n)
 {
     struct stat st, mine;
     ssize_t w = -1;
-    int fd = LOAD(g_err);
+    int fd = LOAD(g_core.err);
     if (sg_fstat(2, &st) != 0)
         return;
     if (S_ISSOCK(st.st_mode)) {

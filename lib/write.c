@@ -25,7 +25,7 @@
  * child writes no shared state: its writes go where they point. */
 int to_diversion(int fd)
 {
-    if (unlikely(LOAD(g_state) == GATE_OPENING) && !in_vfork_child() && is_diversion(fd))
+    if (unlikely(LOAD(g_core.state) == GATE_OPENING) && !in_vfork_child() && is_diversion(fd))
         wait_while_opening();
     return shut() && is_diversion(fd) && !in_vfork_child();
 }
@@ -110,7 +110,7 @@ SEND_WRITER(sendto, (int fd, const void *buf, size_t n, int flags, const struct 
  * working, or its answers would go to stderr.  The replacing is done in a
  * copy of the control data (on the stack, or mapped when larger), with a
  * copy of the wire taken under the wire lock (a gate opening meanwhile
- * closes g_wire, not the number sent); the program's message and its own
+ * closes g_core.wire, not the number sent); the program's message and its own
  * descriptors are untouched.  Once the gate is open, fd 1 is the wire
  * already and goes as it is; what the other process writes there passes
  * no guard (said at level 2).  The message's bytes always go as they are. */
@@ -121,7 +121,7 @@ SEND_WRITER(sendto, (int fd, const void *buf, size_t n, int flags, const struct 
  * shut, the wire once it is open (the same bookkeeping)? */
 static int passed_stdout(int fd)
 {
-    return is_diversion(fd) && (shut() ? on_diversion(fd) == 1 : is(fd, &g_wire_id));
+    return is_diversion(fd) && (shut() ? on_diversion(fd) == 1 : is(fd, &g_core.wire_id));
 }
 
 /* Calls fn on each descriptor of msg's SCM_RIGHTS messages (a descriptor
@@ -175,7 +175,7 @@ static ssize_t send_with_wire(int fd, const struct msghdr *msg, int flags)
     char small[CONTROL_ON_STACK] __attribute__((aligned(__alignof__(struct cmsghdr))));
     size_t n = msg->msg_controllen;
     int held = lock_wire();
-    int wire = shut() ? high_dup(LOAD(g_wire)) : -1;
+    int wire = shut() ? high_dup(LOAD(g_core.wire)) : -1;
     unlock_wire(held);
     if (wire < 0)
         return -2;
@@ -204,7 +204,7 @@ static ssize_t send_with_wire(int fd, const struct msghdr *msg, int flags)
 
 static ssize_t send_control(int fd, const struct msghdr *msg, int flags)
 {
-    if (unlikely(LOAD(g_state) == GATE_OPENING) && !in_vfork_child())
+    if (unlikely(LOAD(g_core.state) == GATE_OPENING) && !in_vfork_child())
         wait_while_opening();
     if (!msg->msg_control || !each_passed(msg, find_stdout, 0))
         return REAL(sendmsg)(fd, msg, flags);

@@ -91,7 +91,7 @@ lib/reads.c | ignore-recv | recv/recvfrom are not watched |         int watched 
 lib/reads.c | ignore-fgets | fgets and friends are not watched |         stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \ |         stdio_done(&c_);                                        \
 lib/reads.c | ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
 lib/reads.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
-lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
+lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_core.stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
 lib/interpreters.c | interp-with-guard | the interpreters' stdout is unbuffered in default mode too (a Python server's every write a system call) |     if (!shut() \|\| LOAD(g_guard_wanted) \|\| !slash \|\| |     if (!shut() \|\| !slash \|\|
 lib/interpreters.c | interp-every-time | getenv answers for ever, not once (Ruby's ENV["RUBYOPT"] shows ours) |         char *a = __atomic_exchange_n(&g_answers[i], NULL, __ATOMIC_ACQ_REL);\n        if (a)\n            __atomic_sub_fetch(&g_unanswered, 1, __ATOMIC_ACQ_REL); |         char *a = LOAD(g_answers[i]);
 lib/interpreters.c | interp-any-program | every program gets every answer (Ruby's ENV["PYTHONUNBUFFERED"] is "1") |     return dlsym(RTLD_DEFAULT, g_runtimes[interpreter]) != NULL; |     return g_runtimes[interpreter] != NULL;
@@ -107,16 +107,16 @@ shim.c | copies-stay-diverted | copies of the diverted fd 1 do not follow it ont
 lib/fds.c | dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
 lib/fds.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking())\n        note_copy(fd, r); |     if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking() && 0)\n        note_copy(fd, r);
 lib/fds.c | wire-closable | close() may close the private wire |     if (gated() && is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
-lib/fds.c | close-range-kills-wire | close_range closes the private wire |     int mine[4] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err), LOAD(g_drain_in) }, r = 0; |     int mine[4] = { -1, -1, -1, -1 }, r = 0;
+lib/fds.c | close-range-kills-wire | close_range closes the private wire |     int mine[4] = { LOAD(g_core.wire), LOAD(g_core.div), LOAD(g_core.err), LOAD(g_drain_in) }, r = 0; |     int mine[4] = { -1, -1, -1, -1 }, r = 0;
 lib/fds.c | no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
 lib/fds.c | private-low | the private wire sits at the lowest free descriptor (3) |     long top = 1000; |     long top = 3;
 shim.c | terminal-ok | a terminal on fd 2 takes the diversion (Node reopens it) |     if (isatty(2))\n        return 0; |     if (0)\n        return 0;
-shim.c | stderr-is-wire-ok | 2>&1 puts the junk back on the wire |     if (is(2, &g_wire_id))\n        return 0; |     if (0)\n        return 0;
+shim.c | stderr-is-wire-ok | 2>&1 puts the junk back on the wire |     if (is(2, &g_core.wire_id))\n        return 0; |     if (0)\n        return 0;
 shim.c | go-not-detected | Go programs are diverted forever |     dl_iterate_phdr(main_program_is_go, &found); |     (void)main_program_is_go;
 lib/exec.c | exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x->saved, 1); |         (void)0;
 shim.c | handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
 shim.c | nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
-lib/internal.h | vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
+lib/internal.h | vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_core.pid); |     return 0;
 lib/fds.c | close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if (mine[i] < 0 || skip[i] < lo || skip[i] > last) |         if (mine[i] < 0 || skip[i] < lo)
 lib/fds.c | identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
 lib/reads.c | empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     if (!n && feof_unlocked(fp) && shut()) |     if (!n && shut())
@@ -124,13 +124,13 @@ lib/exec.c | handoff-leaks-saved | the program exec'd with the wire also inherit
 lib/fds.c | diversion-by-identity | the program's own /dev/null on fd 1 is taken for the diversion (no kcmp) |         r = same_open_file(fd, div); |         r = -1 + 0 * same_open_file(fd, div);
 lib/fds.c | copies-below-4096 | copies of fd 1 at 4096 and above are not tracked |     if (bits <= TRACKED_STATIC)\n        return; |     if (1)\n        return;
 lib/internal.h | cloexec-lost | fd 1's FD_CLOEXEC is lost when the gate opens (and a copy's, when it is pointed elsewhere) |     return REAL(dup3)(to, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0); |     return REAL(dup3)(to, fd, (fl > 0 && (fl & FD_CLOEXEC) && 0) ? O_CLOEXEC : 0);
-lib/exec.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && on_diversion(1) &&
+lib/exec.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_core.fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_core.fd1_ours) && fl >= 0 && on_diversion(1) &&
 lib/exec.c | env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
 shim.c | flush-inside-stdio | the gate flushes stdout under the code a signal handler interrupted |     if (stdout_locked_here()) { |     if (stdout_locked_here() && 0) {
-lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
-lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) &&
+lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_core.stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_core.stdin_id);
+lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_core.fd1_ours) && |     if (0 && minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_core.fd1_ours) &&
 shim.c | secure-ignored | under secure execution the library still diverts |     if (gained_privileges())\n        return; |     if (0)\n        return;
-lib/write.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
+lib/write.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_core.fd1_ours) && !in_vfork_child();
 lib/write.c | fdpass-diversion-sent | a descriptor of the diversion passed with SCM_RIGHTS goes as it is (the service outside the tree answers on stderr) |     *slot = wire; |     (void)wire;
 shim.c | failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
 shim.c | bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && !seen && is_bun_program()) { |     if (0 && valid && is(1, &wire) && !seen && is_bun_program()) {
@@ -167,8 +167,8 @@ shim.c | summary-at-least | level 2's summary counts only what went through writ
 # exec or spawn, which the wait keeps for at most DRAIN_WAIT_MS); killed
 # since by setups_stderr.bats' "helper held back" tests, which stop the
 # helper and continue it at the wait's level-3 line, not at a time.
-lib/helper.c | no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_div_id) || ioctl(1, FIONREAD, &queued) != 0)\n        return; |     if (1)\n        return;
-shim.c | say-blocks | the library's diagnostics wait for room on a full stderr pipe |     STORE(g_err, high); |     (void)REAL(fcntl)(high, F_SETFL, 0);\n    STORE(g_err, high);
+lib/helper.c | no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_core.div_id) || ioctl(1, FIONREAD, &queued) != 0)\n        return; |     if (1)\n        return;
+shim.c | say-blocks | the library's diagnostics wait for room on a full stderr pipe |     STORE(g_core.err, high); |     (void)REAL(fcntl)(high, F_SETFL, 0);\n    STORE(g_core.err, high);
 lib/helper.c | helper-never-reaped | the library never reaps the helper's parent (a zombie where pid 1 does not reap) |     if (pid <= 0 || in_vfork_child())\n        return 1; |     if (1)\n        return 1;
 lib/helper.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (the helper outlives the server, unreaped) |         end_diversion(); |         if (0)\n            end_diversion();
 lib/internal.h | lazy-never-carries | a write to the diversion does not start the lazy helper (2 MiB before the gate: a hang) |     if (__builtin_expect(__atomic_load_n(&g_drain_in, __ATOMIC_RELAXED) >= 0, 0))\n        drain_now(why); |     (void)why;
@@ -205,7 +205,7 @@ lib/guard.c | guard-tail-lost | the unfinished end of a call (a message written 
 lib/guard.c | guard-owed-classified | the rest of a message the wire took only part of is classified again when the program writes it (junk) |     if (g_hold.owed) {      /* the call begins with it (apart_from_open) */ |     if (0 && g_hold.owed) {      /* the call begins with it (apart_from_open) */
 lib/guard.c | guard-whole-any-size | a large message takes the lock-free path too: the rest the wire did not take is not owed (a handler's message lands inside it, the rest goes to stderr) |         LOAD(g_queue.len) \|\| LOAD(g_backlog.len) \|\| iov_total(iov, cnt) > PIPE_BUF) |         LOAD(g_queue.len) \|\| LOAD(g_backlog.len))
 lib/guard.c | guard-no-queue | a signal handler's message is written at once, inside the message it interrupted |     if (queue && queue_add(f->iov, f->cnt, from, to)) { |     if (0 && queue && queue_add(f->iov, f->cnt, from, to)) {
-lib/guard.c | guard-stale-fd-kept | a descriptor the program pointed elsewhere by itself (freopen) stays guarded: its junk goes to stderr |         f->checked = is(f->c->fd, &g_wire_id) ? 1 : -1; |         f->checked = 1;
+lib/guard.c | guard-stale-fd-kept | a descriptor the program pointed elsewhere by itself (freopen) stays guarded: its junk goes to stderr |         f->checked = is(f->c->fd, &g_core.wire_id) ? 1 : -1; |         f->checked = 1;
 lib/guard.c | guard-held-kept-at-exit | an unfinished line held at exit or exec is not put on stderr |     if (g_hold.len) {\n        struct iovec v = { g_hold.buf, g_hold.len }; |     if (0) {\n        struct iovec v = { g_hold.buf, g_hold.len };
 lib/guard.c | guard-backlog-full-drops | junk that does not fit in the backlog is dropped at once while stderr is being read (a 3 MiB log line cut at 1 MiB) |     while (total - skip > sizeof g_backlog.buf - g_backlog.len) { |     while (0 && total - skip > sizeof g_backlog.buf - g_backlog.len) {
 lib/guard.c | guard-queue-fixed | the queue of messages written apart from a message the wire takes slowly does not grow: past 256 KiB a signal handler's message lands inside the answer |     while (cap < waiting + n && cap < QUEUE_MAX) |     while (0 && cap < waiting + n && cap < QUEUE_MAX)
@@ -238,7 +238,7 @@ shim.c | open-gate-first-reversed | the pieces of the answer that opens the gate
 shim.c | open-gate-first-dropped | the answer that opens the gate is not written at all |     for (int i = 0; i < nfirst; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0); |     for (int i = 0; i < nfirst && 0; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0);
 shim.c | exit-work-in-destructor | the exit work runs in the destructor: what the program's own libraries write at exit, after it, is lost or unguarded |     if (in_vfork_child() \|\| !exit_after_destructors(stdiogate_exit)) |     if (1 \|\| !exit_after_destructors(stdiogate_exit))
 shim.c | exit-work-not-strict | a process under the filter has no exit work: the pipe is never let go, the filter never reaped |     return gated() \|\| guarding() \|\| helper_pending() \|\| strict_pending(); |     return gated() \|\| guarding() \|\| helper_pending();
-lib/failsafe.c | failsafe-rest-while-opening | a write that waited for the hold while another thread began to open the gate puts its rest (an answer) on the diversion |     if (taken < total && LOAD(g_state) == GATE_OPENING) { |     if (0) {
+lib/failsafe.c | failsafe-rest-while-opening | a write that waited for the hold while another thread began to open the gate puts its rest (an answer) on the diversion |     if (taken < total && LOAD(g_core.state) == GATE_OPENING) { |     if (0) {
 lib/iov.h | summary-lines-uncounted | the level-2 summaries count no lines |             lines++;\n            c++; |             c++;
 # ---- detect.h: the first-message detector
 protocol/detect.h | detect-cr-not-blank | a CR before the first message is not skipped (it starts a line) |     return c == ' ' || c == '\\t' || c == '\\r' || c == '\\n'; |     return c == ' ' || c == '\\t' || c == '\\n';
