@@ -5,9 +5,10 @@
  * Every write the program makes (write, writev, pwrite..., send, sendto,
  * sendmsg; C stdio's buffers come through lib/stdout.c) is routed once,
  * here, and goes one way from then on:
- *  - as it is: fd 1 and its copies are neither the diversion nor guarded,
- *    or the call is whole messages on the wire (guard_whole, the common
- *    case: the real function after the classifier's scan);
+ *  - as it is: the descriptor is neither the diversion with the gate shut
+ *    nor the wire with the guard on, or the call is whole messages on the
+ *    wire (guard_whole, the common case: the real function after the
+ *    classifier's scan);
  *  - to the hold (lib/failsafe.c, divert_call): the gate shut and the
  *    descriptor the diversion;
  *  - to the guard (lib/guard.c, guard_call): the gate open and the
