@@ -94,13 +94,13 @@ expect() {
     [ -z "$output" ]
 }
 
-@test "build deps: protocol/detect.h rebuilds the library, the filter, the checker, the fuzzers and the fixtures that include it" {
+@test "build deps: protocol/detect.h rebuilds the library, the filter, the checker, the fuzzers, the classifier's benchmark and the fixtures that include it" {
     cd "$TREE"
     fixtures=$(includers "tests/fixtures/*.c tests/fixtures/*.cpp" protocol/detect.h)
     [ -n "$fixtures" ]      # core_answer_check: the case that was stale
     expect protocol/detect.h libstdiogate.so stdiogate-filter stdiogate-check \
         protocol/bin/diff protocol/bin/endof protocol/bin/fuzz_detect protocol/bin/stream_diff protocol/bin/fuzz_stream \
-        $fixtures
+        bench/bin/classify $fixtures
 }
 
 @test "build deps: stall.h rebuilds the library and the filter" {

@@ -494,10 +494,14 @@ setup() {
         expect "$name methods" "initialize shutdown" "$(q '[.runs[0].requests[].method] | join(" ")')"
         expect "$name strict" "--protocol framed" "$(q '.runs[2].argv[2:4] | join(" ")')"
     done
-    # a name with mcp in it is MCP, even beside lsp
+    # a name with mcp in it is MCP, even beside lsp, or a name that says LSP
+    # on its own (mcp-language-server: an MCP server in front of one)
     ln -s "$SRV" bin/mcp-lsp-bridge
-    check --linger 0 -- bin/mcp-lsp-bridge
-    expect mcp "0 mcp command" "$status $(q '"\(.protocol) \(.protocol_source)"')"
+    ln -s "$SRV" bin/mcp-language-server
+    for name in mcp-lsp-bridge mcp-language-server; do
+        check --linger 0 -- "bin/$name"
+        expect "$name mcp" "0 mcp command" "$status $(q '"\(.protocol) \(.protocol_source)"')"
+    done
     check --linger 0 -- "$SRV"
     expect default "mcp default" "$(q '"\(.protocol) \(.protocol_source)"')"
     check --linger 0 --call echo -- bin/my-lsp

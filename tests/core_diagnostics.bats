@@ -130,6 +130,8 @@ assert_prefix_pid() {
         assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
         assert_stderr_has "gate opened by __getdelim"
         assert_prefix_pid
+        # a valid level, taken without a word by any process
+        assert_stderr_lacks "is not a level"
     done
 }
 

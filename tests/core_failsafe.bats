@@ -164,6 +164,59 @@ $(answer '"p1"' ping)
     done
 }
 
+# A client slower than the stall bound (stall.h, SG_STALL_MS: 5 s) while the
+# answer that opened the gate (1 MiB in one write: core_failsafe bigone)
+# goes onto a full non-blocking wire: the
+# library waits for the client as the server would, however long; only the
+# diversion's writes are bounded.  The client reads nothing for 7 s once
+# the answer has begun to arrive (the scenario, not a synchronisation).
+@test "fail-safe: a 1 MiB first answer to a client that reads nothing for longer than the stall bound arrives whole" {
+    local big
+    big=$(printf '{"jsonrpc":"2.0","id":0,"result":{"echo":"initialize","pad":"%01048576d"}}' 0)
+    cd "$BATS_TEST_TMPDIR"
+    cat >slow_client.py <<'PY'
+import fcntl, os, select, subprocess, sys, time
+# want: all of stdout; its line holding "pad" (the big answer) is read whole
+# before the ping is sent
+want, init, ping, argv = open(sys.argv[1], "rb").read(), sys.argv[2].encode(), sys.argv[3].encode(), sys.argv[4:]
+first = want[:want.index(b"\n", want.index(b'"pad"')) + 1]
+p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open("err", "wb"))
+# a wire of one page: less than the answer the gate opens at (up to the
+# classifier's SG_HOLD_MAX, 64 KiB) takes
+fcntl.fcntl(p.stdout, 1031, 4096)   # F_SETPIPE_SZ
+p.stdin.write(init + b"\n"); p.stdin.flush()
+if not select.select([p.stdout], [], [], 60)[0]:
+    sys.exit("timeout: nothing on stdout")
+time.sleep(7)   # the slow client
+out, deadline = b"", time.monotonic() + 30
+def read_to(n):
+    global out
+    while len(out) < n:
+        t = deadline - time.monotonic()
+        if t <= 0 or not select.select([p.stdout], [], [], t)[0]:
+            sys.exit("timeout: %d of %d bytes on stdout, ending %r" % (len(out), n, out[-60:]))
+        b = os.read(p.stdout.fileno(), 1 << 20)
+        if not b:
+            break
+        out += b
+read_to(len(first))
+p.stdin.write(ping + b"\n"); p.stdin.close()
+read_to(1 << 30)
+assert p.wait(30) == 0
+if out != want:
+    sys.exit("stdout: %d bytes, want %d; %r ... %r" % (len(out), len(want), out[:60], out[-80:]))
+PY
+    # unwrapped (the junk on stdout) and wrapped (on stderr)
+    # (printf-junk stays in stdio's buffer until exit)
+    printf 'write-junk\n%s\n%s\nprintf-junk\n' "$big" "$(answer '"p1"' ping)" >want
+    "$PYTHON" slow_client.py want "$INIT" "$PING" "$FS" bigone
+    [ ! -s err ]
+    printf '%s\n%s\n' "$big" "$(answer '"p1"' ping)" >want
+    "$PYTHON" slow_client.py want "$INIT" "$PING" "$ROOT/stdiogate" "$FS" bigone
+    [ "$(grep -v '^stdiogate\[' err)" = "write-junk"$'\n'"printf-junk" ] || { cat err; false; }
+    grep -qF "$WARNING" err
+}
+
 @test "fail-safe: held bytes that never become an answer reach stderr whole at exit and at _exit" {
     local part='{"jsonrpc":"2.0","id":1,"res' how
     for how in "sys.exit(0)" "os._exit(0)"; do

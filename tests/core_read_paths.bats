@@ -106,16 +106,28 @@ imported_path() {
 @test "read path: EAGAIN from a non-blocking stdin that is still empty is not the end of input" {
     JUNK=(after-eagain-junk)
     init_diverted --wait-err core-srv-probed -- "$SRV" read nonblock
+    assert_gate_opened_by read "$INIT_BYTES"
 }
 
 @test "read path: a read of 0 bytes (count 0) is not the end of input" {
+    # (after the gate the guard would keep the junk off too: the level-2
+    # line says where the gate opened)
     JUNK=(after-zeroread-junk)
     init_diverted -- "$SRV" read zeroread
+    assert_gate_opened_by read "$INIT_BYTES"
 }
 
 @test "read path: recv(MSG_PEEK) consumes nothing (socket stdin)" {
     JUNK=(after-peek-junk)
     init_diverted --sockets -- "$SRV" read peek
+}
+
+@test "read path: recvmsg(MSG_PEEK) of the whole message consumes nothing (socket stdin)" {
+    # the peek sees the whole first message; the gate opens at the read
+    # that takes it, not before the junk written in between
+    JUNK=(after-peekmsg-junk)
+    init_diverted --sockets -- "$SRV" read peekmsg
+    assert_gate_opened_by read "$INIT_BYTES"
 }
 
 @test "read path: getc + ungetc (skip white space, push back), then fgets" {

@@ -305,6 +305,22 @@ PY
     expect leftovers "windsurf.json windsurf.json.stdiogate-backup" "$(ls "$H/dotfiles" | tr '\n' ' ' | sed 's/ $//')"
 }
 
+@test "doctor: --fix keeps the backups of earlier fixes: the next one is FILE.stdiogate-backup.N" {
+    local f=$H/.codeium/windsurf/mcp_config.json
+    cp "$f" "$BATS_TEST_TMPDIR/orig.json"
+    echo first >"$f.stdiogate-backup"
+    echo second >"$f.stdiogate-backup.1"
+    doctor --config "$f" --fix --linger 0
+    expect status 0 "$status"
+    grep -qx 'wrote ~/.codeium/windsurf/mcp_config.json (the old one is ~/.codeium/windsurf/mcp_config.json.stdiogate-backup.2)' \
+        <<<"$output" || { show; return 1; }
+    expect first first "$(cat "$f.stdiogate-backup")"
+    expect second second "$(cat "$f.stdiogate-backup.1")"
+    cmp "$BATS_TEST_TMPDIR/orig.json" "$f.stdiogate-backup.2"
+    grep -qF "\"command\": \"$GATE\"" "$f"
+    [ ! -e "$f.stdiogate-backup.3" ]
+}
+
 @test "doctor: --fix writes nothing when the check through the new entry fails, and says why" {
     printf '{\n  "mcpServers": {\n    "flaky": {"command": "%s"}\n  }\n}\n' "$FIXTURE/flaky.sh" >"$H/flaky.json"
     cp "$H/flaky.json" "$H/flaky.orig"

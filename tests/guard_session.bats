@@ -174,6 +174,11 @@ late_run() {
         assert_stdout_bytes "$A1"$'\n'
         assert_stderr_bytes "$part"
     done
+    # level 2's count at exit has that line, though it has no newline
+    STDIOGATE_DEBUG=2 gated --line "$INIT1" -- "$GS" held exit
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'
+    assert_stderr_has "guard: kept ${#part} bytes in 1 line off the wire after the gate"
 }
 
 @test "guard: an unfinished line held when the server is killed (SIGKILL) is lost, the answers before it are whole, the status is the kill's" {
@@ -252,6 +257,81 @@ junk_per_request() {
     grep -qE '^python3?[0-9.]*\[[0-9]+\]: tool-print-junk$' "$log" &&
         grep -qE '^(sh|dash)\[[0-9]+\]: os-system-junk$' "$log" &&
         grep -qE '^(sh|dash)\[[0-9]+\]: subprocess-junk$' "$log" || { cat "$log" >&2; show_run; return 1; }
+}
+
+# Junk waiting in the guard's backlog when stderr has taken part of it and
+# more junk comes: the new junk queues behind the old.  The client reads the
+# pipe empty after the first answer (the guard has written what it took,
+# the rest waits), then asks again: the server's second junk finds the
+# backlog started past its beginning.
+@test "guard: junk written while older junk waits for a slow stderr queues behind it, byte for byte" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >slow_err.py <<'PY'
+import os, sys
+for req in sys.stdin.buffer:
+    i = req.index(b'"id":') + 5
+    rid = req[i:req.index(b",", i)]
+    n = 200 if rid == b"1" else 10
+    os.write(1, b"".join(b"junk-%s-%04d " % (rid, k) + b"x" * 1011 + b"\n" for k in range(n)))
+    os.write(1, b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}\n')
+PY
+    "$PYTHON" - "$ROOT/stdiogate" "$PYTHON" <<'PY'
+import os, select, subprocess, sys, time
+gate, py = sys.argv[1], sys.argv[2]
+def junk(rid, n):
+    return b"".join(b"junk-%s-%04d " % (rid, k) + b"x" * 1011 + b"\n" for k in range(n))
+def answer(rid):
+    return b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}\n'
+req = [b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n', b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n']
+J1, J2 = junk(b"1", 200), junk(b"2", 10)
+deadline = time.monotonic() + 60
+def read_line(f):
+    got = b""
+    while not got.endswith(b"\n"):
+        t = deadline - time.monotonic()
+        if t <= 0 or not select.select([f], [], [], t)[0]:
+            sys.exit("timeout: an answer; so far %r" % got[:200])
+        b = os.read(f.fileno(), 1)
+        if not b:
+            sys.exit("end of stdout before an answer; so far %r" % got[:200])
+        got += b
+    return got
+# unwrapped: the junk on stdout (the test can fail)
+out = subprocess.run([py, "slow_err.py"], input=b"".join(req), stdout=subprocess.PIPE, timeout=60).stdout
+assert out == J1 + answer(b"1") + J2 + answer(b"2"), out[:200]
+p = subprocess.Popen([gate, py, "slow_err.py"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+p.stdin.write(req[0]); p.stdin.flush()
+assert read_line(p.stdout) == answer(b"1")
+# what the pipe holds now; the rest of J1 waits in the guard's backlog
+err = b""
+os.set_blocking(p.stderr.fileno(), False)
+while True:
+    try:
+        b = os.read(p.stderr.fileno(), 65536)
+    except BlockingIOError:
+        break
+    if not b:
+        break
+    err += b
+assert 0 < len(err) < len(J1), "stderr took %d of %d bytes at once: nothing waits" % (len(err), len(J1))
+os.set_blocking(p.stderr.fileno(), True)
+p.stdin.write(req[1]); p.stdin.flush()
+assert read_line(p.stdout) == answer(b"2")
+p.stdin.close()
+while True:
+    t = deadline - time.monotonic()
+    if t <= 0 or not select.select([p.stderr], [], [], t)[0]:
+        sys.exit("timeout: stderr's end")
+    b = os.read(p.stderr.fileno(), 65536)
+    if not b:
+        break
+    err += b
+assert p.wait(max(deadline - time.monotonic(), 1)) == 0
+assert p.stdout.read() == b""
+if err != J1 + J2:
+    k = next((i for i in range(min(len(err), len(J1 + J2))) if err[i] != (J1 + J2)[i]), min(len(err), len(J1 + J2)))
+    sys.exit("stderr: %d bytes, want %d; first difference at %d: %r" % (len(err), len(J1 + J2), k, err[k:k + 80]))
+PY
 }
 
 # A JSON log line of 3 MiB, written in one call after the first request

@@ -79,6 +79,26 @@ SH
     if grep -q junk1 err out; then false; fi
 }
 
+# STDIOGATE_DISCARD means /dev/null only when it is set, not empty and not
+# "0" (the library's reading, shim.c and lib/guard.c): =0 keeps stderr.
+@test "filter: STDIOGATE_DISCARD=0 (or empty) is not --discard: the junk reaches stderr; =1 drops it" {
+    srv='read x; echo junk1; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"; printf junk2'
+    for v in 0 ''; do
+        ( STDIOGATE_DISCARD=$v "$REPO/stdiogate-filter" -- sh -c "$srv" 2>&1 >&3 3>&- </dev/null |
+            cat >err ) 3>&1 | cat >out
+        cat err >&2
+        [ "$(cat out)" = "$ANSWER" ]
+        [ "$(cat err)" = "junk1"$'\n'"junk2" ]
+    done
+    ( STDIOGATE_DISCARD=1 "$REPO/stdiogate-filter" -- sh -c "$srv" 2>&1 >&3 3>&- </dev/null |
+        cat >err ) 3>&1 | cat >out
+    [ "$(cat out)" = "$ANSWER" ]
+    [ ! -s err ]
+    # unfiltered, the same server puts both on stdout
+    sh -c "$srv" </dev/null >out
+    [ "$(cat out)" = "junk1"$'\n'"$ANSWER"$'\n'"junk2" ]
+}
+
 # client.py-like driver for the three tests below: the filter's stdout and
 # stderr are what the test gives it (a socket the test closes, a socket
 # nobody reads, a pipe the test stops reading); every wait is bounded (20 s)

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # tests/mutate.sh - mutation check: does the test suite notice when the code
 # is broken in ways that matter?  Every C file (the library: shim.c and
-# lib/*; protocol/detect.h, env.h, filter.c, the checker's check/*.c, inspect.c) and the wrapper (stdiogate)
-# have mutations.
+# lib/*; protocol/detect.h, env.h, filter.c, the checker's check/*.c, inspect.c), the wrapper
+# (stdiogate) and the doctor (doctor/stdiogate-doctor) have mutations.
 #
 # usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-f FILE]... [-t FILE.bats]... [MUTATION]...
 #   -l           list the mutations and exit
@@ -15,8 +15,8 @@
 #                test would mean nothing, so such a test kills nothing)
 #   -f FILE      run only the mutations of this source file (shim.c, lib/fds.c
 #                or fds.c..., protocol/detect.h, env.h, filter.c, check/main.c, check/wrapper.c,
-#                check/report.c, inspect.c,
-#                stdiogate; repeatable)
+#                check/report.c, check/protocol.c, inspect.c, junk.h,
+#                stdiogate, doctor/stdiogate-doctor; repeatable)
 #   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable).
 #                Default: for each mutation, the test files that exercise its
 #                source file (FIRST below) first, then every other tests/*.bats
@@ -47,7 +47,7 @@ set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The library is shim.c and the files under lib/.
-SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')quiet.h junk.h protocol/detect.h env.h filter.c check/main.c check/wrapper.c check/report.c inspect.c inspect.h stdiogate"
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')quiet.h junk.h protocol/detect.h env.h filter.c check/main.c check/wrapper.c check/report.c check/protocol.c inspect.c inspect.h stdiogate doctor/stdiogate-doctor"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation), take minutes (real servers from npm), or
 # install what `make packages` built from the real tree, not from the copy
@@ -69,12 +69,13 @@ first_files() {
         lib/interpreters.c) echo "setups_interpreters.bats setups_wrapper.bats core_python.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
-        junk.h) echo "mutants_filter.bats strict_faults.bats guard_session.bats setups_stderr.bats" ;;
+        junk.h) echo "guard_session.bats mutants_filter.bats strict_edges.bats strict_faults.bats setups_stderr.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
         env.h) echo "mutants_check.bats setups_wrapper.bats core_diagnostics.bats mutants_filter.bats strict_wrapper.bats" ;;
         check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
         inspect.c|inspect.h) echo "mutants_inspect.bats strict_auto.bats families_exec.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
         stdiogate) echo "wrapper.bats strict_wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
+        doctor/*) echo "doctor.bats wrapper.bats" ;;
     esac
 }
 
@@ -382,6 +383,50 @@ stdiogate | wrapper-unknown-option-runs | an unknown option is taken as COMMAND 
 # env -u PATH dash -c 'echo "${PATH-unset}"'), so the wrapper never sees it unset.
 stdiogate equivalent | wrapper-path-default | PATH unset searches the current directory only |     resolve_rest=${PATH-/usr/local/bin:/usr/bin:/bin}: |     resolve_rest=${PATH-}:
 stdiogate | wrapper-check-missing-ok | a missing stdiogate-check is not said (COMMAND runs unguarded) | [ -x "$checker" ] || die 125 "cannot run $checker" | true
+# ---- independent set, round of 2026-12-06, written without reading the tests
+# (a reviewer who had not read tests/ wrote these 30 plausible bugs; issue 45:
+# a fresh blind set each round, kept here with the others).  All 30 applied as
+# written when added; after env.h (one definition of the environment, #46)
+# two were moved, their bug kept: ind-debug-level-4-rejected from shim.c's
+# own test of STDIOGATE_DEBUG to env.h's sg_env_debug (the library, filter
+# and checker share it now), ind-filter-discard-any-value from filter.c's
+# strcmp(e, "1") to its call of sg_env_discard.
+lib/say.c | ind-say-level-off-by-one | at the default level 1 every level-1 warning (e.g. 'the server answered before stdiogate saw the client's first message end', 'cannot start the helper') is silent; -v shows only level-1 lines | if (level > g_level \|\| !g_log_ok) | if (level >= g_level \|\| !g_log_ok)
+shim.c | ind-divert-ignores-2to1 | a server run as `stdiogate cmd 2>&1` (stderr is the wire) has its startup banner diverted to stderr, i.e. straight onto the wire: the client reads junk before the first answer |     /* 2>&1 would put the junk right back on the wire. */\n    if (is(2, &g_core.wire_id))\n        return 0;\n | 
+lib/reads.c | ind-recvmsg-peek-counted | a server that peeks stdin with recvmsg(MSG_PEEK) before reading has the gate opened by the peek: output written between the peek and the real read is no longer diverted (reaches the wire under --gate-only), and level 2 says 'gate opened by recvmsg' too early |     int watched = gated() && !(flags & MSG_PEEK) && watch(fd);\n    ssize_t r = REAL(recvmsg)(fd, msg, flags); |     int watched = gated() && watch(fd);\n    ssize_t r = REAL(recvmsg)(fd, msg, flags);
+lib/reads.c | ind-zero-length-read-is-eof | a server that calls read(0, buf, 0) (a readiness probe) before the first message has the gate opened 'at end of input': its later startup banner is no longer diverted (on the wire with --gate-only; level 2 says the gate opened at end of input after 0 bytes) | if (r >= 0 && (r > 0 \|\| asked > 0) && shut()) | if (r >= 0 && (r >= 0 \|\| asked > 0) && shut())
+lib/write.c | ind-write-whole-bounds-swapped | a server whose stderr is a pipe nobody reads hangs for ever at startup writing its banner (instead of dropping it after 5 s), and an answer put on a slow wire at the gate is cut after 5 s (the client hangs on a partial message) | int w = poll(&q, 1, bounded ? SG_STALL_MS : -1); | int w = poll(&q, 1, bounded ? -1 : SG_STALL_MS);
+lib/failsafe.c | ind-failsafe-answer-pieces-swapped | an answer that opens the gate through the fail-safe and was written in two calls (a Content-Length header, then its body; or a JSON line in two writes) reaches the wire with the second piece first: the client gets a garbled frame and hangs | struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } }; | struct iovec answer[2] = { { (void *)(p + off), k }, { g_hold.buf, g_hold.len } };
+env.h | ind-debug-level-4-rejected | STDIOGATE_DEBUG=4 (or -vvv) prints a spurious 'STDIOGATE_DEBUG=4 is not a level from 0 to 4: using 4' warning on stderr from every process | if (v[0] >= '0' && v[0] <= '4' && !v[1]) { | if (v[0] >= '0' && v[0] <= '3' && !v[1]) {
+lib/fds.c | ind-high-dup-loses-cloexec | the private copy of the wire (and the other private descriptors) is inherited by every program the server starts: a background child that outlives the server keeps the client's stdout open, so the client never sees end of file after the server exits (hang) | int r = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, (int)top); | int r = REAL(fcntl)(fd, F_DUPFD, (int)top);
+# Not strictly equivalent, but no test can tell without a race: stderr_try
+# polls the pipe before each fifo_write and gives up on POLLERR (its reader
+# gone) without writing, so the write meets EPIPE only when the reader
+# closes between that poll and the write (measured: a server writing junk
+# after the gate with stderr's reader closed before it started answers both
+# requests with this mutant applied).  Not counted.
+lib/guard.c equivalent | ind-fifo-write-sigpipe-kept | after the gate, junk written when stderr's reader has gone (stderr a closed pipe) kills the server with SIGPIPE instead of being dropped: the client loses its server (exit by signal 13) | if (w < 0 && e == EPIPE && !was) { | if (w < 0 && e == EPIPE && was) {
+lib/guard.c | ind-guard-settle-drops-held-line | a last line without a newline printed after the gate (e.g. printf("bye") before exit) vanishes: it never reaches stderr (nor the log), bytes lost |         junk_out(&v, 1, BY_OWNER);\n        g_hold.len = 0;\n        (void)sg_stream_end(&g_hold.s); |         (void)v;\n        g_hold.len = 0;\n        (void)sg_stream_end(&g_hold.s);
+lib/guard.c | ind-guard-summary-partial-line | at level 2 the exit summary miscounts lines: junk without a final newline is reported as 'kept 5 bytes in 0 lines off the wire' | unsigned long long n = LOAD(g_junk.lines) + (unsigned)LOAD(g_junk.partial); | unsigned long long n = LOAD(g_junk.lines);
+lib/stdout.c | ind-puts-drops-newline | after the gate, a server that answers with puts(json) sends its message without the newline: the client never sees the message end and hangs (and the next message is glued to it) | int r = stream_put(stdout, s, n, "puts") \|\| stream_put(stdout, "\\n", 1, "puts"); | int r = stream_put(stdout, s, n, "puts");
+junk.h | ind-backlog-append-ignores-start | when stderr is slow and junk queues up (the guard's or the filter's backlog), later junk overwrites earlier waiting junk: stderr shows lines garbled, duplicated or out of order | __builtin_memcpy(b->buf + b->start + b->len, | __builtin_memcpy(b->buf + b->len,
+quiet.h | ind-quiet-pid-sign | the middle reports the program's pid un-negated, so the starter takes it for an errno: --strict says 'cannot start the filter: running without it' (junk then reaches the wire) and the default mode's helper 'cannot start' (startup output lost to /dev/null) | int told = -(int)child; | int told = (int)child;
+protocol/detect.h | ind-content-length-case-sensitive | the standard header 'Content-Length' (capitalised) is not recognised: an LSP/DAP client's first message opens the gate before its body is read, and every frame the server writes is classified junk and goes to stderr: the LSP client hangs | sg_lower(c) == (unsigned char)name[d->name_len] | c == (unsigned char)name[d->name_len]
+protocol/detect.h | ind-error-answer-not-answer | a server that reads stdin in a way stdiogate cannot see and answers the first request with a JSON-RPC error: the error never opens the gate, it goes to stderr, and the client waits for ever | return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); | return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & SGK_RESULT);
+protocol/detect.h | ind-crlf-not-white | a server that ends its JSON lines with CRLF (or pretty-prints with CRs) has every message classified junk: answers go to stderr and the client hangs | int white = c == ' ' \|\| c == '\\t' \|\| c == '\\r'; | int white = c == ' ' \|\| c == '\\t';
+protocol/detect.h | ind-object-without-jsonrpc-passes | structured JSON log lines such as {"level":"info","msg":"ready"} written on stdout are taken for protocol and reach the client on the wire (guard, fail-safe and --strict alike) |     if (c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc)\n        return 0;               /* an object without "jsonrpc" */\n | 
+filter.c | ind-filter-exit-status-swapped | `stdiogate --strict nosuchcmd` (a COMMAND that is not there at exec) exits 126 instead of 127, and a non-executable one 127 instead of 126 | exit(e == ENOENT ? 127 : 126); | exit(e == ENOENT ? 126 : 127);
+filter.c | ind-filter-drops-held-candidate | under --strict, a message that spans two reads of the pipe (a large answer, or one written in two pieces) loses its first part: the client gets a truncated, invalid message and hangs; junk split across reads loses its start on stderr |             out_add(o, v, held, nheld);\n | 
+filter.c | ind-filter-discard-any-value | with STDIOGATE_DISCARD=0 in the environment, --strict throws the junk away (nothing on stderr) instead of putting it on stderr as the library does | int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i; | int discard = getenv(SG_ENV_DISCARD) && *getenv(SG_ENV_DISCARD), i;
+check/main.c | ind-check-timeout-zero-accepted | `stdiogate --check --timeout 0 CMD` is accepted instead of refused with status 125: the check times out at once (status 5, 'no answer') | (s == 0 && !zero_ok) | (s < 0 && !zero_ok)
+check/main.c | ind-check-option-equals-off-by-one | `stdiogate --check --timeout=5 CMD` (any --opt=value form) fails with 'invalid number of seconds '=5'' and status 125; --protocol=lsp says unknown protocol '=lsp' | return argv[*i] + n + 1; | return argv[*i] + n;
+check/protocol.c | ind-check-lsp-name-beats-mcp | `stdiogate --check mcp-language-server ...` is played as an LSP server (Content-Length frames) instead of MCP: wrong protocol, wrong verdict/exit status | { names_mcp, names_dap, names_lsp };\n    static const enum protocol named[] = { PROTO_MCP, PROTO_DAP, PROTO_LSP }; | { names_lsp, names_dap, names_mcp };\n    static const enum protocol named[] = { PROTO_LSP, PROTO_DAP, PROTO_MCP };
+inspect.c | ind-inspect-env-u-value | a script starting '#!/usr/bin/env -u VAR goserver' is judged by 'VAR' (not found): no warning that its Go/static interpreter cannot be guarded, and it runs in default mode instead of under the filter, so its junk reaches the wire | if (strcmp(word, "-u") == 0 \|\| strcmp(word, "-C") == 0 | if (strcmp(word, "-C") == 0
+stdiogate | ind-wrapper-verbosity-off-by-one | `stdiogate -v CMD` runs at level 3 instead of 2 (stderr floods with level-3 details), -vv at 4 | -v*) verbosity=$((verbosity + ${#1} - 1)) ;; | -v*) verbosity=$((verbosity + ${#1})) ;;
+stdiogate | ind-wrapper-protocol-value-not-shifted | `stdiogate --protocol jsonl CMD` fails with 'stdiogate: jsonl: command not found' and status 127 (the value is taken for COMMAND); --protocol=jsonl still works |             [ "$1" = --protocol ] && shift\n | 
+doctor/stdiogate-doctor | ind-doctor-lua-backslash-unescaped | `stdiogate --client neovim -- CMD 'C:\\dir'` (any argument with a backslash) prints a Lua entry with the backslash raw: Lua reads it as an escape, so the pasted config runs another path or fails to load |     for c in raw.decode("utf-8", "surrogateescape"):\n        if c.isprintable() and c not in "'\\\\": |     for c in raw.decode("utf-8", "surrogateescape"):\n        if c.isprintable() and c not in "'":
+doctor/stdiogate-doctor | ind-doctor-backup-loop | `stdiogate --check --config --fix` hangs for ever once FILE.stdiogate-backup and FILE.stdiogate-backup.1 both exist (the third fix of the same file) |         backup = f"{target}{BACKUP_SUFFIX}.{n}"\n        n += 1\n |         backup = f"{target}{BACKUP_SUFFIX}.{n}"\n
+doctor/stdiogate-doctor | ind-doctor-exit-status-before-fix | after `--config --fix` wrapped every server that needed it, the doctor still exits 1 or 2 (the status before the fix) instead of the fixed servers' status (0) | r = s.after if s.fix_status == "fixed" else s.result | r = s.result
 EOF
 )
 
@@ -511,6 +556,11 @@ for d in sdk/bin strict; do
         mkdir -p "$TREE/build/$(dirname "$d")" && cp -a "$ROOT/build/$d" "$TREE/build/$d"
     fi
 done
+# The Python packages of the real servers (guard_threads.bats' asyncio
+# servers): 150 MB, read only, so linked, not copied.
+if [ -d "$ROOT/build/real/py" ]; then
+    mkdir -p "$TREE/build/real" && ln -s "$ROOT/build/real/py" "$TREE/build/real/py"
+fi
 for s in $SOURCES; do mkdir -p "$WORK/orig/$(dirname "$s")" && cp -p "$ROOT/$s" "$WORK/orig/$s"; done
 
 # apply SPEC: write the mutant to $TREE/FILE; status 3 if stale
@@ -536,7 +586,7 @@ restore() {
 }
 
 build() {
-    make -s -C "$TREE" all fixtures >"$WORK/build.log" 2>&1
+    make -s -C "$TREE" all fixtures </dev/null >"$WORK/build.log" 2>&1
 }
 
 # kill_leftovers: SIGKILL whatever still runs a program of this copy once a
@@ -576,7 +626,11 @@ new_failures() {
 run_file() {
     local f=$1 log=$2 pid
     : >"$log"
-    BATS_TEST_TIMEOUT=${MUTATE_TEST_TIMEOUT:-90} setsid bats "$f" >"$log" 2>&1 &
+    # </dev/null: inside the loop over the mutations (`done <<<"$SPECS"`) a
+    # background job inherits that list as its stdin, and a test that reads
+    # stdin took the mutations still to run (the run of 2026-12-06 ended
+    # after its first survivor)
+    BATS_TEST_TIMEOUT=${MUTATE_TEST_TIMEOUT:-90} setsid bats "$f" </dev/null >"$log" 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
         if [ -n "$(new_failures "$log")" ]; then
