@@ -507,16 +507,24 @@ static void set_guard(void)
     sg_stream_init(&g_hold.s, g_protocol);
 }
 
-/* A program on the wire whose gate is open already (its parent's opened
- * before it was started, or the handshake was set): no diversion, the
- * guard from the start. */
-static void guard_only(const char *why)
+/* What a process that diverts or guards needs before the program runs:
+ * stdin's identity, the helper's path, the real functions that signal
+ * handlers and vfork children may call, and what is known of glibc. */
+static void prepare(void)
 {
     identify(0, &g_core.stdin_id);
     find_helper();
     resolve_eager();
     check_spawn_layout();
     check_stdio_lock();
+}
+
+/* A program on the wire whose gate is open already (its parent's opened
+ * before it was started, or the handshake was set): no diversion, the
+ * guard from the start. */
+static void guard_only(const char *why)
+{
+    prepare();
     map_copies();
     g_core.fd1_ours = 1;
     g_core.pid = getpid();
@@ -535,36 +543,37 @@ static int gained_privileges(void)
     return !get || get(AT_SECURE) != 0;
 }
 
-__attribute__((constructor)) static void stdiogate_init(void)
+/* The settings every process under the wrapper reads first. */
+static void read_settings(void)
 {
-    /* Without the marker there is nothing to do (pass-through), whatever
-     * the process; looking first keeps getauxval's lookup off every
-     * process that merely inherits LD_PRELOAD. */
-    const char *m = getenv(MARKER);
-    if (!m)
-        return;     /* not under the wrapper, or not on the wire: pass-through */
-    /* A program that gained privileges (setuid, file capabilities) takes no
-     * decision from its environment: the library does nothing at all. */
-    if (gained_privileges())
-        return;
-
     set_level();
     STORE(g_auto_strict, sg_env_auto_strict(getenv(SG_ENV_AUTO_STRICT)));
     set_guard();
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
     g_core.pid = getpid();
     say(3, "libstdiogate.so version " STDIOGATE_VERSION);
+}
+
+/* How this process starts: as it is (pass-through), diverting fd 1 (the
+ * gate shut), or guarding it (the gate open already). */
+enum start { AS_IT_IS, DIVERT, GUARD_ONLY };
+
+/* What the marker m says of this process, and what it is: the marker
+ * kept for the programs it starts (g_marker) and removed from the
+ * environment, the wire's identity.  *why: why the guard starts now. */
+static enum start read_marker(const char *m, const char **why)
+{
     struct sg_marker marker;
     enum sg_marker_form form = sg_marker_parse(m, &marker);
     if (sg_env_after(m, SG_MARKER_FILTER)) {
         if (form == SG_MARKER_FILTER_FORM)
             strict_noted(&marker);  /* strict mode: nothing diverted (lib/strict.c) */
-        return;
+        return AS_IT_IS;
     }
     if (is_go_program()) {
         /* The marker stays: the programs it starts may take part. */
         say(2, "Go program: not diverting");
-        return;
+        return AS_IT_IS;
     }
     struct identity wire;
     pid_t inherited = 0;
@@ -576,7 +585,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
          * and under --strict the filter guards it.) */
         say(2, "Bun program: not diverting (it reads stdin and writes stdout with raw system "
                "calls), so its own stdout is not guarded; use --strict");
-        return;
+        return AS_IT_IS;
     }
     /* (",seen" is for this program only: not handed on) */
     size_t len = strlen(m) - (seen ? sizeof SG_MARKER_SEEN - 1 : 0);
@@ -588,31 +597,52 @@ __attribute__((constructor)) static void stdiogate_init(void)
     unsetenv(MARKER);
     if (!valid) {
         say(1, "ignoring a malformed " MARKER);
-        return;
+        return AS_IT_IS;
     }
     STORE(g_helper_inherited, inherited);
     if (!is(1, &wire)) {
         say(3, "stdout is not the wire: not diverting");
-        return;
+        return AS_IT_IS;
     }
     g_core.wire_id = wire;
     int handshake = sg_env_open(getenv(HANDSHAKE));
     if (open || handshake) {
         if (!open)
             say(2, HANDSHAKE "=1 already: not diverting");
-        if (LOAD(g_guard_wanted))
-            guard_only(open ? "handed the wire after the gate" : HANDSHAKE "=1 at start");
-        return;
+        *why = open ? "handed the wire after the gate" : HANDSHAKE "=1 at start";
+        return LOAD(g_guard_wanted) ? GUARD_ONLY : AS_IT_IS;
     }
-    identify(0, &g_core.stdin_id);
-    find_helper();
-    resolve_eager();
-    check_spawn_layout();
-    check_stdio_lock();
-    check_versions();
-    open_err_handle();
-    divert();
-    answer_interpreters();
+    return DIVERT;
+}
+
+__attribute__((constructor)) static void stdiogate_init(void)
+{
+    /* Without the marker there is nothing to do (pass-through), whatever
+     * the process; looking first keeps getauxval's lookup off every
+     * process that merely inherits LD_PRELOAD. */
+    const char *m = getenv(MARKER), *why = NULL;
+    if (!m)
+        return;     /* not under the wrapper, or not on the wire: pass-through */
+    /* A program that gained privileges (setuid, file capabilities) takes no
+     * decision from its environment: the library does nothing at all. */
+    if (gained_privileges())
+        return;
+
+    read_settings();
+    switch (read_marker(m, &why)) {
+    case DIVERT:
+        prepare();
+        check_versions();
+        open_err_handle();
+        divert();
+        answer_interpreters();
+        break;
+    case GUARD_ONLY:
+        guard_only(why);
+        break;
+    case AS_IT_IS:
+        break;
+    }
 }
 
 /* ------------------------------------------------------------------ */
