@@ -343,7 +343,7 @@ static int is_bun_program(void)
 static int stderr_takes_diversion(void)
 {
     int fl = REAL(fcntl)(2, F_GETFL);
-    if (sg_env_discard(getenv(SG_ENV_DISCARD)))
+    if (sg_env_discard(env_value(SG_ENV_DISCARD)))
         return 0;
     if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
         return 0;
@@ -391,7 +391,7 @@ static void divert(void)
 {
     char numbuf[24];
     int to_stderr = stderr_takes_diversion(), asked_stderr = to_stderr;
-    const char *log = sg_env_log(getenv(SG_ENV_LOG));
+    const char *log = sg_env_log(env_value(SG_ENV_LOG));
     int logging = log != NULL;
     int wire = high_dup(1);
     int drained = 0;
@@ -488,7 +488,7 @@ static void open_err_handle(void)
  * wrapper checks it first; this is for a marker set by hand.) */
 static void set_level(void)
 {
-    const char *d = getenv(SG_ENV_DEBUG);
+    const char *d = env_value(SG_ENV_DEBUG);
     static char fixed[] = SG_ENV_DEBUG "=1";
     if (sg_env_debug(d, &g_level) != SG_LEVEL_INVALID)
         return;
@@ -502,8 +502,8 @@ static void set_level(void)
  * STDIOGATE_PROTOCOL: what the classifier takes for protocol. */
 static void set_guard(void)
 {
-    STORE(g_guard_wanted, sg_env_guard(getenv(SG_ENV_GUARD)));
-    g_protocol = sg_env_protocol(getenv(SG_ENV_PROTOCOL));
+    STORE(g_guard_wanted, sg_env_guard(env_value(SG_ENV_GUARD)));
+    g_protocol = sg_env_protocol(env_value(SG_ENV_PROTOCOL));
     sg_stream_init(&g_hold.s, g_protocol);
 }
 
@@ -547,7 +547,7 @@ static int gained_privileges(void)
 static void read_settings(void)
 {
     set_level();
-    STORE(g_auto_strict, sg_env_auto_strict(getenv(SG_ENV_AUTO_STRICT)));
+    STORE(g_auto_strict, sg_env_auto_strict(env_value(SG_ENV_AUTO_STRICT)));
     set_guard();
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
     g_core.pid = getpid();
@@ -605,7 +605,7 @@ static enum start read_marker(const char *m, const char **why)
         return AS_IT_IS;
     }
     g_core.wire_id = wire;
-    int handshake = sg_env_open(getenv(HANDSHAKE));
+    int handshake = sg_env_open(env_value(HANDSHAKE));
     if (open || handshake) {
         if (!open)
             say(2, HANDSHAKE "=1 already: not diverting");
@@ -620,7 +620,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
     /* Without the marker there is nothing to do (pass-through), whatever
      * the process; looking first keeps getauxval's lookup off every
      * process that merely inherits LD_PRELOAD. */
-    const char *m = getenv(MARKER), *why = NULL;
+    const char *m = env_value(MARKER), *why = NULL;
     if (!m)
         return;     /* not under the wrapper, or not on the wire: pass-through */
     /* A program that gained privileges (setuid, file capabilities) takes no

@@ -116,7 +116,7 @@ static void exec_search(const char *name, int search, char *out)
             memcpy(out, name, strlen(name) + 1);
         return;
     }
-    const char *path = getenv("PATH");
+    const char *path = env_value("PATH");
     for (const char *p = path ? path : "/bin:/usr/bin";; p++) {
         size_t len = strcspn(p, ":"), nlen = strlen(name);
         if (len + 1 + nlen < EXEC_PATH_SIZE) {

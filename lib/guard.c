@@ -984,7 +984,7 @@ void guard_settle(const char *how, enum settle at)
 
 static void log_open(void)
 {
-    const char *path = sg_env_log(getenv(SG_ENV_LOG));
+    const char *path = sg_env_log(env_value(SG_ENV_LOG));
     char name[32] = "server";
     if (!path || g_log.fd >= 0)
         return;
@@ -1004,7 +1004,7 @@ static void log_open(void)
  * the wire after its parent's gate opened. */
 void guard_start(const char *why)
 {
-    g_junk_discard = sg_env_discard(getenv(SG_ENV_DISCARD)) || is(2, &g_core.wire_id) ||
+    g_junk_discard = sg_env_discard(env_value(SG_ENV_DISCARD)) || is(2, &g_core.wire_id) ||
                      REAL(fcntl)(2, F_GETFD) < 0;
     log_open();
     STORE(g_guard, 1);

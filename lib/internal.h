@@ -334,6 +334,13 @@ static inline int in_vfork_child(void)
 void resolve_eager(void);
 
 /* ------------------------------------------------------------------ */
+/* lib/interpreters.c: the environment's NAME, as getenv gives it (the
+ * library's own lookups: no binding of getenv or of the libc calls it
+ * makes). */
+
+char *env_value(const char *name);
+
+/* ------------------------------------------------------------------ */
 /* lib/say.c: diagnostics. */
 
 extern int g_level;

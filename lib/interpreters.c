@@ -54,17 +54,23 @@ static char *take_answer(const char *name)
  * the real function through dlsym: getenv runs before the constructor, in
  * vfork children (the exec interposers' PATH search) and in every process
  * that merely loads the library, where a lookup must not run or would cost.
- * The first byte is compared first, as most entries differ there: Node asks
- * getenv once per console.log, and a strncmp per entry cost it 5% (about
- * 70 ns a call with 35 variables; this is within 5 ns of libc's). */
-static char *lookup(const char *name)
+ * No call of libc's either (strlen, strncmp): each would be bound lazily in
+ * every process that loads the library, the constructor's look for the
+ * marker included (issue 43's load: about 600 instructions a binding).  The
+ * library's own lookups call this, not the exported getenv (no binding of
+ * that either).  Most entries differ at their first byte: Node asks getenv
+ * once per console.log. */
+char *env_value(const char *name)
 {
-    size_t n = strlen(name);
-    if (!environ || n == 0)
+    if (!environ || !*name)
         return NULL;
-    for (char **e = environ; *e; e++)
-        if ((*e)[0] == name[0] && strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-            return *e + n + 1;
+    for (char **e = environ; *e; e++) {
+        const char *a = *e, *b = name;
+        while (*b && *a == *b)
+            a++, b++;
+        if (!*b && *a == '=')
+            return (char *)a + 1;
+    }
     return NULL;
 }
 
@@ -75,7 +81,7 @@ EXPORT char *getenv(const char *name)
         if (a)
             return a;
     }
-    return lookup(name);
+    return env_value(name);
 }
 
 /* given, a space where given is not empty, then option: in a mapping of
@@ -103,7 +109,7 @@ static char *appended(const char *given, const char *option)
 static char *with_option(const char *name, const char *dir, const char *file, const char *option)
 {
     char path[sizeof g_helper_path + 64];
-    const char *given = lookup(name);
+    const char *given = env_value(name);
     if (!FITS(path, "%s/%s", dir, file) || access(path, R_OK) != 0 ||
         (given && strstr(given, option)))
         return NULL;
@@ -122,7 +128,7 @@ void answer_interpreters(void)
 {
     char dir[sizeof g_helper_path], option[2 * sizeof g_helper_path];
     const char *slash = strrchr(g_helper_path, '/');
-    const char *py = lookup(g_names[PYTHON]);
+    const char *py = env_value(g_names[PYTHON]);
     int n = 0;
     if (!shut() || LOAD(g_guard_wanted) || !slash ||
         !FITS(dir, "%.*s/runtime", (int)(slash - g_helper_path), g_helper_path))
