@@ -61,7 +61,7 @@ $(DEP_DIR):
 	mkdir -p $@
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
-check-clang: $(LIB_SRC) lib/internal.h protocol/detect.h env.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h quiet.h backlog.h filter.c
+check-clang: $(LIB_SRC) lib/internal.h lib/iov.h protocol/detect.h env.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h quiet.h junk.h filter.c
 	@tests/need.sh check-clang clang:clang
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)

@@ -75,7 +75,7 @@
 
 #include "protocol/detect.h"
 #include "env.h"
-#include "backlog.h"
+#include "junk.h"
 #include "helper.h"
 #include "quiet.h"
 #include "stall.h"
@@ -219,34 +219,22 @@ static void backlog_drop(void)
 
 static void backlog_drain(void)
 {
-    struct iovec v = { g_backlog.buf + g_backlog.start, g_backlog.len };
-    ssize_t w = err_write(&v, 1);
-    if (w < 0) {
-        backlog_drop();
-        return;
-    }
-    settle((size_t)w, 0);
-    sg_backlog_taken(&g_backlog, (size_t)w);
+    int gone;
+    size_t n = sg_backlog_drain(&g_backlog, err_write, &gone);
+    settle(n, gone);
 }
 
 /* ---- The log ---- */
 
-/* STDIOGATE_LOG: opened by this process (never a descriptor of the
- * server's), appended to, non-blocking (a FIFO nobody reads loses lines,
- * never holds up the server); on a write error it is given up. */
-static struct {
-    int fd;
-    int mid_line;               /* the last byte logged was not a newline */
-    char prefix[96];
-    size_t prefix_len;
-} g_log = { -1, 0, "", 0 };
+/* STDIOGATE_LOG (junk.h); on a write error it is given up. */
+static struct sg_log g_log = { .fd = -1 };
 
 static void log_open(const char *name, long pid)
 {
     const char *path = sg_env_log(getenv(SG_ENV_LOG));
     if (!path)
         return;
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
+    int fd = open(path, SG_LOG_OPEN_FLAGS, 0666);
     if (fd >= 0)
         fd = above(fd, 4);      /* not where stdin or the counters were */
     if (fd < 0) {
@@ -254,20 +242,19 @@ static void log_open(const char *name, long pid)
         return;
     }
     g_log.fd = fd;
-    int n = snprintf(g_log.prefix, sizeof g_log.prefix, "%.60s[%ld]: ", name, pid);
-    g_log.prefix_len = n > 0 && (size_t)n < sizeof g_log.prefix ? (size_t)n : 0;
+    sg_log_prefix(&g_log, name, pid);
 }
 
-static void log_write(const struct iovec *v, int n)
+static void log_write(struct sg_log *log, const struct iovec *v, int n)
 {
     ssize_t w;
     do
-        w = writev(g_log.fd, v, n);
+        w = writev(log->fd, v, n);
     while (w < 0 && errno == EINTR);
     if (w < 0 && errno != EAGAIN) {
         say(1, "cannot write the log: %s: not logging any more", strerror(errno));
-        close(g_log.fd);
-        g_log.fd = -1;
+        close(log->fd);
+        log->fd = -1;
     }
 }
 
@@ -277,7 +264,7 @@ static void log_end(void)
 {
     if (g_log.fd >= 0 && g_log.mid_line) {
         struct iovec nl = { "\n", 1 };
-        log_write(&nl, 1);
+        log_write(&g_log, &nl, 1);
     }
 }
 
@@ -285,25 +272,7 @@ static void log_end(void)
 static void log_junk(const struct iovec *iov, int cnt)
 {
     struct iovec out[IOV_MAX_BATCH];
-    int n = 0;
-    for (int i = 0; i < cnt && g_log.fd >= 0; i++) {
-        const unsigned char *p = iov[i].iov_base, *e = p + iov[i].iov_len;
-        while (p < e) {
-            const unsigned char *nl = memchr(p, '\n', (size_t)(e - p));
-            const unsigned char *end = nl ? nl + 1 : e;
-            if (!g_log.mid_line)
-                out[n++] = (struct iovec){ g_log.prefix, g_log.prefix_len };
-            out[n++] = (struct iovec){ (void *)p, (size_t)(end - p) };
-            g_log.mid_line = nl == NULL;
-            p = end;
-            if (n >= IOV_MAX_BATCH - 1) {
-                log_write(out, n);
-                n = 0;
-            }
-        }
-    }
-    if (n && g_log.fd >= 0)
-        log_write(out, n);
+    sg_log_junk(&g_log, iov, cnt, out, IOV_MAX_BATCH, log_write);
 }
 
 static void junk_out(const struct iovec *iov, int cnt)

@@ -26,37 +26,13 @@
 /* State.  Written by the constructor before any other thread exists, then
  * only with atomics, and never by a vfork child. */
 
-int g_state;                 /* enum gate; 0 before the constructor: pass-through */
-int g_wire = -1;             /* private descriptor holding the wire */
-int g_div = -1;              /* private descriptor holding the diversion (or -1) */
-int g_fd1_ours;              /* fd 1 still points at our diversion */
-pid_t g_pid;                 /* the process the state belongs to */
-int g_level = 1;             /* STDIOGATE_DEBUG */
-int g_log_ok = 1;            /* fd 2 was open at start */
-int g_err = -1;              /* private non-blocking handle on stderr (a pipe), or -1 */
-pid_t g_helper;              /* the helper's parent this process started ("The drain"), until reaped */
-pid_t g_helper_inherited;          /* one started before an exec (the marker's :pid) */
+struct core g_core = { .wire = -1, .div = -1, .err = -1, .div_name = "stderr" };
 
-struct identity g_wire_id, g_stdin_id, g_div_id;
-static int g_div_flags;      /* status flags of the diversion at start */
-const char *g_div_name = "stderr";          /* what the diversion is, for diagnostics */
 char g_marker[80];           /* MARKER=dev:ino[:pid] as this process got it */
 static char g_hand[80];      /* ... and as it hands it on: ":pid" names a helper to reap */
 static char g_hand_guarded[88];             /* ... to a program started after the gate: ",open" */
 char *g_marker_out = g_marker;
 char *g_marker_guarded = g_hand_guarded;
-static unsigned long g_copies_static[TRACKED_STATIC / WORD_BITS];
-unsigned long *g_copies = g_copies_static;
-unsigned long g_tracked = TRACKED_STATIC;
-unsigned long g_top;         /* highest copy ever set, plus one */
-int g_ncopies;
-
-struct sg_detect g_detect;
-int g_client_framing;           /* enum sg_protocol: the first message's */
-int g_detect_busy;
-unsigned long long g_detect_bytes;
-
-int g_wire_busy;             /* the wire lock: see lock_wire() */
 
 /* A child that may write to the diversion finds its helper running: one
  * reader of the pipe, whichever process writes. */
@@ -69,8 +45,8 @@ static void atfork_prepare(void)
 /* The child has one thread: no lock of ours is held in it. */
 static void atfork_child(void)
 {
-    STORE(g_pid, getpid());
-    STORE(g_wire_busy, 0);
+    STORE(g_core.pid, getpid());
+    wire_lock_after_fork();
     hold_forget();
     scratch_after_fork();
 }
@@ -104,7 +80,7 @@ void flush_stdout(void)
 static void carry_nonblock(int wire)
 {
     int now = REAL(fcntl)(1, F_GETFL);
-    if (now < 0 || !(now & O_NONBLOCK) || (g_div_flags & O_NONBLOCK))
+    if (now < 0 || !(now & O_NONBLOCK) || (g_core.div_flags & O_NONBLOCK))
         return;
     int wf = REAL(fcntl)(wire, F_GETFL);
     if (wf >= 0)
@@ -129,32 +105,10 @@ static void point_copy_at_wire(int fd, int wire)
     say(3, "descriptor ", NUM(fd), " follows stdout onto the wire");
 }
 
-/* Calls fn(fd, arg) for each copy of the diversion in [first, last]. */
-void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg)
-{
-    size_t words = (LOAD(g_top) + WORD_BITS - 1) / WORD_BITS;
-    for (size_t w = first / WORD_BITS; w < words && LOAD(g_ncopies) > 0; w++) {
-        unsigned long bits = LOAD(g_copies[w]);
-        while (bits) {
-            unsigned fd = (unsigned)(w * WORD_BITS) + (unsigned)__builtin_ctzl(bits);
-            bits &= bits - 1;
-            if (fd >= first && fd <= last)
-                fn((int)fd, arg);
-        }
-    }
-}
-
 static void point_copies_at_wire(int wire)
 {
     each_copy(0, ~0U, point_copy_at_wire, wire);
 }
-
-/* What reached the diversion through the fail-safe's write interposers
- * (write, writev, pwrite, send... below), counted there while the gate is
- * shut.  C stdio writes its buffer with glibc-internal calls that no
- * interposer sees (a full buffer, the flush as the gate opens): those bytes
- * reach the diversion too but are not counted, hence "at least". */
-unsigned long long g_div_bytes, g_div_lines;
 
 /* One line, as the gate opens, sums up what the diversion took: exactly,
  * from the helper's count, when it went through the helper. */
@@ -164,11 +118,11 @@ static void diverted_summary(void)
     unsigned long long bytes = LOAD(g_div_bytes), n = LOAD(g_div_lines);
     int exact = drained_count(&bytes, &n);
     if (!exact && bytes == 0) {
-        say(2, "diverted to ", g_div_name, ": nothing that went through write (C stdio's own "
+        say(2, "diverted to ", g_core.div_name, ": nothing that went through write (C stdio's own "
                "flushes are not counted)");
         return;
     }
-    say(2, "diverted to ", g_div_name, exact ? ": " : ": at least ", NUM(bytes), bytes == 1 ? " byte in " : " bytes in ",
+    say(2, "diverted to ", g_core.div_name, exact ? ": " : ": at least ", NUM(bytes), bytes == 1 ? " byte in " : " bytes in ",
         NUM_IN(lines, n), n == 1 ? " line" : " lines");
 }
 
@@ -189,7 +143,7 @@ static void take_client_framing(void)
 /* The races around it, and why each is closed:
  *  - a dup2() onto the wire's number in another thread: dup_onto moves the
  *    wire under the wire lock, also while the gate is opening; open_gate
- *    reads g_wire only once it holds the lock;
+ *    reads g_core.wire only once it holds the lock;
  *  - the wire's number reused by the program right after it is closed:
  *    drop_privates clears it first, close() of a private number looks
  *    again under the lock;
@@ -218,7 +172,7 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
      * stdout's lock (a signal handler interrupted stdio): see flush_stdout. */
     if (nfirst == 0 && LOAD(g_drain_in) >= 0 && shut() && !stdout_locked_here())
         stdout_through_hold(how ? how : "the gate");
-    if (!__atomic_compare_exchange_n(&g_state, &expected, GATE_OPENING, 0,
+    if (!__atomic_compare_exchange_n(&g_core.state, &expected, GATE_OPENING, 0,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return 0;
     STORE(g_opener, (pid_t)syscall(SYS_gettid));
@@ -227,8 +181,8 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
     drain_if_needed("the gate", 0, 0);
     wait_drained();
     int held = lock_wire();
-    int wire = LOAD(g_wire);
-    int fd1 = LOAD(g_fd1_ours) && on_diversion(1);
+    int wire = LOAD(g_core.wire);
+    int fd1 = LOAD(g_core.fd1_ours) && on_diversion(1);
     epoll_detach();
     if (fd1)
         carry_nonblock(wire);
@@ -246,12 +200,12 @@ int open_gate_with(const char *how, unsigned long long bytes, int eof,
     epoll_reattach();
     int guard = LOAD(g_guard_wanted);
     drop_privates();
-    STORE(g_fd1_ours, guard && fd1);
+    STORE(g_core.fd1_ours, guard && fd1);
     take_client_framing();
     if (guard)
         guard_start("from the gate on");
     STORE(g_opener, 0);
-    STORE(g_state, GATE_OPEN);
+    STORE(g_core.state, GATE_OPEN);
     unlock_wire(held);
     if (!how) {
         say(2, "gate opened by handshake");
@@ -284,7 +238,7 @@ void wait_while_opening(void)
     struct timespec ms = { 0, 1000000 };
     if (LOAD(g_opener) == (pid_t)syscall(SYS_gettid))
         return;
-    for (int spins = 0; LOAD(g_state) == GATE_OPENING; spins++)
+    for (int spins = 0; LOAD(g_core.state) == GATE_OPENING; spins++)
         if (spins < 100)
             sched_yield();
         else
@@ -297,16 +251,16 @@ void wait_while_opening(void)
 void release_if_unused(void)
 {
     int expected = GATE_SHUT;
-    if (LOAD(g_fd1_ours) || LOAD(g_ncopies) > 0)
+    if (LOAD(g_core.fd1_ours) || LOAD(g_ncopies) > 0)
         return;
     /* Under the wire lock, which set_copy's callers hold too: no copy can
      * appear between this test and the wire's closing. */
     int held = lock_wire();
-    if (!LOAD(g_fd1_ours) && LOAD(g_ncopies) == 0 &&
-        __atomic_compare_exchange_n(&g_state, &expected, GATE_OPENING, 0,
+    if (!LOAD(g_core.fd1_ours) && LOAD(g_ncopies) == 0 &&
+        __atomic_compare_exchange_n(&g_core.state, &expected, GATE_OPENING, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         drop_privates();
-        STORE(g_state, GATE_OPEN);
+        STORE(g_core.state, GATE_OPEN);
         say(3, "nothing points at the diversion any more: the kept wire is closed");
     }
     unlock_wire(held);
@@ -397,30 +351,12 @@ static int stderr_takes_diversion(void)
     if (isatty(2))
         return 0;
     /* 2>&1 would put the junk right back on the wire. */
-    if (is(2, &g_wire_id))
+    if (is(2, &g_core.wire_id))
         return 0;
     /* A pipe nobody reads any more would kill the server with SIGPIPE over
      * a banner that unwrapped went to the client. */
     struct pollfd p = { .fd = 2, .events = POLLOUT };
     return !(poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)));
-}
-
-/* The copies bitmap, one bit per descriptor the process may ever have. */
-static void map_copies(void)
-{
-    struct rlimit rl;
-    unsigned long bits = TRACKED_MAX;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && rl.rlim_max < bits)
-        bits = (unsigned long)rl.rlim_max;
-    if (bits <= TRACKED_STATIC)
-        return;
-    bits = (bits + WORD_BITS - 1) / WORD_BITS * WORD_BITS;
-    void *p = mmap(NULL, bits / 8, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return;
-    g_copies = p;
-    g_tracked = bits;
 }
 
 /* The marker handed on at exec: the wire's identity and the helper that
@@ -430,7 +366,7 @@ void hand_marker(void)
 {
     char dev[24], ino[24], pid[24];
     pid_t h = LOAD(g_helper) ? LOAD(g_helper) : LOAD(g_helper_inherited);
-    const char *parts[] = { MARKER, "=", NUM_IN(dev, g_wire_id.dev), ":", NUM_IN(ino, g_wire_id.ino),
+    const char *parts[] = { MARKER, "=", NUM_IN(dev, g_core.wire_id.dev), ":", NUM_IN(ino, g_core.wire_id.ino),
                             h ? ":" : "", h ? NUM_IN(pid, h) : "" };
     size_t n = 0;
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
@@ -504,22 +440,22 @@ static void divert(void)
         REAL(close)(wire);
         return;
     }
-    identify(1, &g_div_id);
+    identify(1, &g_core.div_id);
     /* The diversion's open file, to tell it from the same file opened
      * anew; without a descriptor to spare, its identity will do. */
-    g_div = high_dup(1);
-    g_div_flags = REAL(fcntl)(1, F_GETFL);
-    sg_detect_init(&g_detect);
+    g_core.div = high_dup(1);
+    g_core.div_flags = REAL(fcntl)(1, F_GETFL);
+    detect_start();
     map_copies();
     prepare_spawn_fallback(wire);
-    g_wire = wire;
-    g_fd1_ours = 1;
-    g_pid = getpid();
+    g_core.wire = wire;
+    g_core.fd1_ours = 1;
+    g_core.pid = getpid();
     pthread_atfork(atfork_prepare, NULL, atfork_child);
-    STORE(g_state, GATE_SHUT);
-    g_div_name = !drained || !logging ? (to_stderr ? "stderr" : "/dev/null")
+    STORE(g_core.state, GATE_SHUT);
+    g_core.div_name = !drained || !logging ? (to_stderr ? "stderr" : "/dev/null")
                  : to_stderr ? "stderr and the log" : "the log";
-    say(2, "diverting stdout to ", g_div_name);
+    say(2, "diverting stdout to ", g_core.div_name);
     if (drained && LOAD(g_helper)) {
         char pid[24];
         say(3, "through the helper, process ", NUM_IN(pid, g_helper_pid));
@@ -543,7 +479,7 @@ static void open_err_handle(void)
         return;     /* no /proc, or nobody reads it: say_out polls first */
     int high = high_dup(fd);
     REAL(close)(fd);
-    STORE(g_err, high);
+    STORE(g_core.err, high);
 }
 
 /* STDIOGATE_DEBUG is one digit from 0 to 4 (env.h).  Anything else is
@@ -571,19 +507,27 @@ static void set_guard(void)
     sg_stream_init(&g_hold.s, g_protocol);
 }
 
+/* What a process that diverts or guards needs before the program runs:
+ * stdin's identity, the helper's path, the real functions that signal
+ * handlers and vfork children may call, and what is known of glibc. */
+static void prepare(void)
+{
+    identify(0, &g_core.stdin_id);
+    find_helper();
+    resolve_eager();
+    check_spawn_layout();
+    check_stdio_lock();
+}
+
 /* A program on the wire whose gate is open already (its parent's opened
  * before it was started, or the handshake was set): no diversion, the
  * guard from the start. */
 static void guard_only(const char *why)
 {
-    identify(0, &g_stdin_id);
-    find_helper();
-    resolve_eager();
-    check_spawn_layout();
-    check_stdio_lock();
+    prepare();
     map_copies();
-    g_fd1_ours = 1;
-    g_pid = getpid();
+    g_core.fd1_ours = 1;
+    g_core.pid = getpid();
     pthread_atfork(NULL, NULL, atfork_child);
     hand_marker();
     guard_start(why);
@@ -599,36 +543,37 @@ static int gained_privileges(void)
     return !get || get(AT_SECURE) != 0;
 }
 
-__attribute__((constructor)) static void stdiogate_init(void)
+/* The settings every process under the wrapper reads first. */
+static void read_settings(void)
 {
-    /* Without the marker there is nothing to do (pass-through), whatever
-     * the process; looking first keeps getauxval's lookup off every
-     * process that merely inherits LD_PRELOAD. */
-    const char *m = env_value(MARKER);
-    if (!m)
-        return;     /* not under the wrapper, or not on the wire: pass-through */
-    /* A program that gained privileges (setuid, file capabilities) takes no
-     * decision from its environment: the library does nothing at all. */
-    if (gained_privileges())
-        return;
-
     set_level();
     STORE(g_auto_strict, sg_env_auto_strict(env_value(SG_ENV_AUTO_STRICT)));
     set_guard();
     g_log_ok = REAL(fcntl)(2, F_GETFD) >= 0;
-    g_pid = getpid();
+    g_core.pid = getpid();
     say(3, "libstdiogate.so version " STDIOGATE_VERSION);
+}
+
+/* How this process starts: as it is (pass-through), diverting fd 1 (the
+ * gate shut), or guarding it (the gate open already). */
+enum start { AS_IT_IS, DIVERT, GUARD_ONLY };
+
+/* What the marker m says of this process, and what it is: the marker
+ * kept for the programs it starts (g_marker) and removed from the
+ * environment, the wire's identity.  *why: why the guard starts now. */
+static enum start read_marker(const char *m, const char **why)
+{
     struct sg_marker marker;
     enum sg_marker_form form = sg_marker_parse(m, &marker);
     if (sg_env_after(m, SG_MARKER_FILTER)) {
         if (form == SG_MARKER_FILTER_FORM)
             strict_noted(&marker);  /* strict mode: nothing diverted (lib/strict.c) */
-        return;
+        return AS_IT_IS;
     }
     if (is_go_program()) {
         /* The marker stays: the programs it starts may take part. */
         say(2, "Go program: not diverting");
-        return;
+        return AS_IT_IS;
     }
     struct identity wire;
     pid_t inherited = 0;
@@ -640,7 +585,7 @@ __attribute__((constructor)) static void stdiogate_init(void)
          * and under --strict the filter guards it.) */
         say(2, "Bun program: not diverting (it reads stdin and writes stdout with raw system "
                "calls), so its own stdout is not guarded; use --strict");
-        return;
+        return AS_IT_IS;
     }
     /* (",seen" is for this program only: not handed on) */
     size_t len = strlen(m) - (seen ? sizeof SG_MARKER_SEEN - 1 : 0);
@@ -652,31 +597,52 @@ __attribute__((constructor)) static void stdiogate_init(void)
     unsetenv(MARKER);
     if (!valid) {
         say(1, "ignoring a malformed " MARKER);
-        return;
+        return AS_IT_IS;
     }
     STORE(g_helper_inherited, inherited);
     if (!is(1, &wire)) {
         say(3, "stdout is not the wire: not diverting");
-        return;
+        return AS_IT_IS;
     }
-    g_wire_id = wire;
+    g_core.wire_id = wire;
     int handshake = sg_env_open(env_value(HANDSHAKE));
     if (open || handshake) {
         if (!open)
             say(2, HANDSHAKE "=1 already: not diverting");
-        if (LOAD(g_guard_wanted))
-            guard_only(open ? "handed the wire after the gate" : HANDSHAKE "=1 at start");
-        return;
+        *why = open ? "handed the wire after the gate" : HANDSHAKE "=1 at start";
+        return LOAD(g_guard_wanted) ? GUARD_ONLY : AS_IT_IS;
     }
-    identify(0, &g_stdin_id);
-    find_helper();
-    resolve_eager();
-    check_spawn_layout();
-    check_stdio_lock();
-    check_versions();
-    open_err_handle();
-    divert();
-    answer_interpreters();
+    return DIVERT;
+}
+
+__attribute__((constructor)) static void stdiogate_init(void)
+{
+    /* Without the marker there is nothing to do (pass-through), whatever
+     * the process; looking first keeps getauxval's lookup off every
+     * process that merely inherits LD_PRELOAD. */
+    const char *m = env_value(MARKER), *why = NULL;
+    if (!m)
+        return;     /* not under the wrapper, or not on the wire: pass-through */
+    /* A program that gained privileges (setuid, file capabilities) takes no
+     * decision from its environment: the library does nothing at all. */
+    if (gained_privileges())
+        return;
+
+    read_settings();
+    switch (read_marker(m, &why)) {
+    case DIVERT:
+        prepare();
+        check_versions();
+        open_err_handle();
+        divert();
+        answer_interpreters();
+        break;
+    case GUARD_ONLY:
+        guard_only(why);
+        break;
+    case AS_IT_IS:
+        break;
+    }
 }
 
 /* ------------------------------------------------------------------ */

@@ -9,7 +9,7 @@
  * good.  One rule for every place that decides it: the filter's junk path
  * (filter.c), which both the strict filter and the drain run (the helper,
  * `stdiogate-filter --drain`, started by lib/helper.c), and the library's
- * own bounded waits (lib/failsafe.c, lib/guard.c).
+ * own bounded waits (lib/write.c, write_whole; lib/guard.c).
  */
 #ifndef STDIOGATE_STALL_H
 #define STDIOGATE_STALL_H

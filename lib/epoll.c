@@ -106,7 +106,7 @@ void epoll_reattach(void)
         struct noted *n = &g_noted[i];
         if (n->epfd < 0)
             continue;
-        if (n->detached && is(n->fd, &g_wire_id) &&
+        if (n->detached && is(n->fd, &g_core.wire_id) &&
             REAL(epoll_ctl)(n->epfd, EPOLL_CTL_ADD, n->fd, &n->ev) == 0)
             say(3, "descriptor ", NUM(n->fd), "'s epoll registration is the wire's now");
         else if (n->detached)

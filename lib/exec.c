@@ -19,8 +19,8 @@
 static int should_hand_wire(void)
 {
     int fl = REAL(fcntl)(1, F_GETFD);
-    return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) &&
-           is(LOAD(g_wire), &g_wire_id);
+    return shut() && LOAD(g_core.fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) &&
+           is(LOAD(g_core.wire), &g_core.wire_id);
 }
 
 /* After the gate, with the guard on: is fd 1 (not close-on-exec) the
@@ -31,7 +31,7 @@ static int should_hand_wire(void)
 static int should_guard_child(void)
 {
     int fl = REAL(fcntl)(1, F_GETFD);
-    return guarding() && !gated() && fl >= 0 && !(fl & FD_CLOEXEC) && is(1, &g_wire_id);
+    return guarding() && !gated() && fl >= 0 && !(fl & FD_CLOEXEC) && is(1, &g_core.wire_id);
 }
 
 static int is_marker(const char *e)
@@ -449,7 +449,7 @@ static void exec_begin(struct exec_plan *x, const char *what)
         return;
     }
     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3);
-    if (x->saved < 0 || REAL(dup2)(LOAD(g_wire), 1) < 0) {
+    if (x->saved < 0 || REAL(dup2)(LOAD(g_core.wire), 1) < 0) {
         if (x->saved >= 0)
             REAL(close)(x->saved);
         x->saved = -1;
@@ -645,7 +645,7 @@ EXPORT int execle(const char *path, const char *arg0, ...)
 
 /* The caller's actions after a dup2(wire, 1) of ours.  The wire goes in as
  * a copy of its own, taken under the wire lock and closed when the call
- * returns: a gate opening in another thread meanwhile closes g_wire, not
+ * returns: a gate opening in another thread meanwhile closes g_core.wire, not
  * the number the child will dup2 from. */
 struct spawn_copy {
     struct spawn_action small[ACTS_ON_STACK], *acts;
@@ -673,7 +673,7 @@ static const posix_spawn_file_actions_t *spawn_actions(struct spawn_copy *c, str
     }
     int held = lock_wire();
     if (should_hand_wire())
-        c->wire = high_dup(LOAD(g_wire));
+        c->wire = high_dup(LOAD(g_core.wire));
     unlock_wire(held);
     if (c->wire < 0) {
         if (!shut())
@@ -773,7 +773,7 @@ static int spawn_with(int search, pid_t *pid, const char *file,
     if (mine) {
         fa = mine;
         say(2, "exec: handing the wire to ", file);
-    } else if (x.hand && !fa && g_spawn_wire_only_fd >= 0 && g_spawn_wire_only_fd == LOAD(g_wire)) {
+    } else if (x.hand && !fa && g_spawn_wire_only_fd >= 0 && g_spawn_wire_only_fd == LOAD(g_core.wire)) {
         fa = &g_spawn_wire_only;   /* unknown layout, no actions of the caller's */
         say(2, "exec: handing the wire to ", file);
     } else {

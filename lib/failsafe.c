@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/failsafe.c - writing stdout: the fail-safe (write entry points, the
- * hold). */
+/* lib/failsafe.c - the fail-safe: while the gate is shut, what the program
+ * writes to the diversion goes through the hold, and a complete answer
+ * opens the gate. */
 
 #include "internal.h"
 
@@ -30,67 +31,20 @@
  * undecided when the gate opens otherwise, at exit, _exit or exec are
  * junk: they go to the diversion then.
  *
- * What is seen: write, writev, pwrite..., send..., and C stdio's stdout
- * buffer when the program flushes it or exits (stdio writes with
- * glibc-internal calls, never through these).  A write returns its full
+ * What is seen: write, writev, pwrite..., send... (routed here by
+ * lib/write.c: divert_call), and C stdio's stdout buffer when the program
+ * flushes it or exits (stdio writes with glibc-internal calls, never
+ * through these: stdout_through_hold).  A write returns its full
  * count once its bytes are held or diverted: the bytes are ours to write
  * then (write_whole).  Held memory is static: no heap. */
 
-/* The rest of a call goes out the way the program asked for it
- * (struct put: lib/internal.h). */
-ssize_t put_bytes(struct put *c, const void *p, size_t n)
-{
-    ssize_t r;
-    if (c->kind == PUT_PWRITE) {
-        r = REAL(pwrite64)(c->fd, p, n, c->off);
-        if (r > 0)
-            c->off += r;
-        return r;
-    }
-    if (c->kind == PUT_SEND)
-        return REAL(sendto)(c->fd, p, n, c->flags, c->addr, c->alen);
-    return REAL(write)(c->fd, p, n);
-}
-
-/* Puts bytes [from, to) of the call.  Returns how many went out, stopping
- * at the first short write, or -1 (errno set) if none did. */
-ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to)
-{
-    size_t done = 0;
-    while (from + done < to) {
-        struct iovec piece;     /* the call's next stretch in one of its iovecs */
-        if (iov_slice(iov, cnt, from + done, to, &piece, 1) == 0)
-            break;
-        ssize_t r = put_bytes(c, piece.iov_base, piece.iov_len);
-        if (r < 0)
-            return done ? (ssize_t)done : -1;
-        done += (size_t)r;
-        if ((size_t)r < piece.iov_len)
-            break;
-    }
-    return (ssize_t)done;
-}
-
-/* The newlines in the first n bytes of iov[0..cnt), as the level-2
- * summaries count lines (the diversion, the guard's junk, what went
- * straight to stderr); *partial (unless NULL or n is 0): whether those
- * bytes end without one. */
-unsigned long long iov_lines(const struct iovec *iov, int cnt, size_t n, int *partial)
-{
-    unsigned long long lines = 0;
-    for (int i = 0; i < cnt && n; i++) {
-        size_t k = iov[i].iov_len < n ? iov[i].iov_len : n;
-        const char *c = iov[i].iov_base, *end = c + k;
-        while ((c = memchr(c, '\n', (size_t)(end - c))) != NULL) {
-            lines++;
-            c++;
-        }
-        if (k && partial)
-            *partial = ((const char *)iov[i].iov_base)[k - 1] != '\n';
-        n -= k;
-    }
-    return lines;
-}
+/* What reached the diversion through the write interposers (write,
+ * writev, pwrite, send...: lib/write.c routes them here), counted while the
+ * gate is shut, for the summary as it opens (shim.c).  C stdio writes its
+ * buffer with glibc-internal calls that no interposer sees (a full buffer,
+ * the flush as the gate opens): those bytes reach the diversion too but are
+ * not counted, hence "at least". */
+unsigned long long g_div_bytes, g_div_lines;
 
 /* n bytes went to the diversion: counted for diverted_summary(), and
  * traced at level 4.  Only the shut path pays. */
@@ -107,31 +61,6 @@ static void count_diverted(const void *p, size_t n, const char *how)
         char numbuf[24];
         say(4, how, ": ", NUM(n), " bytes to the diversion");
     }
-}
-
-/* Bytes the program was told are written: ours to write whole.  The
- * diversion (bounded) is given SG_STALL_MS without progress, by when its
- * drain reads and drops by itself; the wire is waited for, as the program
- * would wait for its client.  Returns how many went out. */
-size_t write_whole(int fd, const void *p, size_t n, int bounded)
-{
-    size_t done = 0;
-    int saved = errno;
-    while (done < n && fd >= 0) {
-        ssize_t r = REAL(write)(fd, (const char *)p + done, n - done);
-        if (r > 0) {
-            done += (size_t)r;
-        } else if (r < 0 && errno == EAGAIN) {
-            struct pollfd q = { .fd = fd, .events = POLLOUT };
-            int w = poll(&q, 1, bounded ? SG_STALL_MS : -1);
-            if (w == 0 || (w < 0 && errno != EINTR))
-                break;
-        } else if (!(r < 0 && errno == EINTR)) {
-            break;
-        }
-    }
-    errno = saved;
-    return done;
 }
 
 /* ---- The hold: bytes that may begin an answer ---- */
@@ -197,9 +126,9 @@ static void divert_whole(int fd, const void *p, size_t n, const char *how)
  * else (the gate opened in another thread meanwhile) stderr itself. */
 static int settle_fd(void)
 {
-    if (LOAD(g_fd1_ours) && on_diversion(1))
+    if (LOAD(g_core.fd1_ours) && on_diversion(1))
         return 1;
-    return strcmp(g_div_name, "stderr") == 0 ? 2 : -1;
+    return strcmp(g_core.div_name, "stderr") == 0 ? 2 : -1;
 }
 
 /* What is held is junk (decided so, or at a decision point).  A frame
@@ -393,7 +322,7 @@ static void hold_orphans(const char *how)
 
 /* A call to the diversion, the gate shut: through the hold.  Returns what
  * the call returns: the bytes taken, plus what went out of the rest. */
-static ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, const char *how)
+ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, const char *how)
 {
     size_t total = iov_total(iov, cnt), taken = 0;
     int opened = 0;
@@ -405,7 +334,7 @@ static ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, cons
     }
     if (shut())
         taken = hold_feed(iov, cnt, c->fd, how, &opened);
-    if (taken < total && LOAD(g_state) == GATE_OPENING) {
+    if (taken < total && LOAD(g_core.state) == GATE_OPENING) {
         /* Another thread began to open the gate after this call found it
          * shut (while it waited for the hold, say): fd 1 is the diversion
          * until the gate is open, and the rest of the call, an answer
@@ -434,216 +363,6 @@ static ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, cons
     ssize_t r = put_range(c, iov, cnt, taken, total);
     return r >= 0 ? (ssize_t)(taken + (size_t)r) : taken ? (ssize_t)taken : -1;
 }
-
-/* Does this call go to the diversion while the gate is shut?  A vfork
- * child writes no shared state: its writes go where they point. */
-static int to_diversion(int fd)
-{
-    if (unlikely(LOAD(g_state) == GATE_OPENING) && !in_vfork_child() && is_diversion(fd))
-        wait_while_opening();
-    return shut() && is_diversion(fd) && !in_vfork_child();
-}
-
-/* Where a write goes: as it is, through the fail-safe (the diversion, the
- * gate shut) or through the guard (the wire, lib/guard.c). */
-enum { AS_IS, FAILSAFE, GUARD };
-
-static int write_route(int fd, const struct iovec *iov, int cnt)
-{
-    if (to_diversion(fd))
-        return FAILSAFE;
-    return guarding() && guard_fd(fd) && !guard_whole(iov, cnt) ? GUARD : AS_IS;
-}
-
-static ssize_t routed_call(int route, struct put *c, const struct iovec *iov, int cnt,
-                           const char *how)
-{
-    return route == FAILSAFE ? divert_call(c, iov, cnt, how) : guard_call(c, iov, cnt, how);
-}
-
-/* The write entry points: the readers' fast path, with the guard's word
- * beside the gate's (minding()): one load more. */
-#define WRITER(ret, name, params, args, ...) FAST_PATH(minding, ret, name, params, args, __VA_ARGS__)
-
-#define FD_WRITER(name, params, args, kind_, offset)                            \
-    WRITER(ssize_t, name, params, args, {                                       \
-        struct iovec v = { (void *)buf, n };                                    \
-        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
-        int route = write_route(fd, &v, 1);                                     \
-        if (route == AS_IS)                                                     \
-            return REAL(name) args;                                             \
-        return routed_call(route, &c, &v, 1, #name);                            \
-    })
-FD_WRITER(write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
-FD_WRITER(__write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
-FD_WRITER(pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off), PUT_PWRITE, off)
-FD_WRITER(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, n, off), PUT_PWRITE, off)
-
-/* pwritev2 with offset -1 writes at the file position, as writev does. */
-#define IOV_WRITER(name, params, args, kind_, offset)                           \
-    WRITER(ssize_t, name, params, args, {                                       \
-        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
-        int route = write_route(fd, iov, cnt);                                  \
-        if (route == AS_IS)                                                     \
-            return REAL(name) args;                                             \
-        return routed_call(route, &c, iov, cnt, #name);                         \
-    })
-IOV_WRITER(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), PUT_WRITE, 0)
-IOV_WRITER(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off),
-           PUT_PWRITE, off)
-IOV_WRITER(pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off),
-           PUT_PWRITE, off)
-IOV_WRITER(pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int fl),
-           (fd, iov, cnt, off, fl), off == -1 ? PUT_WRITE : PUT_PWRITE, off)
-IOV_WRITER(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, int fl),
-           (fd, iov, cnt, off, fl), off == -1 ? PUT_WRITE : PUT_PWRITE, off)
-
-/* A diversion onto stderr may be no socket: what the program sends there
- * goes with write(2) (divert_whole); once the gate is open, the rest goes
- * with the program's own call. */
-#define SEND_WRITER(name, params, args, address, address_len)                   \
-    WRITER(ssize_t, name, params, args, {                                       \
-        struct iovec v = { (void *)buf, n };                                    \
-        struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,            \
-                         .addr = (address), .alen = (address_len) };            \
-        int route = write_route(fd, &v, 1);                                     \
-        if (route == AS_IS)                                                     \
-            return REAL(name) args;                                             \
-        return routed_call(route, &c, &v, 1, #name);                            \
-    })
-SEND_WRITER(send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags), NULL, 0)
-SEND_WRITER(__send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags), NULL, 0)
-SEND_WRITER(sendto, (int fd, const void *buf, size_t n, int flags, const struct sockaddr *a,
-                     socklen_t alen), (fd, buf, n, flags, a, alen), a, alen)
-
-/* Descriptors passed in a message (SCM_RIGHTS) go to another process,
- * maybe one outside every tree the library is in: `flatpak-spawn --host`
- * and `systemd-run --pipe` hand their stdio to a service that way.  Such a
- * service is a program the library cannot enter: like one started at exec
- * (lib/exec.c), it gets the wire in place of the diversion, unguarded but
- * working, or its answers would go to stderr.  The replacing is done in a
- * copy of the control data (on the stack, or mapped when larger), with a
- * copy of the wire taken under the wire lock (a gate opening meanwhile
- * closes g_wire, not the number sent); the program's message and its own
- * descriptors are untouched.  Once the gate is open, fd 1 is the wire
- * already and goes as it is; what the other process writes there passes
- * no guard (said at level 2).  The message's bytes always go as they are. */
-#define CONTROL_ON_STACK 256
-#define CONTROL_MAX ((size_t)64 * 1024)
-
-/* Is fd one the program knows as stdout: the diversion while the gate is
- * shut, the wire once it is open (the same bookkeeping)? */
-static int passed_stdout(int fd)
-{
-    return is_diversion(fd) && (shut() ? on_diversion(fd) == 1 : is(fd, &g_wire_id));
-}
-
-/* Calls fn on each descriptor of msg's SCM_RIGHTS messages (a descriptor
- * fn changes is written back), stopping at the first for which it returns
- * more than 0 (returned). */
-static int each_passed(const struct msghdr *msg, int (*fn)(int *slot, int arg), int arg)
-{
-    const char *end = (const char *)msg->msg_control + msg->msg_controllen;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
-        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))
-            continue;
-        char *data = (char *)CMSG_DATA(c);
-        size_t len = c->cmsg_len - CMSG_LEN(0);
-        if (data > end)
-            break;
-        if (len > (size_t)(end - data))
-            len = (size_t)(end - data);
-        for (size_t at = 0; at + sizeof(int) <= len; at += sizeof(int)) {
-            int fd, was, r;
-            memcpy(&fd, data + at, sizeof fd);
-            was = fd;
-            r = fn(&fd, arg);
-            if (fd != was)      /* (only in our copy: the program's may be read-only) */
-                memcpy(data + at, &fd, sizeof fd);
-            if (r > 0)
-                return r;
-        }
-    }
-    return 0;
-}
-
-/* each_passed: 1 at stdout. */
-static int find_stdout(int *slot, int unused)
-{
-    (void)unused;
-    return passed_stdout(*slot);
-}
-
-/* each_passed: stdout becomes the wire copy. */
-static int put_wire(int *slot, int wire)
-{
-    if (passed_stdout(*slot))
-        *slot = wire;
-    return 0;
-}
-
-/* msg with the diversion replaced by the wire; -2 if it could not be
- * (then the message goes as it is). */
-static ssize_t send_with_wire(int fd, const struct msghdr *msg, int flags)
-{
-    char small[CONTROL_ON_STACK] __attribute__((aligned(__alignof__(struct cmsghdr))));
-    size_t n = msg->msg_controllen;
-    int held = lock_wire();
-    int wire = shut() ? high_dup(LOAD(g_wire)) : -1;
-    unlock_wire(held);
-    if (wire < 0)
-        return -2;
-    char *copy = small;
-    if (n > sizeof small) {
-        void *p = n <= CONTROL_MAX ? mmap(NULL, n, PROT_READ | PROT_WRITE,
-                                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
-        if (p == MAP_FAILED) {
-            REAL(close)(wire);
-            return -2;
-        }
-        copy = p;
-    }
-    memcpy(copy, msg->msg_control, n);
-    struct msghdr mine = *msg;
-    mine.msg_control = copy;
-    (void)each_passed(&mine, put_wire, wire);
-    ssize_t r = REAL(sendmsg)(fd, &mine, flags);
-    int err = errno;
-    REAL(close)(wire);
-    if (copy != small)
-        munmap(copy, n);
-    errno = err;
-    return r;
-}
-
-static ssize_t send_control(int fd, const struct msghdr *msg, int flags)
-{
-    if (unlikely(LOAD(g_state) == GATE_OPENING) && !in_vfork_child())
-        wait_while_opening();
-    if (!msg->msg_control || !each_passed(msg, find_stdout, 0))
-        return REAL(sendmsg)(fd, msg, flags);
-    ssize_t r = shut() ? send_with_wire(fd, msg, flags) : -2;
-    if (r != -2)
-        say(2, "sendmsg: stdout passed to another process: it gets the wire (what it writes "
-               "there is not guarded)");
-    else if (shut())
-        say(1, "sendmsg: cannot give the wire to another process in place of stdout: what it "
-               "writes there goes to stderr");
-    else    /* the gate is open: fd 1 and its copies are the wire */
-        say(2, "sendmsg: the wire passed to another process: what it writes there is not guarded");
-    return r != -2 ? r : REAL(sendmsg)(fd, msg, flags);
-}
-
-WRITER(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), (fd, msg, flags), {
-    if (msg->msg_controllen != 0)
-        return send_control(fd, msg, flags);
-    struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,
-                     .addr = msg->msg_name, .alen = msg->msg_namelen };
-    int route = write_route(fd, msg->msg_iov, (int)msg->msg_iovlen);
-    if (route == AS_IS)
-        return REAL(sendmsg)(fd, msg, flags);
-    return routed_call(route, &c, msg->msg_iov, (int)msg->msg_iovlen, "sendmsg");
-})
 
 /* C stdio: what sits in stdout's buffer goes through the hold as one
  * write, and is taken out of the buffer; if its answer opened the gate,

@@ -28,7 +28,7 @@ int is(int fd, const struct identity *id)
  * detector: in a vfork child nothing is stdin. */
 int is_stdin(int fd)
 {
-    int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child();
+    int saved = errno, r = is(fd, &g_core.stdin_id) && !in_vfork_child();
     errno = saved;
     return r;
 }
@@ -46,11 +46,11 @@ int same_open_file(int a, int b)
  * interposer sees (freopen, daemon), has made its own choice. */
 int on_diversion(int fd)
 {
-    int div = LOAD(g_div), saved = errno, r = -1;
+    int div = LOAD(g_core.div), saved = errno, r = -1;
     if (div >= 0)
         r = same_open_file(fd, div);
     if (r < 0)
-        r = is(fd, &g_div_id);
+        r = is(fd, &g_core.div_id);
     if (r == 0)
         r = on_reopened(fd);
     errno = saved;
@@ -59,6 +59,45 @@ int on_diversion(int fd)
 
 /* ------------------------------------------------------------------ */
 /* Copies of the diversion. */
+
+static unsigned long g_copies_static[TRACKED_STATIC / WORD_BITS];
+static unsigned long *g_copies = g_copies_static;
+static unsigned long g_tracked = TRACKED_STATIC;
+static unsigned long g_top;  /* highest copy ever set, plus one */
+int g_ncopies;
+
+/* The copies bitmap, one bit per descriptor the process may ever have. */
+void map_copies(void)
+{
+    struct rlimit rl;
+    unsigned long bits = TRACKED_MAX;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && rl.rlim_max < bits)
+        bits = (unsigned long)rl.rlim_max;
+    if (bits <= TRACKED_STATIC)
+        return;
+    bits = (bits + WORD_BITS - 1) / WORD_BITS * WORD_BITS;
+    void *p = mmap(NULL, bits / 8, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    g_copies = p;
+    g_tracked = bits;
+}
+
+/* Calls fn(fd, arg) for each copy of the diversion in [first, last]. */
+void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg)
+{
+    size_t words = (LOAD(g_top) + WORD_BITS - 1) / WORD_BITS;
+    for (size_t w = first / WORD_BITS; w < words && LOAD(g_ncopies) > 0; w++) {
+        unsigned long bits = LOAD(g_copies[w]);
+        while (bits) {
+            unsigned fd = (unsigned)(w * WORD_BITS) + (unsigned)__builtin_ctzl(bits);
+            bits &= bits - 1;
+            if (fd >= first && fd <= last)
+                fn((int)fd, arg);
+        }
+    }
+}
 
 static int is_copy(int fd)
 {
@@ -100,7 +139,7 @@ void set_copy(int fd, int on)
 /* Does fd point at the diversion, as far as the program knows? */
 int is_diversion(int fd)
 {
-    return (fd == 1 && LOAD(g_fd1_ours)) || is_copy(fd);
+    return (fd == 1 && LOAD(g_core.fd1_ours)) || is_copy(fd);
 }
 
 /* ------------------------------------------------------------------ */
@@ -124,7 +163,7 @@ int high_dup(int fd)
     return -1;
 }
 
-/* The wire lock.  Whatever reads g_wire or g_div and then uses or closes
+/* The wire lock.  Whatever reads g_core.wire or g_core.div and then uses or closes
  * the number, and whatever changes what fd 1 or a copy points at while the
  * gate is shut, holds it: open_gate, release_if_unused, moving a private
  * descriptor, the copies bookkeeping, a descriptor of ours being closed,
@@ -134,6 +173,8 @@ int high_dup(int fd)
  * gives up after a while and goes on unlocked, as before there was a lock.
  * A vfork child never takes it (it writes no shared state; its descriptor
  * table is its own, so nothing it does to descriptors races the parent). */
+static int g_wire_busy;
+
 int lock_wire(void)
 {
     return in_vfork_child() ? 0 : spin_lock(&g_wire_busy);
@@ -145,9 +186,15 @@ void unlock_wire(int held)
         __atomic_store_n(&g_wire_busy, 0, __ATOMIC_RELEASE);
 }
 
+/* A fork child has one thread: nobody holds the lock in it. */
+void wire_lock_after_fork(void)
+{
+    STORE(g_wire_busy, 0);
+}
+
 static int is_private(int fd)
 {
-    return fd >= 0 && (fd == LOAD(g_wire) || fd == LOAD(g_div) || fd == LOAD(g_err) ||
+    return fd >= 0 && (fd == LOAD(g_core.wire) || fd == LOAD(g_core.div) || fd == LOAD(g_core.err) ||
                        fd == LOAD(g_drain_in));
 }
 
@@ -156,8 +203,8 @@ static void move_private(int fd)
 {
     char numbuf[24], to[24];
     int held = lock_wire(), moved = -2;
-    int *which = fd == LOAD(g_wire) ? &g_wire : fd == LOAD(g_div) ? &g_div
-               : fd == LOAD(g_err) ? &g_err : fd == LOAD(g_drain_in) ? &g_drain_in : NULL;
+    int *which = fd == LOAD(g_core.wire) ? &g_core.wire : fd == LOAD(g_core.div) ? &g_core.div
+               : fd == LOAD(g_core.err) ? &g_core.err : fd == LOAD(g_drain_in) ? &g_drain_in : NULL;
     if (which) {
         moved = high_dup(fd);
         if (moved >= 0) {
@@ -179,10 +226,10 @@ static void move_private(int fd)
 
 void drop_privates(void)
 {
-    int wire = LOAD(g_wire), div = LOAD(g_div), err = LOAD(g_err);
-    STORE(g_wire, -1);
-    STORE(g_div, -1);
-    STORE(g_err, -1);   /* (say_out polls first from now on) */
+    int wire = LOAD(g_core.wire), div = LOAD(g_core.div), err = LOAD(g_core.err);
+    STORE(g_core.wire, -1);
+    STORE(g_core.div, -1);
+    STORE(g_core.err, -1);   /* (say_out polls first from now on) */
     if (wire >= 0)
         REAL(close)(wire);
     if (div >= 0)
@@ -214,12 +261,12 @@ static void note_copy(int oldfd, int newfd)
         /* This child's fd table is its own: dropping the wire from it is
          * how it remembers that fd 1 left the diversion. */
         if (newfd == 1 && !div)
-            REAL(close)(LOAD(g_wire));
+            REAL(close)(LOAD(g_core.wire));
         return;
     }
     int held = lock_wire();
     if (newfd == 1)
-        STORE(g_fd1_ours, div);
+        STORE(g_core.fd1_ours, div);
     else
         set_copy(newfd, div);
     unlock_wire(held);
@@ -245,12 +292,12 @@ static void note_closed(int fd)
         return;
     if (in_vfork_child()) {
         if (fd == 1)
-            REAL(close)(LOAD(g_wire));
+            REAL(close)(LOAD(g_core.wire));
         return;
     }
     int held = lock_wire();
     if (fd == 1)
-        STORE(g_fd1_ours, 0);
+        STORE(g_core.fd1_ours, 0);
     else
         set_copy(fd, 0);
     unlock_wire(held);
@@ -363,7 +410,7 @@ static void note_range_closed(unsigned first, unsigned last)
  * [first, last] between them, in order. */
 static int close_range_around(unsigned first, unsigned last, int flags)
 {
-    int mine[4] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err), LOAD(g_drain_in) }, r = 0;
+    int mine[4] = { LOAD(g_core.wire), LOAD(g_core.div), LOAD(g_core.err), LOAD(g_drain_in) }, r = 0;
     unsigned lo = first, skip[4];
     for (int i = 0; i < 4; i++)         /* in order, -1 first */
         for (int j = i + 1; j < 4; j++)
@@ -409,7 +456,7 @@ EXPORT void closefrom(int low)
         REAL(closefrom)(low);
         return;
     }
-    if (!gated() || low < 0 || (LOAD(g_wire) < low && LOAD(g_div) < low && LOAD(g_err) < low &&
+    if (!gated() || low < 0 || (LOAD(g_core.wire) < low && LOAD(g_core.div) < low && LOAD(g_core.err) < low &&
                                 LOAD(g_drain_in) < low)) {
         REAL(closefrom)(low);
     } else {
@@ -425,10 +472,10 @@ EXPORT void closefrom(int low)
 EXPORT int daemon(int nochdir, int noclose)
 {
     int r = REAL(daemon)(nochdir, noclose);
-    if (minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) &&
-        (shut() ? !on_diversion(1) : !is(1, &g_wire_id))) {
+    if (minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_core.fd1_ours) &&
+        (shut() ? !on_diversion(1) : !is(1, &g_core.wire_id))) {
         int held = lock_wire();
-        STORE(g_fd1_ours, 0);
+        STORE(g_core.fd1_ours, 0);
         unlock_wire(held);
         release_if_unused();
     }

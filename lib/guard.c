@@ -59,13 +59,10 @@ static struct {
 #define BATCH 16                    /* iovecs a piece of a call is cut into */
 
 static int g_junk_discard;          /* --discard, or stderr is the wire: junk goes nowhere */
-static int g_log = -1;              /* STDIOGATE_LOG, appended to by this process after the gate */
-static char g_log_prefix[96];
-static size_t g_log_prefix_len;
-static int g_log_mid_line;
+static struct sg_log g_log = { .fd = -1 };     /* STDIOGATE_LOG, appended to after the gate */
 
 /* After the gate, fds.c's bookkeeping tracks copies of the wire where it
- * tracked copies of the diversion before: fd 1 (g_fd1_ours) and the
+ * tracked copies of the diversion before: fd 1 (g_core.fd1_ours) and the
  * bitmap. */
 int guard_fd(int fd)
 {
@@ -74,28 +71,17 @@ int guard_fd(int fd)
 
 /* ---- Junk: stderr, never waiting; the log ---- */
 
+/* What the log does not take now is lost, unsaid: it never holds up the
+ * server. */
+static void log_write(struct sg_log *log, const struct iovec *out, int n)
+{
+    (void)REAL(writev)(log->fd, out, n);
+}
+
 static void log_junk(const struct iovec *v, int n)
 {
     struct iovec out[2 * 8 + 1];
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        const unsigned char *p = v[i].iov_base, *e = p + v[i].iov_len;
-        while (p < e) {
-            const unsigned char *nl = memchr(p, '\n', (size_t)(e - p));
-            const unsigned char *end = nl ? nl + 1 : e;
-            if (k + 2 > (int)(sizeof out / sizeof *out)) {
-                (void)REAL(writev)(g_log, out, k);
-                k = 0;
-            }
-            if (!g_log_mid_line)
-                out[k++] = (struct iovec){ g_log_prefix, g_log_prefix_len };
-            out[k++] = (struct iovec){ (void *)p, (size_t)(end - p) };
-            g_log_mid_line = nl == NULL;
-            p = end;
-        }
-    }
-    if (k)
-        (void)REAL(writev)(g_log, out, k);
+    sg_log_junk(&g_log, v, n, out, (int)(sizeof out / sizeof *out), log_write);
 }
 
 /* One write to a stderr pipe whose reader may have gone: EPIPE, never the
@@ -132,8 +118,8 @@ ssize_t stderr_try(const struct iovec *v, int n)
 {
     struct stat st;
     ssize_t w = -1;
-    if (sg_fstat(2, &st) != 0 || (g_wire_id.valid && st.st_dev == g_wire_id.dev &&
-                               st.st_ino == g_wire_id.ino))
+    if (sg_fstat(2, &st) != 0 || (g_core.wire_id.valid && st.st_dev == g_core.wire_id.dev &&
+                               st.st_ino == g_core.wire_id.ino))
         return -1;      /* closed, or 2>&1: nothing of this may land on the wire */
     if (S_ISSOCK(st.st_mode)) {
         struct msghdr m = { .msg_iov = (struct iovec *)v, .msg_iovlen = (size_t)n };
@@ -176,13 +162,10 @@ static struct sg_backlog g_backlog;
 
 static void backlog_drain(void)
 {
-    struct iovec v = { g_backlog.buf + g_backlog.start, g_backlog.len };
-    ssize_t w = v.iov_len ? stderr_try(&v, 1) : 0;
-    if (w < 0) {        /* stderr is gone: nobody will take it */
-        __atomic_add_fetch(&g_junk.dropped, (unsigned long long)g_backlog.len, __ATOMIC_RELAXED);
-        w = (ssize_t)g_backlog.len;
-    }
-    sg_backlog_taken(&g_backlog, (size_t)w);
+    int gone;
+    size_t n = sg_backlog_drain(&g_backlog, stderr_try, &gone);
+    if (gone)           /* nobody will take it */
+        __atomic_add_fetch(&g_junk.dropped, (unsigned long long)n, __ATOMIC_RELAXED);
 }
 
 /* At exit and exec the process cannot wait for stderr as the filter does
@@ -271,7 +254,7 @@ static void junk_out(const struct iovec *v, int n, enum junk_caller by)
         __atomic_add_fetch(&g_junk.bytes, (unsigned long long)total, __ATOMIC_RELAXED);
         __atomic_add_fetch(&g_junk.lines, lines, __ATOMIC_RELAXED);
         STORE(g_junk.partial, partial);
-        if (g_log >= 0 && by == BY_OWNER)
+        if (g_log.fd >= 0 && by == BY_OWNER)
             log_junk(v, n);
     }
     if (!g_junk_discard) {
@@ -308,21 +291,6 @@ struct feed {
     struct iovec junk[BATCH];   /* decided junk, not written yet */
     int njunk;
 };
-
-/* Bytes [from, to) of the call copied to out; how many. */
-static size_t iov_copy(const struct iovec *iov, int cnt, size_t from, size_t to, unsigned char *out)
-{
-    size_t pos = 0, n = 0;
-    for (int i = 0; i < cnt && pos < to; pos += iov[i].iov_len, i++) {
-        size_t len = iov[i].iov_len;
-        if (pos + len <= from)
-            continue;
-        size_t a = from > pos ? from - pos : 0, b = to - pos < len ? to - pos : len;
-        memcpy(out + n, (const char *)iov[i].iov_base + a, b - a);
-        n += b - a;
-    }
-    return n;
-}
 
 /* The wire took part of a message: the rest is owed.  Whose write came
  * back short, and with which signal mask: only that thread, outside a
@@ -365,22 +333,6 @@ static int owed_retry(const struct iovec *iov, int cnt)
     return memcmp(head, g_hold.owed_sig, n) == 0;
 }
 
-/* The slice [from, to) of the call, as iovecs into out (at most max). */
-int iov_slice(const struct iovec *iov, int cnt, size_t from, size_t to, struct iovec *out, int max)
-{
-    size_t pos = 0;
-    int n = 0;
-    for (int i = 0; i < cnt && pos < to && n < max; pos += iov[i].iov_len, i++) {
-        size_t len = iov[i].iov_len;
-        if (pos + len <= from)
-            continue;
-        size_t a = from > pos ? from - pos : 0, b = to - pos < len ? to - pos : len;
-        if (b > a)
-            out[n++] = (struct iovec){ (char *)iov[i].iov_base + a, b - a };
-    }
-    return n;
-}
-
 static ssize_t put_call(struct feed *f, size_t from, size_t to)
 {
     f->c->off = f->off0 + (off64_t)from;
@@ -410,7 +362,7 @@ static int check_fd(struct feed *f)
 {
     if (!f->checked) {
         int saved = errno;
-        f->checked = is(f->c->fd, &g_wire_id) ? 1 : -1;
+        f->checked = is(f->c->fd, &g_core.wire_id) ? 1 : -1;
         errno = saved;
     }
     return f->checked > 0;
@@ -538,7 +490,7 @@ static ssize_t not_the_wire(struct feed *f, const struct sg_stream *before)
     char numbuf[24];
     int fd = f->c->fd, held = lock_wire();
     if (fd == 1)
-        STORE(g_fd1_ours, 0);
+        STORE(g_core.fd1_ours, 0);
     else
         set_copy(fd, 0);
     unlock_wire(held);
@@ -979,7 +931,7 @@ static void close_copy(int fd, int unused)
  * program's writes them any more), then stderr gets the junk. */
 static void wire_let_go(void)
 {
-    if (LOAD(g_fd1_ours))
+    if (LOAD(g_core.fd1_ours))
         REAL(close)(1);
     each_copy(0, ~0U, close_copy, 0);
 }
@@ -1033,35 +985,26 @@ void guard_settle(const char *how, enum settle at)
 static void log_open(void)
 {
     const char *path = sg_env_log(env_value(SG_ENV_LOG));
-    char name[32] = "server", numbuf[24];
-    if (!path || g_log >= 0)
+    char name[32] = "server";
+    if (!path || g_log.fd >= 0)
         return;
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
+    int fd = open(path, SG_LOG_OPEN_FLAGS, 0666);
     if (fd < 0) {
         say(1, "cannot open the log ", path, " (", err_name(errno), "): not logging after the gate");
         return;
     }
-    g_log = high_dup(fd);
+    g_log.fd = high_dup(fd);
     REAL(close)(fd);
     if (syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0) != 0)
         memcpy(name, "server", 7);
-    const char *parts[] = { name, "[", NUM(getpid()), "]: " };
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
-        size_t len = 0;
-        while (parts[i][len] && len < sizeof g_log_prefix - 1 - n)
-            len++;
-        memcpy(g_log_prefix + n, parts[i], len);
-        n += len;
-    }
-    g_log_prefix_len = n;
+    sg_log_prefix(&g_log, name, (long)getpid());
 }
 
 /* The guard starts: when the gate opens, or at start in a program handed
  * the wire after its parent's gate opened. */
 void guard_start(const char *why)
 {
-    g_junk_discard = sg_env_discard(env_value(SG_ENV_DISCARD)) || is(2, &g_wire_id) ||
+    g_junk_discard = sg_env_discard(env_value(SG_ENV_DISCARD)) || is(2, &g_core.wire_id) ||
                      REAL(fcntl)(2, F_GETFD) < 0;
     log_open();
     STORE(g_guard, 1);

@@ -42,6 +42,8 @@
 
 static struct sg_drain_counters *g_drain;
 static int g_drain_lazy;            /* the pipe was made lazy (start_drain) */
+pid_t g_helper;                      /* the helper's parent this process started, until reaped */
+pid_t g_helper_inherited;            /* one started before an exec (the marker's :pid) */
 pid_t g_helper_pid;                  /* the helper itself (for diagnostics) */
 char g_helper_path[4096];           /* beside this library; "" if unknown */
 static char g_helper_as[24];        /* this process's pid, for the helper's argv */
@@ -274,14 +276,14 @@ static void drain_to_null(int from)
     if (null < 0)
         return;
     int held = lock_wire();
-    if (LOAD(g_fd1_ours) && on_diversion(1))
+    if (LOAD(g_core.fd1_ours) && on_diversion(1))
         copy_to_null(1, null);
     each_copy(0, ~0U, copy_to_null, null);
-    int div = LOAD(g_div);
+    int div = LOAD(g_core.div);
     if (div >= 0)
         (void)REAL(dup3)(null, div, O_CLOEXEC);
-    identify(null, &g_div_id);
-    g_div_name = "/dev/null";
+    identify(null, &g_core.div_id);
+    g_core.div_name = "/dev/null";
     STORE(g_drain_in, from);
     unlock_wire(held);
     REAL(close)(null);
@@ -383,7 +385,7 @@ void wait_drained(void)
     struct timespec ms = { 0, 1000000 };
     char numbuf[24];
     int queued = 0;
-    if (!d || !is(1, &g_div_id) || ioctl(1, FIONREAD, &queued) != 0)
+    if (!d || !is(1, &g_core.div_id) || ioctl(1, FIONREAD, &queued) != 0)
         return;
     unsigned long long mark = LOAD(d->taken) + (unsigned long long)queued;
     for (int i = 0; i < DRAIN_WAIT_MS; i++) {
@@ -444,11 +446,11 @@ static void copy_to_stderr(int fd, int unused)
 static void end_diversion(void)
 {
     int held = lock_wire();
-    if (LOAD(g_fd1_ours) && on_diversion(1))
+    if (LOAD(g_core.fd1_ours) && on_diversion(1))
         copy_to_stderr(1, 0);
     each_copy(0, ~0U, copy_to_stderr, 0);
-    int div = LOAD(g_div);
-    STORE(g_div, -1);
+    int div = LOAD(g_core.div);
+    STORE(g_core.div, -1);
     if (div >= 0)
         REAL(close)(div);
     unlock_wire(held);
@@ -468,7 +470,7 @@ void helper_at_exit(void)
      * the last flush writes to stderr directly. */
     if (drain_pending())
         drain_now("exit");
-    if ((LOAD(g_helper) || LOAD(g_drain_in) >= 0) && shut() && LOAD(g_fd1_ours)) {
+    if ((LOAD(g_helper) || LOAD(g_drain_in) >= 0) && shut() && LOAD(g_core.fd1_ours)) {
         wait_drained();
         end_diversion();
     }
@@ -499,7 +501,7 @@ void helper_fini(void)
 {
     if (!helper_pending())
         return;     /* (every process that merely loaded the library) */
-    if ((LOAD(g_helper) || LOAD(g_drain_in) >= 0) && shut() && LOAD(g_fd1_ours) &&
+    if ((LOAD(g_helper) || LOAD(g_drain_in) >= 0) && shut() && LOAD(g_core.fd1_ours) &&
         !in_vfork_child())
         flush_stdout();
     helper_at_exit();

@@ -51,11 +51,12 @@
 
 #include "../protocol/detect.h"
 #include "../env.h"
-#include "../backlog.h"
+#include "../junk.h"
 #include "../helper.h"
 #include "../quiet.h"
 #include "../inspect.h"
 #include "../stall.h"
+#include "iov.h"
 
 /* Every symbol version the library needs costs each process that loads it
  * a lookup in libc's version table (issue 35's load): these few calls are
@@ -279,36 +280,31 @@ enum spawn_kind { SPAWN_UNKNOWN, SPAWN_DUP2, SPAWN_ON_FD, SPAWN_ELSEWHERE };
 /* Everything declared from here on is internal to the library. */
 #pragma GCC visibility push(hidden)
 
-/* The state, defined (and each piece described) in shim.c, and what
- * shim.c gives the other files. */
-extern int g_state;
-extern int g_wire;
-extern int g_div;
-extern int g_fd1_ours;
-extern pid_t g_pid;
-extern int g_level;
-extern int g_log_ok;
-extern int g_err;
-extern pid_t g_helper;
-extern pid_t g_helper_inherited;
-extern struct identity g_wire_id, g_stdin_id, g_div_id;
-extern const char *g_div_name;
+/* The wire and the diversion in this process: the state shim.c keeps
+ * (g_core), written by the constructor before any other thread exists, then
+ * only with atomics, and never by a vfork child. */
+struct core {
+    int state;                      /* enum gate; 0 before the constructor: pass-through */
+    int wire;                       /* private descriptor holding the wire */
+    int div;                        /* private descriptor holding the diversion (or -1) */
+    int fd1_ours;                   /* fd 1 still points at our diversion */
+    pid_t pid;                      /* the process the state belongs to */
+    int err;                        /* private non-blocking handle on stderr (a pipe), or -1 */
+    struct identity wire_id;        /* the wire, as the marker names it */
+    struct identity stdin_id;       /* stdin at start */
+    struct identity div_id;         /* the diversion */
+    int div_flags;                  /* status flags of the diversion at start */
+    const char *div_name;           /* what the diversion is, for diagnostics */
+};
+extern struct core g_core;
+
+/* The rest of the state defined in shim.c, and what shim.c gives the other
+ * files. */
 extern char g_marker[80];
 extern char *g_marker_out;
 void hand_marker(void);
 extern char *g_marker_guarded;
-extern unsigned long *g_copies;
-extern unsigned long g_tracked;
-extern unsigned long g_top;
-extern int g_ncopies;
-extern struct sg_detect g_detect;
-extern int g_client_framing;
-extern int g_detect_busy;
-extern unsigned long long g_detect_bytes;
-extern int g_wire_busy;
 void flush_stdout(void);
-void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg);
-extern unsigned long long g_div_bytes, g_div_lines;
 int open_gate_with(const char *how, unsigned long long bytes, int eof,
                    const struct iovec *first, int nfirst);
 void open_gate(const char *how, unsigned long long bytes, int eof);
@@ -317,19 +313,19 @@ void release_if_unused(void);
 
 static inline int gated(void)
 {
-    return unlikely(__atomic_load_n(&g_state, __ATOMIC_RELAXED) != GATE_OPEN);
+    return unlikely(__atomic_load_n(&g_core.state, __ATOMIC_RELAXED) != GATE_OPEN);
 }
 
 static inline int shut(void)
 {
-    return LOAD(g_state) == GATE_SHUT;
+    return LOAD(g_core.state) == GATE_SHUT;
 }
 
 /* A vfork child shares our memory: it must leave the state alone.  fork
  * children get their own pid through the atfork handler. */
 static inline int in_vfork_child(void)
 {
-    return getpid() != LOAD(g_pid);
+    return getpid() != LOAD(g_core.pid);
 }
 
 /* ------------------------------------------------------------------ */
@@ -347,6 +343,8 @@ char *env_value(const char *name);
 /* ------------------------------------------------------------------ */
 /* lib/say.c: diagnostics. */
 
+extern int g_level;
+extern int g_log_ok;
 char *fmt_num(char *end, unsigned long long v);
 void say_line(int level, const char *first, ...);
 const char *err_name(int e);
@@ -397,18 +395,24 @@ static inline int spin_lock(int *busy)
 
 int lock_wire(void);
 void unlock_wire(int held);
+void wire_lock_after_fork(void);
+extern int g_ncopies;
+void map_copies(void);
+void each_copy(unsigned first, unsigned last, void (*fn)(int, int), int arg);
 void drop_privates(void);
 void fd_closed(int fd);
 
 /* ------------------------------------------------------------------ */
-/* lib/reads.c: the read paths on stdin. */
+/* lib/reads.c: the read paths on stdin, and the first message's detector. */
 
-size_t iov_total(const struct iovec *iov, int cnt);
-unsigned long long iov_lines(const struct iovec *iov, int cnt, size_t n, int *partial);
+extern int g_client_framing;        /* enum sg_protocol: the first message's */
+void detect_start(void);
 
 /* ------------------------------------------------------------------ */
 /* lib/helper.c: the drain. */
 
+extern pid_t g_helper;            /* the helper's parent this process started, until reaped */
+extern pid_t g_helper_inherited;  /* one started before an exec (the marker's :pid) */
 extern pid_t g_helper_pid;
 extern char g_helper_path[4096];
 extern int g_auto_strict;         /* lib/exec.c: start programs we cannot enter under the filter */
@@ -439,8 +443,8 @@ int strict_pending(void);
 void strict_fini(int flush);
 
 /* ------------------------------------------------------------------ */
-/* lib/failsafe.c: the fail-safe, and what it shares with the guard: the
- * hold, and putting the bytes of a call out the way the program asked. */
+/* lib/write.c: the write path: the entry points, where a call goes, and
+ * putting its bytes out the way the program asked. */
 
 enum put_kind { PUT_WRITE, PUT_PWRITE, PUT_SEND };
 
@@ -450,6 +454,15 @@ struct put {
     const struct sockaddr *addr;    /* PUT_SEND: sendto's address */
     socklen_t alen;
 };
+
+ssize_t put_bytes(struct put *c, const void *p, size_t n);
+ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to);
+size_t write_whole(int fd, const void *p, size_t n, int bounded);
+int to_diversion(int fd);
+
+/* ------------------------------------------------------------------ */
+/* lib/failsafe.c: the fail-safe, and what it shares with the guard: the
+ * hold. */
 
 /* The stream of what the program writes on fd 1 and its copies, through
  * the classifier (detect.h), for the whole session: before the gate (the
@@ -470,10 +483,8 @@ struct hold {
     unsigned char buf[SG_HOLD_MAX];
 };
 extern struct hold g_hold;
+extern unsigned long long g_div_bytes, g_div_lines;
 
-ssize_t put_bytes(struct put *c, const void *p, size_t n);
-ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to);
-size_t write_whole(int fd, const void *p, size_t n, int bounded);
 /* The calling thread, without a system call (a vfork child's is its
  * parent's thread's: it never takes the hold). */
 static inline unsigned long this_thread(void)
@@ -484,6 +495,7 @@ int hold_lock_how(int try);
 void hold_unlock(void);
 void hold_forget(void);
 void hold_settle(const char *how, int try);
+ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, const char *how);
 void stdout_through_hold(const char *how);
 
 /* ------------------------------------------------------------------ */
@@ -502,7 +514,6 @@ int guard_fd(int fd);
 int guard_whole(const struct iovec *iov, int cnt);
 ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *how);
 ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt);
-int iov_slice(const struct iovec *iov, int cnt, size_t from, size_t to, struct iovec *out, int max);
 ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *how);
 enum settle { SETTLE_SPAWN, SETTLE_EXEC, SETTLE_EXIT };
 void guard_settle(const char *how, enum settle at);
@@ -517,7 +528,7 @@ static inline int guarding(void)
  * shut, or the guard on? */
 static inline int minding(void)
 {
-    return unlikely((__atomic_load_n(&g_state, __ATOMIC_RELAXED) |
+    return unlikely((__atomic_load_n(&g_core.state, __ATOMIC_RELAXED) |
                      __atomic_load_n(&g_guard, __ATOMIC_RELAXED)) != 0);
 }
 

@@ -8,6 +8,17 @@
 /* ------------------------------------------------------------------ */
 /* Watching stdin. */
 
+static struct sg_detect g_detect;
+int g_client_framing;               /* enum sg_protocol: the first message's */
+static int g_detect_busy;
+static unsigned long long g_detect_bytes;
+
+/* The constructor diverts: the first message is to be found. */
+void detect_start(void)
+{
+    sg_detect_init(&g_detect);
+}
+
 static int lock_detector(void)
 {
     return spin_lock(&g_detect_busy);
@@ -83,14 +94,6 @@ static void saw(const void *buf, size_t asked, ssize_t r, const char *how)
     if (r >= 0 && (r > 0 || asked > 0) && shut())
         feed(buf, (size_t)r, how);
     unwatch();
-}
-
-size_t iov_total(const struct iovec *iov, int cnt)
-{
-    size_t total = 0;
-    for (int i = 0; i < cnt; i++)
-        total += iov[i].iov_len;
-    return total;
 }
 
 static void saw_iov(const struct iovec *iov, int cnt, ssize_t r, const char *how)

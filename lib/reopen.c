@@ -82,7 +82,7 @@ int on_reopened(int fd)
 
 static void close_if_wire(int fd)
 {
-    if (is(fd, &g_wire_id))
+    if (is(fd, &g_core.wire_id))
         REAL(close)(fd);
 }
 
@@ -118,14 +118,14 @@ static void point_one_at_wire(struct reopened *e)
 {
     char numbuf[24];
     int prog = e->prog, wire = e->wire;
-    /* The private copies are not shielded from close_range as g_wire and
-     * g_div are: one the program closed is made up for by the file's
-     * identity and by g_wire (still open: drop_privates comes after). */
+    /* The private copies are not shielded from close_range as g_core.wire and
+     * g_core.div are: one the program closed is made up for by the file's
+     * identity and by g_core.wire (still open: drop_privates comes after). */
     int r = same_open_file(prog, e->standin);
     if (r < 0)
-        r = is(prog, &g_div_id);
-    if (!is(wire, &g_wire_id))
-        wire = LOAD(g_wire);
+        r = is(prog, &g_core.div_id);
+    if (!is(wire, &g_core.wire_id))
+        wire = LOAD(g_core.wire);
     if (r != 1 || wire < 0)
         return;   /* closed behind our back (a raw system call) and reused */
     int fl = REAL(fcntl)(prog, F_GETFL);
@@ -172,7 +172,7 @@ void drop_reopened(void)
         e->epfd = -1;
         __atomic_fetch_sub(&g_nreopened, 1, __ATOMIC_ACQ_REL);
         close_if_wire(wire);
-        if (is(standin, &g_div_id))   /* else the program's by now */
+        if (is(standin, &g_core.div_id))   /* else the program's by now */
             REAL(close)(standin);
     }
 }
@@ -229,12 +229,12 @@ static int open_real(enum opener how, int dirfd, const char *path, int flags, mo
 
 /* A new open file on the wire, opened with the caller's flags and moved
  * high; -1 with the open's errno.  The wire is copied under the lock first
- * (open_gate may close g_wire), and opened outside it: opening a FIFO may
+ * (open_gate may close g_core.wire), and opened outside it: opening a FIFO may
  * block, as it would unwrapped. */
 static int open_wire(int flags, mode_t mode)
 {
     char path[40] = "/proc/self/fd/", numbuf[24];
-    int held = lock_wire(), wire = shut() ? LOAD(g_wire) : -1;
+    int held = lock_wire(), wire = shut() ? LOAD(g_core.wire) : -1;
     int copy = wire >= 0 ? high_dup(wire) : -1;
     unlock_wire(held);
     if (copy < 0) {
@@ -357,7 +357,7 @@ static int names_diversion(int dirfd, const char *path)
 static int open_guarded(enum opener how, int dirfd, const char *path, int flags, mode_t mode)
 {
     int fd = open_real(how, dirfd, path, flags, mode), saved = errno;
-    if (fd >= 0 && !in_vfork_child() && is(fd, &g_wire_id)) {
+    if (fd >= 0 && !in_vfork_child() && is(fd, &g_core.wire_id)) {
         int held = lock_wire();
         set_copy(fd, 1);
         unlock_wire(held);
@@ -473,7 +473,7 @@ static int mode_flags(const char *mode)
 
 static void watch_if_wire(FILE *fp)
 {
-    if (fp && !in_vfork_child() && is(fileno(fp), &g_wire_id)) {
+    if (fp && !in_vfork_child() && is(fileno(fp), &g_core.wire_id)) {
         int held = lock_wire();
         set_copy(fileno(fp), 1);
         unlock_wire(held);

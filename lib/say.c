@@ -7,6 +7,9 @@
 /* ------------------------------------------------------------------ */
 /* Diagnostics: one write(2) per line, no stdio, no heap. */
 
+int g_level = 1;             /* STDIOGATE_DEBUG */
+int g_log_ok = 1;            /* fd 2 was open at start */
+
 char *fmt_num(char *end, unsigned long long v)
 {
     *--end = '\0';
@@ -30,7 +33,7 @@ static void say_out(const char *line, size_t n)
 {
     struct stat st, mine;
     ssize_t w = -1;
-    int fd = LOAD(g_err);
+    int fd = LOAD(g_core.err);
     if (sg_fstat(2, &st) != 0)
         return;
     if (S_ISSOCK(st.st_mode)) {

@@ -40,12 +40,12 @@ static struct lease g_leases[LEASES];
 
 /* 1: this task shares its parent's memory (a vfork child); 0: it does not;
  * -1: cannot tell (kcmp denied, as in Docker's default seccomp profile).
- * Where the bookkeeping knows (g_pid, kept right by the atfork handler of
+ * Where the bookkeeping knows (g_core.pid, kept right by the atfork handler of
  * a process that diverts or guards), it answers first. */
 static int shares_parent_memory(void)
 {
     pid_t me = getpid();
-    if (me == LOAD(g_pid))
+    if (me == LOAD(g_core.pid))
         return 0;
     long r = syscall(SYS_kcmp, me, getppid(), KCMP_VM, 0, 0);
     return r == 0 ? 1 : r > 0 ? 0 : -1;

@@ -101,7 +101,7 @@ EXPORT int system(const char *line)
     if (shut() && line)
         drain_now("system");   /* the shell writes to the diversion unseen */
     if (!line || !guarding() || in_vfork_child() || line[0] == '-' || line[0] == '+' ||
-        (fl = REAL(fcntl)(1, F_GETFD)) < 0 || (fl & FD_CLOEXEC) || !is(1, &g_wire_id))
+        (fl = REAL(fcntl)(1, F_GETFD)) < 0 || (fl & FD_CLOEXEC) || !is(1, &g_core.wire_id))
         return REAL(system)(line);
     say(3, "system: the shell starts on the wire with the guard");
     return run_shell(line);

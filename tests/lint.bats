@@ -55,7 +55,7 @@ load lint_helpers
         sort >"$BATS_TEST_TMPDIR/env.h"
     [ "$(wc -l <"$BATS_TEST_TMPDIR/env.h")" -ge 9 ]
     # no C file of the library, the filter or the checker spells one in a string of its own
-    run grep -nE '"(STDIOGATE_[A-Z_]|LD_PRELOAD)' ./*.c lib/*.[ch] check/*.[ch] helper.h quiet.h stall.h backlog.h inspect.h
+    run grep -nE '"(STDIOGATE_[A-Z_]|LD_PRELOAD)' ./*.c lib/*.[ch] check/*.[ch] helper.h quiet.h stall.h junk.h inspect.h
     [ "$status" -eq 1 ] || { echo "spelled outside env.h (use its SG_ENV_ names):"; echo "$output"; false; } >&2
     # the wrapper names exactly env.h's variables
     { grep -oE 'STDIOGATE_[A-Z_]+' stdiogate; echo LD_PRELOAD; } | sort -u >"$BATS_TEST_TMPDIR/wrapper"

@@ -15,7 +15,7 @@
 #                test would mean nothing, so such a test kills nothing)
 #   -f FILE      run only the mutations of this source file (shim.c, lib/fds.c
 #                or fds.c..., protocol/detect.h, env.h, filter.c, check/main.c, check/wrapper.c,
-#                check/report.c, check/protocol.c, inspect.c, backlog.h,
+#                check/report.c, check/protocol.c, inspect.c, junk.h,
 #                stdiogate, doctor/stdiogate-doctor; repeatable)
 #   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable).
 #                Default: for each mutation, the test files that exercise its
@@ -47,7 +47,7 @@ set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The library is shim.c and the files under lib/.
-SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')quiet.h backlog.h protocol/detect.h env.h filter.c check/main.c check/wrapper.c check/report.c check/protocol.c inspect.c inspect.h stdiogate doctor/stdiogate-doctor"
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')quiet.h junk.h protocol/detect.h env.h filter.c check/main.c check/wrapper.c check/report.c check/protocol.c inspect.c inspect.h stdiogate doctor/stdiogate-doctor"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation), take minutes (real servers from npm), or
 # install what `make packages` built from the real tree, not from the copy
@@ -63,12 +63,13 @@ first_files() {
         lib/helper.c|lib/internal.h|lib/strict.c|quiet.h) echo "setups_stderr.bats helper_process.bats" ;;
         lib/system.c) echo "helper_process.bats guard_session.bats" ;;
         lib/stdout.c) echo "helper_process.bats guard_session.bats" ;;
-        backlog.h) echo "guard_session.bats mutants_filter.bats strict_edges.bats strict_faults.bats" ;;
         lib/guard.c|lib/transfer.c) echo "guard_threads.bats guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
-        lib/failsafe.c) echo "gate_race.bats core_failsafe.bats tree_fdpass.bats classifier_wide.bats" ;;
+        lib/failsafe.c) echo "gate_race.bats core_failsafe.bats classifier_wide.bats" ;;
+        lib/write.c) echo "gate_race.bats core_failsafe.bats tree_fdpass.bats families_write.bats guard_session.bats" ;;
         lib/interpreters.c) echo "setups_interpreters.bats setups_wrapper.bats core_python.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
+        junk.h) echo "guard_session.bats mutants_filter.bats strict_edges.bats strict_faults.bats setups_stderr.bats" ;;
         filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
         env.h) echo "mutants_check.bats setups_wrapper.bats core_diagnostics.bats mutants_filter.bats strict_wrapper.bats" ;;
         check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
@@ -91,7 +92,7 @@ lib/reads.c | ignore-recv | recv/recvfrom are not watched |         int watched 
 lib/reads.c | ignore-fgets | fgets and friends are not watched |         stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \ |         stdio_done(&c_);                                        \
 lib/reads.c | ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
 lib/reads.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
-lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
+lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_core.stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
 lib/interpreters.c | interp-with-guard | the interpreters' stdout is unbuffered in default mode too (a Python server's every write a system call) |     if (!shut() \|\| LOAD(g_guard_wanted) \|\| !slash \|\| |     if (!shut() \|\| !slash \|\|
 lib/interpreters.c | interp-every-time | getenv answers for ever, not once (Ruby's ENV["RUBYOPT"] shows ours) |         char *a = __atomic_exchange_n(&g_answers[i], NULL, __ATOMIC_ACQ_REL);\n        if (a)\n            __atomic_sub_fetch(&g_unanswered, 1, __ATOMIC_ACQ_REL); |         char *a = LOAD(g_answers[i]);
 lib/interpreters.c | interp-any-program | every program gets every answer (Ruby's ENV["PYTHONUNBUFFERED"] is "1") |     return dlsym(RTLD_DEFAULT, g_runtimes[interpreter]) != NULL; |     return g_runtimes[interpreter] != NULL;
@@ -107,31 +108,31 @@ shim.c | copies-stay-diverted | copies of the diverted fd 1 do not follow it ont
 lib/fds.c | dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
 lib/fds.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking())\n        note_copy(fd, r); |     if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking() && 0)\n        note_copy(fd, r);
 lib/fds.c | wire-closable | close() may close the private wire |     if (gated() && is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
-lib/fds.c | close-range-kills-wire | close_range closes the private wire |     int mine[4] = { LOAD(g_wire), LOAD(g_div), LOAD(g_err), LOAD(g_drain_in) }, r = 0; |     int mine[4] = { -1, -1, -1, -1 }, r = 0;
+lib/fds.c | close-range-kills-wire | close_range closes the private wire |     int mine[4] = { LOAD(g_core.wire), LOAD(g_core.div), LOAD(g_core.err), LOAD(g_drain_in) }, r = 0; |     int mine[4] = { -1, -1, -1, -1 }, r = 0;
 lib/fds.c | no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
 lib/fds.c | private-low | the private wire sits at the lowest free descriptor (3) |     long top = 1000; |     long top = 3;
 shim.c | terminal-ok | a terminal on fd 2 takes the diversion (Node reopens it) |     if (isatty(2))\n        return 0; |     if (0)\n        return 0;
-shim.c | stderr-is-wire-ok | 2>&1 puts the junk back on the wire |     if (is(2, &g_wire_id))\n        return 0; |     if (0)\n        return 0;
+shim.c | stderr-is-wire-ok | 2>&1 puts the junk back on the wire |     if (is(2, &g_core.wire_id))\n        return 0; |     if (0)\n        return 0;
 shim.c | go-not-detected | Go programs are diverted forever |     dl_iterate_phdr(main_program_is_go, &found); |     (void)main_program_is_go;
 lib/exec.c | exec-not-restored | a failed exec leaves fd 1 on the wire |         REAL(dup2)(x->saved, 1); |         (void)0;
 shim.c | handback-no-exit | a failed hand-back answers on stderr instead of exiting 1 |             _exit(1); |             (void)0;
 shim.c | nonblock-not-carried | Node's O_NONBLOCK on the diversion is not carried to the wire |     carry_nonblock(wire); |     (void)carry_nonblock;
-lib/internal.h | vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_pid); |     return 0;
+lib/internal.h | vfork-unaware | a vfork child writes the parent's state |     return getpid() != LOAD(g_core.pid); |     return 0;
 lib/fds.c | close-range-past-last | close_range(first, last) also closes descriptors above last, up to a private one |         if (mine[i] < 0 || skip[i] < lo || skip[i] > last) |         if (mine[i] < 0 || skip[i] < lo)
 lib/fds.c | identity-ino-only | identity is the inode number alone, whatever the device |     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino; |     return id->valid && identify(fd, &here) && here.ino == id->ino;
 lib/reads.c | empty-read-opens | a stdio reader returning nothing without end of file opens the gate |     if (!n && feof_unlocked(fp) && shut()) |     if (!n && shut())
 lib/exec.c | handoff-leaks-saved | the program exec'd with the wire also inherits a copy of the diversion |     x->saved = REAL(fcntl)(1, F_DUPFD_CLOEXEC, 3); |     x->saved = REAL(fcntl)(1, F_DUPFD, 3);
 lib/fds.c | diversion-by-identity | the program's own /dev/null on fd 1 is taken for the diversion (no kcmp) |         r = same_open_file(fd, div); |         r = -1 + 0 * same_open_file(fd, div);
-shim.c | copies-below-4096 | copies of fd 1 at 4096 and above are not tracked |     if (bits <= TRACKED_STATIC)\n        return; |     if (1)\n        return;
+lib/fds.c | copies-below-4096 | copies of fd 1 at 4096 and above are not tracked |     if (bits <= TRACKED_STATIC)\n        return; |     if (1)\n        return;
 lib/internal.h | cloexec-lost | fd 1's FD_CLOEXEC is lost when the gate opens (and a copy's, when it is pointed elsewhere) |     return REAL(dup3)(to, fd, (fl > 0 && (fl & FD_CLOEXEC)) ? O_CLOEXEC : 0); |     return REAL(dup3)(to, fd, (fl > 0 && (fl & FD_CLOEXEC) && 0) ? O_CLOEXEC : 0);
-lib/exec.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_fd1_ours) && fl >= 0 && on_diversion(1) &&
+lib/exec.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_core.fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_core.fd1_ours) && fl >= 0 && on_diversion(1) &&
 lib/exec.c | env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
 shim.c | flush-inside-stdio | the gate flushes stdout under the code a signal handler interrupted |     if (stdout_locked_here()) { |     if (stdout_locked_here() && 0) {
-lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_stdin_id);
-lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) && |     if (0 && minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_fd1_ours) &&
+lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_core.stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_core.stdin_id);
+lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_core.fd1_ours) && |     if (0 && minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_core.fd1_ours) &&
 shim.c | secure-ignored | under secure execution the library still diverts |     if (gained_privileges())\n        return; |     if (0)\n        return;
-lib/failsafe.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_fd1_ours) && !in_vfork_child();
-lib/failsafe.c | fdpass-diversion-sent | a descriptor of the diversion passed with SCM_RIGHTS goes as it is (the service outside the tree answers on stderr) |     *slot = wire; |     (void)wire;
+lib/write.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_core.fd1_ours) && !in_vfork_child();
+lib/write.c | fdpass-diversion-sent | a descriptor of the diversion passed with SCM_RIGHTS goes as it is (the service outside the tree answers on stderr) |     *slot = wire; |     (void)wire;
 shim.c | failsafe-loud | the fail-safe's warning is not said at level 1 |         say(1, "the server answered before |         say(2, "the server answered before
 shim.c | bun-not-detected | Bun programs are diverted forever |     if (valid && is(1, &wire) && !seen && is_bun_program()) { |     if (0 && valid && is(1, &wire) && !seen && is_bun_program()) {
 lib/reads.c | peek-count | bytes read again after ungetc stepped back count as new input |     return a->pushed + (g_buf.fed > a->point ? (size_t)(g_buf.fed - a->point) : 0); |     return a->pushed;
@@ -167,8 +168,8 @@ shim.c | summary-at-least | level 2's summary counts only what went through writ
 # exec or spawn, which the wait keeps for at most DRAIN_WAIT_MS); killed
 # since by setups_stderr.bats' "helper held back" tests, which stop the
 # helper and continue it at the wait's level-3 line, not at a time.
-lib/helper.c | no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_div_id) || ioctl(1, FIONREAD, &queued) != 0)\n        return; |     if (1)\n        return;
-shim.c | say-blocks | the library's diagnostics wait for room on a full stderr pipe |     STORE(g_err, high); |     (void)REAL(fcntl)(high, F_SETFL, 0);\n    STORE(g_err, high);
+lib/helper.c | no-drain-wait | opening the gate, exec and exit do not wait for the drain |     if (!d || !is(1, &g_core.div_id) || ioctl(1, FIONREAD, &queued) != 0)\n        return; |     if (1)\n        return;
+shim.c | say-blocks | the library's diagnostics wait for room on a full stderr pipe |     STORE(g_core.err, high); |     (void)REAL(fcntl)(high, F_SETFL, 0);\n    STORE(g_core.err, high);
 lib/helper.c | helper-never-reaped | the library never reaps the helper's parent (a zombie where pid 1 does not reap) |     if (pid <= 0 || in_vfork_child())\n        return 1; |     if (1)\n        return 1;
 lib/helper.c | exit-keeps-diversion | at exit fd 1 stays on the helper's pipe (the helper outlives the server, unreaped) |         end_diversion(); |         if (0)\n            end_diversion();
 lib/internal.h | lazy-never-carries | a write to the diversion does not start the lazy helper (2 MiB before the gate: a hang) |     if (__builtin_expect(__atomic_load_n(&g_drain_in, __ATOMIC_RELAXED) >= 0, 0))\n        drain_now(why); |     (void)why;
@@ -205,7 +206,7 @@ lib/guard.c | guard-tail-lost | the unfinished end of a call (a message written 
 lib/guard.c | guard-owed-classified | the rest of a message the wire took only part of is classified again when the program writes it (junk) |     if (g_hold.owed) {      /* the call begins with it (apart_from_open) */ |     if (0 && g_hold.owed) {      /* the call begins with it (apart_from_open) */
 lib/guard.c | guard-whole-any-size | a large message takes the lock-free path too: the rest the wire did not take is not owed (a handler's message lands inside it, the rest goes to stderr) |         LOAD(g_queue.len) \|\| LOAD(g_backlog.len) \|\| iov_total(iov, cnt) > PIPE_BUF) |         LOAD(g_queue.len) \|\| LOAD(g_backlog.len))
 lib/guard.c | guard-no-queue | a signal handler's message is written at once, inside the message it interrupted |     if (queue && queue_add(f->iov, f->cnt, from, to)) { |     if (0 && queue && queue_add(f->iov, f->cnt, from, to)) {
-lib/guard.c | guard-stale-fd-kept | a descriptor the program pointed elsewhere by itself (freopen) stays guarded: its junk goes to stderr |         f->checked = is(f->c->fd, &g_wire_id) ? 1 : -1; |         f->checked = 1;
+lib/guard.c | guard-stale-fd-kept | a descriptor the program pointed elsewhere by itself (freopen) stays guarded: its junk goes to stderr |         f->checked = is(f->c->fd, &g_core.wire_id) ? 1 : -1; |         f->checked = 1;
 lib/guard.c | guard-held-kept-at-exit | an unfinished line held at exit or exec is not put on stderr |     if (g_hold.len) {\n        struct iovec v = { g_hold.buf, g_hold.len }; |     if (0) {\n        struct iovec v = { g_hold.buf, g_hold.len };
 lib/guard.c | guard-backlog-full-drops | junk that does not fit in the backlog is dropped at once while stderr is being read (a 3 MiB log line cut at 1 MiB) |     while (total - skip > sizeof g_backlog.buf - g_backlog.len) { |     while (0 && total - skip > sizeof g_backlog.buf - g_backlog.len) {
 lib/guard.c | guard-queue-fixed | the queue of messages written apart from a message the wire takes slowly does not grow: past 256 KiB a signal handler's message lands inside the answer |     while (cap < waiting + n && cap < QUEUE_MAX) |     while (0 && cap < waiting + n && cap < QUEUE_MAX)
@@ -238,8 +239,8 @@ shim.c | open-gate-first-reversed | the pieces of the answer that opens the gate
 shim.c | open-gate-first-dropped | the answer that opens the gate is not written at all |     for (int i = 0; i < nfirst; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0); |     for (int i = 0; i < nfirst && 0; i++)\n        write_whole(wire, first[i].iov_base, first[i].iov_len, 0);
 shim.c | exit-work-in-destructor | the exit work runs in the destructor: what the program's own libraries write at exit, after it, is lost or unguarded |     if (in_vfork_child() \|\| !exit_after_destructors(stdiogate_exit)) |     if (1 \|\| !exit_after_destructors(stdiogate_exit))
 shim.c | exit-work-not-strict | a process under the filter has no exit work: the pipe is never let go, the filter never reaped |     return gated() \|\| guarding() \|\| helper_pending() \|\| strict_pending(); |     return gated() \|\| guarding() \|\| helper_pending();
-lib/failsafe.c | failsafe-rest-while-opening | a write that waited for the hold while another thread began to open the gate puts its rest (an answer) on the diversion |     if (taken < total && LOAD(g_state) == GATE_OPENING) { |     if (0) {
-lib/failsafe.c | summary-lines-uncounted | the level-2 summaries count no lines |             lines++;\n            c++; |             c++;
+lib/failsafe.c | failsafe-rest-while-opening | a write that waited for the hold while another thread began to open the gate puts its rest (an answer) on the diversion |     if (taken < total && LOAD(g_core.state) == GATE_OPENING) { |     if (0) {
+lib/iov.h | summary-lines-uncounted | the level-2 summaries count no lines |             lines++;\n            c++; |             c++;
 # ---- detect.h: the first-message detector
 protocol/detect.h | detect-cr-not-blank | a CR before the first message is not skipped (it starts a line) |     return c == ' ' || c == '\\t' || c == '\\r' || c == '\\n'; |     return c == ' ' || c == '\\t' || c == '\\n';
 protocol/detect.h | detect-name-short | a header named "content-lengt" is taken for Content-Length, the real one is not |             d->length_line = d->name_len == sizeof name - 1; |             d->length_line = d->name_len == sizeof name - 2;
@@ -294,7 +295,7 @@ filter.c equivalent | filter-stderr-cloexec | the filter's handle on stderr is n
 filter.c | filter-socket-blocking | junk sent to a stderr socket may block the filter (MSG_DONTWAIT dropped) |         w = sendmsg(g_err.fd, &m, MSG_DONTWAIT \| MSG_NOSIGNAL); |         w = sendmsg(g_err.fd, &m, MSG_NOSIGNAL);
 filter.c | filter-held-forgotten | a candidate that goes on in the next read loses its first part |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);\n        nheld += (size_t)n - undecided; |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);
 filter.c | filter-end-held-lost | a candidate cut short by the server's exit is dropped, not junk |     if (sg_stream_end(&s) == SG_JUNK) { |     if (sg_stream_end(&s) == SG_WIRE) {
-filter.c | filter-log-unprefixed | the log's lines are not prefixed with the server's name and pid |             if (!g_log.mid_line)\n                out[n++] = (struct iovec){ g_log.prefix, g_log.prefix_len }; |             if (0)\n                out[n++] = (struct iovec){ g_log.prefix, g_log.prefix_len };
+junk.h | filter-log-unprefixed | the log's lines are not prefixed with the server's name and pid |             if (!log->mid_line)\n                out[k++] = (struct iovec){ log->prefix, log->prefix_len }; |             if (0)\n                out[k++] = (struct iovec){ log->prefix, log->prefix_len };
 filter.c | filter-drain-lines-uncounted | the helper does not count the lines it took (level 2 says 0 lines) |     __atomic_add_fetch(&g_counters->lines, lines, __ATOMIC_RELEASE); |     (void)lines;
 filter.c | filter-partial-uncounted | the exit line does not count a junk line without its newline |     g_stats.partial = p[n - 1] != '\\n'; |     g_stats.partial = 0;
 filter.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
@@ -391,10 +392,10 @@ stdiogate | wrapper-check-missing-ok | a missing stdiogate-check is not said (CO
 # and checker share it now), ind-filter-discard-any-value from filter.c's
 # strcmp(e, "1") to its call of sg_env_discard.
 lib/say.c | ind-say-level-off-by-one | at the default level 1 every level-1 warning (e.g. 'the server answered before stdiogate saw the client's first message end', 'cannot start the helper') is silent; -v shows only level-1 lines | if (level > g_level \|\| !g_log_ok) | if (level >= g_level \|\| !g_log_ok)
-shim.c | ind-divert-ignores-2to1 | a server run as `stdiogate cmd 2>&1` (stderr is the wire) has its startup banner diverted to stderr, i.e. straight onto the wire: the client reads junk before the first answer |     /* 2>&1 would put the junk right back on the wire. */\n    if (is(2, &g_wire_id))\n        return 0;\n | 
+shim.c | ind-divert-ignores-2to1 | a server run as `stdiogate cmd 2>&1` (stderr is the wire) has its startup banner diverted to stderr, i.e. straight onto the wire: the client reads junk before the first answer |     /* 2>&1 would put the junk right back on the wire. */\n    if (is(2, &g_core.wire_id))\n        return 0;\n | 
 lib/reads.c | ind-recvmsg-peek-counted | a server that peeks stdin with recvmsg(MSG_PEEK) before reading has the gate opened by the peek: output written between the peek and the real read is no longer diverted (reaches the wire under --gate-only), and level 2 says 'gate opened by recvmsg' too early |     int watched = gated() && !(flags & MSG_PEEK) && watch(fd);\n    ssize_t r = REAL(recvmsg)(fd, msg, flags); |     int watched = gated() && watch(fd);\n    ssize_t r = REAL(recvmsg)(fd, msg, flags);
 lib/reads.c | ind-zero-length-read-is-eof | a server that calls read(0, buf, 0) (a readiness probe) before the first message has the gate opened 'at end of input': its later startup banner is no longer diverted (on the wire with --gate-only; level 2 says the gate opened at end of input after 0 bytes) | if (r >= 0 && (r > 0 \|\| asked > 0) && shut()) | if (r >= 0 && (r >= 0 \|\| asked > 0) && shut())
-lib/failsafe.c | ind-write-whole-bounds-swapped | a server whose stderr is a pipe nobody reads hangs for ever at startup writing its banner (instead of dropping it after 5 s), and an answer put on a slow wire at the gate is cut after 5 s (the client hangs on a partial message) | int w = poll(&q, 1, bounded ? SG_STALL_MS : -1); | int w = poll(&q, 1, bounded ? -1 : SG_STALL_MS);
+lib/write.c | ind-write-whole-bounds-swapped | a server whose stderr is a pipe nobody reads hangs for ever at startup writing its banner (instead of dropping it after 5 s), and an answer put on a slow wire at the gate is cut after 5 s (the client hangs on a partial message) | int w = poll(&q, 1, bounded ? SG_STALL_MS : -1); | int w = poll(&q, 1, bounded ? -1 : SG_STALL_MS);
 lib/failsafe.c | ind-failsafe-answer-pieces-swapped | an answer that opens the gate through the fail-safe and was written in two calls (a Content-Length header, then its body; or a JSON line in two writes) reaches the wire with the second piece first: the client gets a garbled frame and hangs | struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } }; | struct iovec answer[2] = { { (void *)(p + off), k }, { g_hold.buf, g_hold.len } };
 env.h | ind-debug-level-4-rejected | STDIOGATE_DEBUG=4 (or -vvv) prints a spurious 'STDIOGATE_DEBUG=4 is not a level from 0 to 4: using 4' warning on stderr from every process | if (v[0] >= '0' && v[0] <= '4' && !v[1]) { | if (v[0] >= '0' && v[0] <= '3' && !v[1]) {
 lib/fds.c | ind-high-dup-loses-cloexec | the private copy of the wire (and the other private descriptors) is inherited by every program the server starts: a background child that outlives the server keeps the client's stdout open, so the client never sees end of file after the server exits (hang) | int r = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, (int)top); | int r = REAL(fcntl)(fd, F_DUPFD, (int)top);
@@ -408,7 +409,7 @@ lib/guard.c equivalent | ind-fifo-write-sigpipe-kept | after the gate, junk writ
 lib/guard.c | ind-guard-settle-drops-held-line | a last line without a newline printed after the gate (e.g. printf("bye") before exit) vanishes: it never reaches stderr (nor the log), bytes lost |         junk_out(&v, 1, BY_OWNER);\n        g_hold.len = 0;\n        (void)sg_stream_end(&g_hold.s); |         (void)v;\n        g_hold.len = 0;\n        (void)sg_stream_end(&g_hold.s);
 lib/guard.c | ind-guard-summary-partial-line | at level 2 the exit summary miscounts lines: junk without a final newline is reported as 'kept 5 bytes in 0 lines off the wire' | unsigned long long n = LOAD(g_junk.lines) + (unsigned)LOAD(g_junk.partial); | unsigned long long n = LOAD(g_junk.lines);
 lib/stdout.c | ind-puts-drops-newline | after the gate, a server that answers with puts(json) sends its message without the newline: the client never sees the message end and hangs (and the next message is glued to it) | int r = stream_put(stdout, s, n, "puts") \|\| stream_put(stdout, "\\n", 1, "puts"); | int r = stream_put(stdout, s, n, "puts");
-backlog.h | ind-backlog-append-ignores-start | when stderr is slow and junk queues up (the guard's or the filter's backlog), later junk overwrites earlier waiting junk: stderr shows lines garbled, duplicated or out of order | __builtin_memcpy(b->buf + b->start + b->len, | __builtin_memcpy(b->buf + b->len,
+junk.h | ind-backlog-append-ignores-start | when stderr is slow and junk queues up (the guard's or the filter's backlog), later junk overwrites earlier waiting junk: stderr shows lines garbled, duplicated or out of order | __builtin_memcpy(b->buf + b->start + b->len, | __builtin_memcpy(b->buf + b->len,
 quiet.h | ind-quiet-pid-sign | the middle reports the program's pid un-negated, so the starter takes it for an errno: --strict says 'cannot start the filter: running without it' (junk then reaches the wire) and the default mode's helper 'cannot start' (startup output lost to /dev/null) | int told = -(int)child; | int told = (int)child;
 protocol/detect.h | ind-content-length-case-sensitive | the standard header 'Content-Length' (capitalised) is not recognised: an LSP/DAP client's first message opens the gate before its body is read, and every frame the server writes is classified junk and goes to stderr: the LSP client hangs | sg_lower(c) == (unsigned char)name[d->name_len] | c == (unsigned char)name[d->name_len]
 protocol/detect.h | ind-error-answer-not-answer | a server that reads stdin in a way stdiogate cannot see and answers the first request with a JSON-RPC error: the error never opens the gate, it goes to stderr, and the client waits for ever | return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); | return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & SGK_RESULT);
