@@ -126,13 +126,13 @@ ssize_t stderr_try(const struct iovec *v, int n)
         do
             w = REAL(sendmsg)(2, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
         while (w < 0 && errno == EINTR);
-        return w;
+        return w < 0 && errno == EAGAIN ? 0 : w;    /* full, not gone: it takes nothing now */
     }
     if (!S_ISFIFO(st.st_mode)) {
         do
             w = REAL(writev)(2, v, n);
         while (w < 0 && errno == EINTR);
-        return w;
+        return w < 0 && errno == EAGAIN ? 0 : w;
     }
     size_t done = 0;
     for (int i = 0; i < n; i++) {
@@ -160,12 +160,19 @@ ssize_t stderr_try(const struct iovec *v, int n)
  * what stderr takes and drops the rest). */
 static struct sg_backlog g_backlog;
 
+/* stderr took nothing for SG_STALL_MS: junk that does not fit in the
+ * backlog is dropped at once from then on, until stderr takes bytes again
+ * (stall.h: the filter's rule). */
+static int g_junk_stalled;
+
 static void backlog_drain(void)
 {
     int gone;
     size_t n = sg_backlog_drain(&g_backlog, stderr_try, &gone);
     if (gone)           /* nobody will take it */
         __atomic_add_fetch(&g_junk.dropped, (unsigned long long)n, __ATOMIC_RELAXED);
+    else if (n)
+        g_junk_stalled = 0;
 }
 
 /* At exit and exec the process cannot wait for stderr as the filter does
@@ -225,10 +232,20 @@ static void backlog_keep(const struct iovec *v, int n, size_t skip)
                 break;          /* stderr is gone */
             skip += (size_t)w;
         }
-        if (w > 0 || g_backlog.len < waiting)
+        if (w > 0 || g_backlog.len < waiting) {
+            g_junk_stalled = 0;
             continue;
+        }
+        if (g_junk_stalled)
+            break;
         struct pollfd p = { .fd = 2, .events = POLLOUT };
         int r = poll(&p, 1, SG_STALL_MS);
+        if (r == 0) {
+            char numbuf[24];
+            g_junk_stalled = 1;
+            say(2, "guard: stderr took nothing for ", NUM(SG_STALL_MS / 1000),
+                " s: output kept off the wire is dropped (and counted) until it takes again");
+        }
         if (r == 0 || (r < 0 && errno != EINTR))
             break;
     }

@@ -55,7 +55,7 @@ kind_row() {
         # every byte, but not in order: the startup junk waits in the helper
         # for a reader that waits for the first answer (the gate waits for
         # the helper a bounded time only), the junk after it may pass it
-        stalled/*) [ "$(sort "$ERR")" = "$(printf '%s' "$JUNK_BYTES$post" | sort)" ] || { show_run; false; } ;;
+        stalled/*|socket-stalled/*) [ "$(sort "$ERR")" = "$(printf '%s' "$JUNK_BYTES$post" | sort)" ] || { show_run; false; } ;;
         tty/*) assert_stderr_lacks write-junk printf-junk
                [ "$(grep -c 'stderr is a terminal' "$ERR")" = 1 ] || { show_run; false; } ;;
     esac
@@ -63,7 +63,7 @@ kind_row() {
 
 @test "setups: every kind of stderr (pipe, socket, file, tty, /dev/null, closed, reader gone, full, stalled then read) in every mode: the answers exactly, the status as unwrapped, the junk where stderr can be read" {
     local rows=() k m
-    for k in pipe socket file tty devnull closed pipe-gone socket-gone pipe-full stalled; do
+    for k in pipe socket file tty devnull closed pipe-gone socket-gone pipe-full stalled socket-stalled; do
         for m in default strict gate-only; do rows+=("$k $m"); done
     done
     row_table kind_row "${rows[@]}"
@@ -88,4 +88,31 @@ gone_row() {
         for m in default strict gate-only; do rows+=("$k $m"); done
     done
     row_table gone_row "${rows[@]}"
+}
+
+# Three junk lines of 2 MiB after the first request, stderr a full pipe read
+# only once the answer is out (stalled): the first overflow of the guard's
+# backlog waits the stall time for stderr and finds it stalled; the next two
+# drop at once (one wait, not three: the filter's rule, stall.h); the answer
+# arrives.
+@test "setups: a stalled stderr is waited for once, not at every junk line that overflows the backlog" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >three_big.py <<'PY'
+import os, sys
+line = b"big-junk-" + b"x" * (2 * 1024 * 1024) + b"\n"
+req = sys.stdin.buffer.readline()
+for _ in range(3):
+    os.write(1, line)
+os.write(1, b'{"jsonrpc":"2.0","id":0,"result":{}}\n')
+PY
+    export FAM_SEND=$'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}\n'
+    # the waits counted under strace: a poll of stderr for the stall time
+    # that timed out
+    kind_run stalled strace -f -qq -e trace=poll -o "$BATS_TEST_TMPDIR/poll.trace" \
+        "$ROOT/stdiogate" "$PYTHON" three_big.py
+    assert_status 0
+    assert_stdout_bytes $'{"jsonrpc":"2.0","id":0,"result":{}}\n'
+    local waits
+    waits=$(grep -c 'fd=2, events=POLLOUT}], 1, 5000) = 0 (Timeout)' "$BATS_TEST_TMPDIR/poll.trace")
+    [ "$waits" = 1 ] || { echo "waits for stderr: $waits" >&2; grep 5000 "$BATS_TEST_TMPDIR/poll.trace" >&2; false; }
 }
