@@ -109,9 +109,10 @@ complete_words() {
 }
 
 @test "bash completion: --protocol's values, and the check's options after --check (#25)" {
-    [ "$(complete_words "$REPO/stdiogate" --protocol "" | tr '\n' ' ')" = "auto framed jsonl " ]
+    [ "$(complete_words "$REPO/stdiogate" --protocol "" | tr '\n' ' ')" = "auto dap framed jsonl lsp mcp " ]
     [ "$(complete_words "$REPO/stdiogate" --strict --protocol j)" = jsonl ]
-    [ "$(complete_words "$REPO/stdiogate" --check --protocol "" | tr '\n' ' ')" = "dap lsp mcp " ]
+    [ "$(complete_words "$REPO/stdiogate" --check --protocol "" | tr '\n' ' ')" = "auto dap framed jsonl lsp mcp " ]
+    [ "$(complete_words "$REPO/stdiogate" --protocol l)" = lsp ]
     # after --check: the check's options (from stdiogate --check --help), not the wrapper's
     "$REPO/stdiogate" --check --help | options >check-help.txt
     complete_words "$REPO/stdiogate" --check "" >offered.txt
