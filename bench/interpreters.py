@@ -31,7 +31,9 @@ default the last; "none" floats).  Ratios: the median of the per-round
 ratios, with a distribution-free 95% CI (bench/stats.py), of the wall time
 and of the CPU time (on a shared machine the CPU time is the steadier: the
 wall time also counts whoever else ran on that CPU).  Report: stdout
-and bench/out/interpreters.md.  --quick: 3 rounds, figures not meaningful.
+and bench/out/interpreters.md.  --quick: 3 rounds, figures not meaningful;
+--rounds N: N rounds; --only TEXT: only the items whose label has TEXT in it
+(any case), e.g. --only node.
 """
 import os
 import shutil
@@ -161,8 +163,15 @@ def report(items, times, targets, rounds, cpu):
 
 
 def main():
-    quick = "--quick" in sys.argv[1:]
+    args = sys.argv[1:]
+    quick = "--quick" in args
     rounds = 3 if quick else 15
+    only = ""
+    for i, a in enumerate(args):
+        if a == "--rounds" and i + 1 < len(args):
+            rounds = int(args[i + 1])
+        if a == "--only" and i + 1 < len(args):
+            only = args[i + 1].lower()
     cpu = os.environ.get("BENCH_CPU", "auto")
     if cpu != "none":
         cpus = sorted(os.sched_getaffinity(0))
@@ -179,6 +188,9 @@ def main():
                 label = "%s, %s messages" % (label, format(MESSAGES, ","))
             items.append((label, variants(run_server, argv)))
             targets[label] = target
+    items = [(label, vs) for label, vs in items if only in label.lower()]
+    if not items:
+        sys.exit("bench/interpreters.py: no item matches --only %s" % only)
     times = interleave(items, rounds)
     text = report(items, times, targets, rounds, cpu)
     write_report("interpreters.md", text)

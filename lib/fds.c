@@ -58,12 +58,9 @@ static unsigned long long not_stdin_key(int fd, unsigned long long epoch)
 /* A vfork child's reads are not the server's, and must not touch its
  * detector: in a vfork child nothing is stdin (and it keeps no answer: its
  * descriptors are not the parent's). */
-int is_stdin(int fd)
+__attribute__((noinline)) static int look_if_stdin(int fd, unsigned long long key,
+                                                   unsigned long long *slot)
 {
-    unsigned long long key = not_stdin_key(fd, LOAD(g_fd_epoch));
-    unsigned long long *slot = &g_not_stdin[(unsigned)fd % NOT_STDIN_SLOTS];
-    if (key && __atomic_load_n(slot, __ATOMIC_RELAXED) == key)
-        return 0;
     int saved = errno;
     errno = 0;
     /* sure: fstat answered, or said there is no such descriptor */
@@ -74,6 +71,15 @@ int is_stdin(int fd)
         __atomic_store_n(slot, key, __ATOMIC_RELAXED);
     errno = saved;
     return r;
+}
+
+int is_stdin(int fd)
+{
+    unsigned long long key = not_stdin_key(fd, LOAD(g_fd_epoch));
+    unsigned long long *slot = &g_not_stdin[(unsigned)fd % NOT_STDIN_SLOTS];
+    if (key && __atomic_load_n(slot, __ATOMIC_RELAXED) == key)
+        return 0;
+    return look_if_stdin(fd, key, slot);
 }
 
 /* 1: a and b are the same open file; 0: not; -1: cannot tell (no kcmp). */
