@@ -24,7 +24,7 @@ LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden $(VERSION_DEF)
 # LD_PRELOAD of a wrapped launcher never loads the library into it.
 CHECK    = stdiogate-check
 CHECK_SRC = check/main.c check/wrapper.c check/program.c check/protocol.c check/session.c check/output.c \
-	check/report.c check/json.c check/progress.c check/util.c inspect.c
+	check/report.c check/json.c check/progress.c check/util.c common/inspect.c
 FILTER   = stdiogate-filter
 # --check --config, --fix, --client: a Python script stdiogate-check execs.
 DOCTOR   = doctor/stdiogate-doctor
@@ -54,18 +54,18 @@ $(CHECK): $(CHECK_SRC) stdiogate | $(DEP_DIR)
 	$(CC) -D_GNU_SOURCE -MM -MP -MT $@ $(CHECK_SRC) >$(DEP_FILE)
 	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o $@ $(CHECK_SRC)
 
-$(FILTER): filter.c | $(DEP_DIR)
-	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) $(DEP_FLAGS) -o $@ filter.c -pthread
+$(FILTER): filter/filter.c | $(DEP_DIR)
+	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) $(DEP_FLAGS) -o $@ filter/filter.c -pthread
 
 $(DEP_DIR):
 	mkdir -p $@
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
-check-clang: $(LIB_SRC) lib/internal.h lib/iov.h protocol/detect.h env.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h quiet.h junk.h filter.c
+check-clang: $(LIB_SRC) lib/internal.h lib/iov.h protocol/detect.h common/env.h $(CHECK_SRC) check/check.h common/inspect.h common/stall.h common/helper.h common/quiet.h common/junk.h filter/filter.c
 	@tests/need.sh check-clang clang:clang
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
-	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter.c -pthread
+	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter/filter.c -pthread
 	rm -f clang-$(LIB) clang-$(CHECK) clang-$(FILTER)
 
 examples: $(EXAMPLES)
@@ -156,8 +156,9 @@ TEST_DEPS = test-tools all fixtures examples
 # What each C target includes (see DEP_DIR above).
 -include $(wildcard $(DEP_DIR)/*.d)
 # A source that is gone, named by a list written before it went (make would
-# stop there): check.c is check/*.c since #23.
-check.c:
+# stop there): check.c is check/*.c since #23; filter.c and inspect.c moved
+# to filter/ and common/ in #46.
+check.c filter.c inspect.c:
 
 test: $(TEST_DEPS)
 	bats $(call bats_jobs,$(TEST_JOBS)) tests

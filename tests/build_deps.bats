@@ -105,20 +105,20 @@ expect() {
 
 @test "build deps: stall.h rebuilds the library and the filter" {
     cd "$TREE"
-    expect stall.h libstdiogate.so stdiogate-filter \
-        $(includers "tests/fixtures/*.c tests/fixtures/*.cpp" stall.h)
+    expect common/stall.h libstdiogate.so stdiogate-filter \
+        $(includers "tests/fixtures/*.c tests/fixtures/*.cpp" common/stall.h)
 }
 
 @test "build deps: env.h rebuilds the library, the filter and the checker" {
     cd "$TREE"
-    expect env.h libstdiogate.so stdiogate-filter stdiogate-check \
-        $(includers "tests/fixtures/*.c tests/fixtures/*.cpp" env.h)
+    expect common/env.h libstdiogate.so stdiogate-filter stdiogate-check \
+        $(includers "tests/fixtures/*.c tests/fixtures/*.cpp" common/env.h)
 }
 
 @test "build deps: inspect.h rebuilds the library and the checker" {
     cd "$TREE"
-    expect inspect.h libstdiogate.so stdiogate-check \
-        $(includers "tests/fixtures/*.c tests/fixtures/*.cpp" inspect.h)
+    expect common/inspect.h libstdiogate.so stdiogate-check \
+        $(includers "tests/fixtures/*.c tests/fixtures/*.cpp" common/inspect.h)
 }
 
 @test "build deps: lib/internal.h, and each of the library's sources, rebuild the library alone" {

@@ -36,7 +36,7 @@ load lint_helpers
     cd "$ROOT"
     shopt -s nullglob
     local f missing= n=0
-    for f in stdiogate doctor/stdiogate-doctor ./*.[ch] lib/*.[ch] check/*.[ch] protocol/*.[ch] \
+    for f in stdiogate doctor/stdiogate-doctor ./*.[ch] common/*.[ch] filter/*.[ch] lib/*.[ch] check/*.[ch] protocol/*.[ch] \
         examples/*.c bench/src/*.[ch] runtime/perl/Stdiogate/*.pm runtime/ruby/*.rb pkg/*.py pkg/*.sh; do
         f=${f#./} n=$((n + 1))
         # the first cell of a table row, where each file is named in backquotes
@@ -51,11 +51,11 @@ load lint_helpers
 @test "lint: the environment's names are spelled in env.h alone, and the wrapper's list of them matches it" {
     cd "$ROOT"
     # every name, once: SG_ENV_... "NAME"
-    awk '/^#define SG_ENV_/ && $3 ~ /^"[A-Z_]+"$/ && $2 != "SG_ENV_PREFIX" { gsub(/"/, "", $3); print $3 }' env.h |
+    awk '/^#define SG_ENV_/ && $3 ~ /^"[A-Z_]+"$/ && $2 != "SG_ENV_PREFIX" { gsub(/"/, "", $3); print $3 }' common/env.h |
         sort >"$BATS_TEST_TMPDIR/env.h"
     [ "$(wc -l <"$BATS_TEST_TMPDIR/env.h")" -ge 9 ]
     # no C file of the library, the filter or the checker spells one in a string of its own
-    run grep -nE '"(STDIOGATE_[A-Z_]|LD_PRELOAD)' ./*.c lib/*.[ch] check/*.[ch] helper.h quiet.h stall.h junk.h inspect.h
+    run grep -nE '"(STDIOGATE_[A-Z_]|LD_PRELOAD)' ./*.c filter/*.[ch] common/inspect.c lib/*.[ch] check/*.[ch] common/helper.h common/quiet.h common/stall.h common/junk.h common/inspect.h
     [ "$status" -eq 1 ] || { echo "spelled outside env.h (use its SG_ENV_ names):"; echo "$output"; false; } >&2
     # the wrapper names exactly env.h's variables
     { grep -oE 'STDIOGATE_[A-Z_]+' stdiogate; echo LD_PRELOAD; } | sort -u >"$BATS_TEST_TMPDIR/wrapper"

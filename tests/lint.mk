@@ -2,7 +2,7 @@
 # tests/lint.mk - static analysis: `make lint` (tests/lint.bats runs it in `make test`).
 #
 #   lint-cppcheck    cppcheck on the library (shim.c and lib/*.c), and on
-#                    check/*.c + inspect.c (warning, style, performance, portability)
+#                    check/*.c + common/inspect.c (warning, style, performance, portability)
 #   lint-tidy        clang-tidy on the library (bugprone, cert, clang-analyzer,
 #                    misc, performance, portability), every finding an error
 #   lint-shell       shellcheck on the wrapper and the test helper shell files

@@ -24,7 +24,7 @@ TEST_DEPS += $(FILTER) strict-go
 # check set as the library's; gcc and clang builds: `make all check-clang`).
 lint: lint-strict
 lint-strict: | lint-deps
-	cppcheck $(CPPCHECK_FLAGS) filter.c
-	clang-tidy --quiet --checks='$(TIDY_CHECKS)' --warnings-as-errors='*' filter.c -- -D_GNU_SOURCE
+	cppcheck $(CPPCHECK_FLAGS) filter/filter.c
+	clang-tidy --quiet --checks='$(TIDY_CHECKS)' --warnings-as-errors='*' filter/filter.c -- -D_GNU_SOURCE
 
 .PHONY: lint-strict

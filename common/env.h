@@ -31,7 +31,7 @@
 #ifndef STDIOGATE_ENV_H
 #define STDIOGATE_ENV_H
 
-#include "protocol/detect.h"
+#include "../protocol/detect.h"
 
 #define SG_ENV_PREFIX      "STDIOGATE_"     /* every name of ours begins so */
 #define SG_ENV_WIRE        "STDIOGATE_WIRE"

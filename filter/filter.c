@@ -73,12 +73,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "protocol/detect.h"
-#include "env.h"
-#include "junk.h"
-#include "helper.h"
-#include "quiet.h"
-#include "stall.h"
+#include "../protocol/detect.h"
+#include "../common/env.h"
+#include "../common/junk.h"
+#include "../common/helper.h"
+#include "../common/quiet.h"
+#include "../common/stall.h"
 
 #define WIRE 1
 #define READ_SIZE (256 * 1024)
