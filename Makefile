@@ -26,6 +26,9 @@ CHECK    = stdiogate-check
 CHECK_SRC = check/main.c check/wrapper.c check/program.c check/protocol.c check/session.c check/output.c \
 	check/report.c check/json.c check/progress.c check/util.c common/inspect.c
 FILTER   = stdiogate-filter
+# The filter: the launcher (main), the relay it starts, the default mode's
+# helper (the drain), and the junk path the last two share (filter/filter.h).
+FILTER_SRC = filter/launcher.c filter/relay.c filter/drain.c filter/junk.c
 # --check --config, --fix, --client: a Python script stdiogate-check execs.
 DOCTOR   = doctor/stdiogate-doctor
 # Static: the LD_PRELOAD the wrapper sets must not load the library into it.
@@ -54,18 +57,20 @@ $(CHECK): $(CHECK_SRC) stdiogate | $(DEP_DIR)
 	$(CC) -D_GNU_SOURCE -MM -MP -MT $@ $(CHECK_SRC) >$(DEP_FILE)
 	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o $@ $(CHECK_SRC)
 
-$(FILTER): filter/filter.c | $(DEP_DIR)
-	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) $(DEP_FLAGS) -o $@ filter/filter.c -pthread
+$(FILTER): $(FILTER_SRC) | $(DEP_DIR)
+	$(CC) -D_GNU_SOURCE -MM -MP -MT $@ $(FILTER_SRC) >$(DEP_FILE)
+	printf '%s:\n' $(FILTER_SRC) >>$(DEP_FILE)
+	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o $@ $(FILTER_SRC) -pthread
 
 $(DEP_DIR):
 	mkdir -p $@
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
-check-clang: $(LIB_SRC) lib/internal.h lib/iov.h protocol/detect.h common/env.h $(CHECK_SRC) check/check.h common/inspect.h common/stall.h common/helper.h common/quiet.h common/junk.h filter/filter.c
+check-clang: $(LIB_SRC) lib/internal.h lib/iov.h protocol/detect.h common/env.h $(CHECK_SRC) check/check.h common/inspect.h common/stall.h common/helper.h common/quiet.h common/junk.h $(FILTER_SRC) filter/filter.h
 	@tests/need.sh check-clang clang:clang
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
-	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter/filter.c -pthread
+	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) $(FILTER_SRC) -pthread
 	rm -f clang-$(LIB) clang-$(CHECK) clang-$(FILTER)
 
 examples: $(EXAMPLES)
@@ -157,8 +162,8 @@ TEST_DEPS = test-tools all fixtures examples
 -include $(wildcard $(DEP_DIR)/*.d)
 # A source that is gone, named by a list written before it went (make would
 # stop there): check.c is check/*.c since #23; filter.c and inspect.c moved
-# to filter/ and common/ in #46.
-check.c filter.c inspect.c:
+# to filter/ and common/ in #46, and filter/filter.c became filter/*.c.
+check.c filter.c inspect.c filter/filter.c:
 
 test: $(TEST_DEPS)
 	bats $(call bats_jobs,$(TEST_JOBS)) tests

@@ -6,7 +6,7 @@
  * (the static filter binary, found beside the library) on the pipe's read
  * end: fd 0 the pipe, fd 2 stderr, fd SG_COUNTERS_FD a shared page (a
  * memfd) of counters, nothing else.  The helper copies the pipe to stderr
- * with the strict filter's junk path (filter.c): the same non-blocking
+ * with the strict filter's junk path (filter/junk.c): the same non-blocking
  * handle on stderr, the same stall rule (stall.h), the same drop count.
  * The library reads the counters to wait, bounded, until what was written
  * to the diversion has reached stderr (when the gate opens, at exec, at

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* junk.h - the junk path, shared by the filter (filter.c: the strict filter
+/* junk.h - the junk path, shared by the filter (filter/junk.c: the strict filter
  * and the helper, `--drain`) and the session guard (lib/guard.c): the
  * backlog of junk stderr could not take at once, its drain, and the log's
  * line prefixes.  Each caller passes its own writers, which differ for a

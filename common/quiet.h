@@ -3,7 +3,7 @@
  * process that the server's wait(-1), waitpid(-1) and SIGCHLD never see,
  * that gets none of the program's signal handlers, and that the library
  * can reap.  The default mode's helper (lib/helper.c) and strict mode's
- * filter (filter.c) are started this way.
+ * filter (filter/launcher.c) are started this way.
  *
  * An exec makes a process an ordinary child again (exit signal SIGCHLD),
  * so the program cannot be the server's child itself.  The server makes a

@@ -7,7 +7,7 @@
  * SG_STALL_MS is taken as read by nobody: junk is dropped and counted from
  * then on (until it accepts again), so that the server never blocks for
  * good.  One rule for every place that decides it: the filter's junk path
- * (filter.c), which both the strict filter and the drain run (the helper,
+ * (filter/junk.c), which both the strict filter and the drain run (the helper,
  * `stdiogate-filter --drain`, started by lib/helper.c), and the library's
  * own bounded waits (lib/write.c, write_whole; lib/guard.c).
  */

@@ -12,7 +12,7 @@
 # being read at the bound.  Each case is one line; the expected side is
 # asserted byte for byte, and unwrapped the line is on stdout.
 #
-# filter.c has no level-3/4 diagnostics saying which rule decided a
+# The filter (filter/relay.c) has no level-3/4 diagnostics saying which rule decided a
 # message: the rule is pinned here by the outcome at the exact byte only.
 
 load strict_helpers

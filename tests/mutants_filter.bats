@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# stdiogate-filter (filter.c) at the edges that the mutation check
+# stdiogate-filter (filter/) at the edges that the mutation check
 # (tests/mutate.sh) found unpinned: --protocol framed from the first byte,
 # the descriptors a launcher hands it beyond 0, 1 and 2.  Each test runs
 # the filter directly (stdiogate-filter -- COMMAND) with a COMMAND that

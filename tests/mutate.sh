@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tests/mutate.sh - mutation check: does the test suite notice when the code
 # is broken in ways that matter?  Every C file (the library: shim.c and
-# lib/*; protocol/detect.h, common/env.h, filter/filter.c, the checker's check/*.c, common/inspect.c), the wrapper
+# lib/*; protocol/detect.h, common/env.h, filter/*.c, the checker's check/*.c, common/inspect.c), the wrapper
 # (stdiogate) and the doctor (doctor/stdiogate-doctor) have mutations.
 #
 # usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-f FILE]... [-t FILE.bats]... [MUTATION]...
@@ -14,7 +14,7 @@
 #                nothing but is listed: a mutant "killed" by an already failing
 #                test would mean nothing, so such a test kills nothing)
 #   -f FILE      run only the mutations of this source file (shim.c, lib/fds.c
-#                or fds.c..., protocol/detect.h, common/env.h, filter/filter.c, check/main.c, check/wrapper.c,
+#                or fds.c..., protocol/detect.h, common/env.h, filter/relay.c, check/main.c, check/wrapper.c,
 #                check/report.c, check/protocol.c, common/inspect.c, common/junk.h,
 #                stdiogate, doctor/stdiogate-doctor; repeatable)
 #   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable).
@@ -47,7 +47,7 @@ set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The library is shim.c and the files under lib/.
-SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')common/quiet.h common/junk.h protocol/detect.h common/env.h filter/filter.c check/main.c check/wrapper.c check/report.c check/protocol.c common/inspect.c common/inspect.h stdiogate doctor/stdiogate-doctor"
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')common/quiet.h common/junk.h protocol/detect.h common/env.h $(cd "$ROOT" && ls filter/*.c | tr '\n' ' ')check/main.c check/wrapper.c check/report.c check/protocol.c common/inspect.c common/inspect.h stdiogate doctor/stdiogate-doctor"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation), take minutes (real servers from npm), or
 # install what `make packages` built from the real tree, not from the copy
@@ -70,7 +70,7 @@ first_files() {
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         common/junk.h) echo "guard_session.bats mutants_filter.bats strict_edges.bats strict_faults.bats setups_stderr.bats" ;;
-        filter/filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
+        filter/*) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
         common/env.h) echo "mutants_check.bats setups_wrapper.bats core_diagnostics.bats mutants_filter.bats strict_wrapper.bats" ;;
         check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
         common/inspect.c|common/inspect.h) echo "mutants_inspect.bats strict_auto.bats families_exec.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
@@ -285,39 +285,39 @@ protocol/detect.h | one-line-only | a newline before a message's close fails it:
 protocol/detect.h | lines-swallow | a line that begins with '{' goes into a candidate over lines (a one-line answer after a junk line ending in '[' is lost) |                     else if (p[i] == '{' \|\| p[i] == '[')\n                        goto fail; |                     else if (0)\n                        goto fail;
 protocol/detect.h | lines-swallow-across-calls | a line that begins with '{' in the next write goes into a candidate over lines |                 if (c == '{' \|\| c == '[')\n                    goto fail;\n            } |                 if (0)\n                    goto fail;\n            }
 protocol/detect.h | lines-bound-one-line | a candidate over lines taken at the bound streams only through its next newline (the rest of the message to stderr) |     if (s->lines)\n        sg_value_commit(s, deep); |     if (0)\n        sg_value_commit(s, deep);
-# ---- filter/filter.c: stdiogate-filter (not its signal set-up, being rewritten)
-filter/filter.c | filter-127 | COMMAND not found exits 126, not 127 |     exit(e == ENOENT ? 127 : 126); |     exit(126);
-filter/filter.c | filter-usage-status | bad usage exits 1, not 125 |             what);\n    exit(125); |             what);\n    exit(1);
-filter/filter.c | filter-discard-env | STDIOGATE_DISCARD=1 is not honoured under --strict |     int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i; |     int discard = 0, i;
-filter/filter.c | filter-stderr-is-wire | with 2>&1, junk goes to stderr, that is onto the wire |     if (fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) { |     if (0 && fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) {
-filter/filter.c | filter-stderr-blocking | the filter's handle on a stderr pipe is blocking (a full stderr stalls the wire) |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_CLOEXEC \| O_NOCTTY);
+# ---- filter/*.c: stdiogate-filter (not its signal set-up, being rewritten)
+filter/launcher.c | filter-127 | COMMAND not found exits 126, not 127 |     exit(e == ENOENT ? 127 : 126); |     exit(126);
+filter/launcher.c | filter-usage-status | bad usage exits 1, not 125 |             what);\n    exit(125); |             what);\n    exit(1);
+filter/launcher.c | filter-discard-env | STDIOGATE_DISCARD=1 is not honoured under --strict |     int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i; |     int discard = 0, i;
+filter/junk.c | filter-stderr-is-wire | with 2>&1, junk goes to stderr, that is onto the wire |     if (fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) { |     if (0 && fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) {
+filter/junk.c | filter-stderr-blocking | the filter's handle on a stderr pipe is blocking (a full stderr stalls the wire) |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_CLOEXEC \| O_NOCTTY);
 # The filter process never calls exec (filter_run ends in _exit), so close-on-exec on its
 # own handle of stderr changes nothing.
-filter/filter.c equivalent | filter-stderr-cloexec | the filter's handle on stderr is not close-on-exec |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_NOCTTY);
-filter/filter.c | filter-socket-blocking | junk sent to a stderr socket may block the filter (MSG_DONTWAIT dropped) |         w = sendmsg(g_err.fd, &m, MSG_DONTWAIT \| MSG_NOSIGNAL); |         w = sendmsg(g_err.fd, &m, MSG_NOSIGNAL);
-filter/filter.c | filter-held-forgotten | a candidate that goes on in the next read loses its first part |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);\n        nheld += (size_t)n - undecided; |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);
-filter/filter.c | filter-end-held-lost | a candidate cut short by the server's exit is dropped, not junk |     if (sg_stream_end(&s) == SG_JUNK) { |     if (sg_stream_end(&s) == SG_WIRE) {
+filter/junk.c equivalent | filter-stderr-cloexec | the filter's handle on stderr is not close-on-exec |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_NOCTTY);
+filter/junk.c | filter-socket-blocking | junk sent to a stderr socket may block the filter (MSG_DONTWAIT dropped) |         w = sendmsg(g_err.fd, &m, MSG_DONTWAIT \| MSG_NOSIGNAL); |         w = sendmsg(g_err.fd, &m, MSG_NOSIGNAL);
+filter/relay.c | filter-held-forgotten | a candidate that goes on in the next read loses its first part |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);\n        nheld += (size_t)n - undecided; |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);
+filter/relay.c | filter-end-held-lost | a candidate cut short by the server's exit is dropped, not junk |     if (sg_stream_end(&s) == SG_JUNK) { |     if (sg_stream_end(&s) == SG_WIRE) {
 common/junk.h | filter-log-unprefixed | the log's lines are not prefixed with the server's name and pid |             if (!log->mid_line)\n                out[k++] = (struct iovec){ log->prefix, log->prefix_len }; |             if (0)\n                out[k++] = (struct iovec){ log->prefix, log->prefix_len };
-filter/filter.c | filter-drain-lines-uncounted | the helper does not count the lines it took (level 2 says 0 lines) |     __atomic_add_fetch(&g_counters->lines, lines, __ATOMIC_RELEASE); |     (void)lines;
-filter/filter.c | filter-partial-uncounted | the exit line does not count a junk line without its newline |     g_stats.partial = p[n - 1] != '\\n'; |     g_stats.partial = 0;
-filter/filter.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
-filter/filter.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    sg_close_from(4); |     close(0);\n    sg_close_from(5);
-filter/filter.c | strict-marker-unnamed | the filter is not named to COMMAND: nothing reaps it (a zombie where pid 1 does not reap) |         setenv(SG_ENV_WIRE, marker, 1); |         unsetenv(SG_ENV_WIRE);
+filter/drain.c | filter-drain-lines-uncounted | the helper does not count the lines it took (level 2 says 0 lines) |     __atomic_add_fetch(&g_counters->lines, lines, __ATOMIC_RELEASE); |     (void)lines;
+filter/relay.c | filter-partial-uncounted | the exit line does not count a junk line without its newline |     g_stats.partial = p[n - 1] != '\\n'; |     g_stats.partial = 0;
+filter/relay.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
+filter/relay.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    sg_close_from(4); |     close(0);\n    sg_close_from(5);
+filter/launcher.c | strict-marker-unnamed | the filter is not named to COMMAND: nothing reaps it (a zombie where pid 1 does not reap) |         setenv(SG_ENV_WIRE, marker, 1); |         unsetenv(SG_ENV_WIRE);
 lib/strict.c | strict-exit-unflushed | at exit the pipe is let go before the program's own streams on it are flushed (their last answer lost, or the filter left behind) |             fflush_unlocked(fp); |             (void)0;
 lib/strict.c | strict-no-let-go | at exit the server keeps the filter's pipe open: the filter outlives it (a zombie) |         each_descriptor(let_go, null); |         each_descriptor(let_go, -1);
 lib/strict.c | strict-exit-waits-for-holder | a server whose background child holds stdout waits at exit for the filter, which ends only after the child |         if (held_elsewhere(watch)) |         if (0 && held_elsewhere(watch))
 lib/strict.c | strict-exit-hup-unseen | the server stops waiting for the filter at exit although no other process holds its pipe (the filter a zombie where pid 1 does not reap) |     return watch >= 0 && poll(&p, 1, 0) == 0 && |     return watch >= 0 && poll(&p, 1, 0) >= 0 &&
-filter/filter.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR \| POLLHUP)) |         if (pfd[0].revents & POLLERR)
-filter/filter.c | filter-framed-is-auto | --protocol framed is taken as auto |          : strcmp(v, "framed") == 0 ? SG_FRAMED : -1; |          : strcmp(v, "framed") == 0 ? SG_AUTO : -1;
-filter/filter.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_JSONL |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_AUTO
+filter/relay.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR \| POLLHUP)) |         if (pfd[0].revents & POLLERR)
+filter/launcher.c | filter-framed-is-auto | --protocol framed is taken as auto |          : strcmp(v, "framed") == 0 ? SG_FRAMED : -1; |          : strcmp(v, "framed") == 0 ? SG_AUTO : -1;
+filter/launcher.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_JSONL |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_AUTO
 # Not strictly equivalent, but no test can tell without a race: the backlog is
 # only non-empty when stderr was full at the last write, and each loop drains
 # the backlog (poll, backlog_drain) before it reads and writes new junk; after
 # a drain either the backlog is empty or stderr is full again, so new junk is
 # written first only if stderr's reader makes room between that drain and
 # the next write, within one pass of the loop.  Not counted.
-filter/filter.c equivalent | filter-junk-overtakes | new junk is written before the junk still queued for stderr |     if (g_backlog.len == 0) {   /* else the new junk queues behind the old */ |     if (1) {   /* else the new junk queues behind the old */
-filter/filter.c | filter-client-gone-ignored | the filter goes on after the client closed the wire (EPIPE retried) |             if (errno == EINTR)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */ |             if (errno == EINTR || errno == EPIPE)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */
+filter/junk.c equivalent | filter-junk-overtakes | new junk is written before the junk still queued for stderr |     if (g_backlog.len == 0) {   /* else the new junk queues behind the old */ |     if (1) {   /* else the new junk queues behind the old */
+filter/relay.c | filter-client-gone-ignored | the filter goes on after the client closed the wire (EPIPE retried) |             if (errno == EINTR)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */ |             if (errno == EINTR || errno == EPIPE)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */
 # ---- check/*.c: stdiogate-check (--inspect, --wrapper, --environment, --check)
 check/wrapper.c | check-no-drop | a program whose loader cannot load the library still gets it (status 1, not 2) |     return sg_drop_library(r) ? 2 : 1; |     return 1;
 check/wrapper.c | check-strict-warns | under --strict the step-aside warnings are still printed |     if (!quiet)\n        say("stdiogate: warning: %s\\n", line); |     if (!quiet || 1)\n        say("stdiogate: warning: %s\\n", line);
@@ -353,7 +353,7 @@ check/report.c | check-malformed-ok | a malformed answer is not a protocol error
 # ---- common/inspect.c: what the wrapper can tell about a program before it runs it
 check/wrapper.c | wrapper-never-chooses | a COMMAND the library cannot enter runs unguarded: the wrapper never picks the filter |     int chosen = known && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter); |     int chosen = 0 && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter);
 check/wrapper.c | wrapper-ignores-opt-out | --gate-only still gets the filter for COMMAND |     if (!sg_env_auto_strict(getenv(SG_ENV_AUTO_STRICT)) \|\| !(finding = main_finding(r->findings))) |     if (0 \|\| !(finding = main_finding(r->findings)))
-filter/filter.c | filter-path-ignored | --path is ignored: argv[0] is searched in PATH instead of the file the library resolved |     if (path)\n        execv(path, argv); |     if (0)\n        execv(path, argv);
+filter/launcher.c | filter-path-ignored | --path is ignored: argv[0] is searched in PATH instead of the file the library resolved |     if (path)\n        execv(path, argv); |     if (0)\n        execv(path, argv);
 common/inspect.h | inspect-go-note-type | the Go build ID note (type 4) is not recognised |             if (sg_elf_word(p + 8, 4, e->big) == 4 && (namesz == 3 || namesz == 4) && |             if (sg_elf_word(p + 8, 4, e->big) == 3 && (namesz == 3 || namesz == 4) &&
 common/inspect.c | inspect-bun-one-section | a .bun section alone (without .bun_builtins) makes a Bun program |     if ((names & (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS)) == (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS)) |     if (names & (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS))
 common/inspect.h | section-name-prefix | a section name that only begins with ".bun" counts as .bun |                 if (wlen < sizeof word && wlen == strlen(names[k]) && memcmp(word, names[k], wlen) == 0) |                 if (wlen < sizeof word && wlen >= strlen(names[k]) && memcmp(word, names[k], strlen(names[k])) == 0)
@@ -417,9 +417,9 @@ protocol/detect.h | ind-content-length-case-sensitive | the standard header 'Con
 protocol/detect.h | ind-error-answer-not-answer | a server that reads stdin in a way stdiogate cannot see and answers the first request with a JSON-RPC error: the error never opens the gate, it goes to stderr, and the client waits for ever | return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); | return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & SGK_RESULT);
 protocol/detect.h | ind-crlf-not-white | a server that ends its JSON lines with CRLF (or pretty-prints with CRs) has every message classified junk: answers go to stderr and the client hangs | int white = c == ' ' \|\| c == '\\t' \|\| c == '\\r'; | int white = c == ' ' \|\| c == '\\t';
 protocol/detect.h | ind-object-without-jsonrpc-passes | structured JSON log lines such as {"level":"info","msg":"ready"} written on stdout are taken for protocol and reach the client on the wire (guard, fail-safe and --strict alike) |     if (c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc)\n        return 0;               /* an object without "jsonrpc" */\n | 
-filter/filter.c | ind-filter-exit-status-swapped | `stdiogate --strict nosuchcmd` (a COMMAND that is not there at exec) exits 126 instead of 127, and a non-executable one 127 instead of 126 | exit(e == ENOENT ? 127 : 126); | exit(e == ENOENT ? 126 : 127);
-filter/filter.c | ind-filter-drops-held-candidate | under --strict, a message that spans two reads of the pipe (a large answer, or one written in two pieces) loses its first part: the client gets a truncated, invalid message and hangs; junk split across reads loses its start on stderr |             out_add(o, v, held, nheld);\n | 
-filter/filter.c | ind-filter-discard-any-value | with STDIOGATE_DISCARD=0 in the environment, --strict throws the junk away (nothing on stderr) instead of putting it on stderr as the library does | int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i; | int discard = getenv(SG_ENV_DISCARD) && *getenv(SG_ENV_DISCARD), i;
+filter/launcher.c | ind-filter-exit-status-swapped | `stdiogate --strict nosuchcmd` (a COMMAND that is not there at exec) exits 126 instead of 127, and a non-executable one 127 instead of 126 | exit(e == ENOENT ? 127 : 126); | exit(e == ENOENT ? 126 : 127);
+filter/relay.c | ind-filter-drops-held-candidate | under --strict, a message that spans two reads of the pipe (a large answer, or one written in two pieces) loses its first part: the client gets a truncated, invalid message and hangs; junk split across reads loses its start on stderr |             out_add(o, v, held, nheld);\n | 
+filter/launcher.c | ind-filter-discard-any-value | with STDIOGATE_DISCARD=0 in the environment, --strict throws the junk away (nothing on stderr) instead of putting it on stderr as the library does | int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i; | int discard = getenv(SG_ENV_DISCARD) && *getenv(SG_ENV_DISCARD), i;
 check/main.c | ind-check-timeout-zero-accepted | `stdiogate --check --timeout 0 CMD` is accepted instead of refused with status 125: the check times out at once (status 5, 'no answer') | (s == 0 && !zero_ok) | (s < 0 && !zero_ok)
 check/main.c | ind-check-option-equals-off-by-one | `stdiogate --check --timeout=5 CMD` (any --opt=value form) fails with 'invalid number of seconds '=5'' and status 125; --protocol=lsp says unknown protocol '=lsp' | return argv[*i] + n + 1; | return argv[*i] + n;
 check/protocol.c | ind-check-lsp-name-beats-mcp | `stdiogate --check mcp-language-server ...` is played as an LSP server (Content-Length frames) instead of MCP: wrong protocol, wrong verdict/exit status | { names_mcp, names_dap, names_lsp };\n    static const enum protocol named[] = { PROTO_MCP, PROTO_DAP, PROTO_LSP }; | { names_lsp, names_dap, names_mcp };\n    static const enum protocol named[] = { PROTO_LSP, PROTO_DAP, PROTO_MCP };

@@ -24,7 +24,10 @@ TEST_DEPS += $(FILTER) strict-go
 # check set as the library's; gcc and clang builds: `make all check-clang`).
 lint: lint-strict
 lint-strict: | lint-deps
-	cppcheck $(CPPCHECK_FLAGS) filter/filter.c
-	clang-tidy --quiet --checks='$(TIDY_CHECKS)' --warnings-as-errors='*' filter/filter.c -- -D_GNU_SOURCE
+	cppcheck $(CPPCHECK_FLAGS) $(FILTER_SRC)
+	@for f in $(FILTER_SRC); do \
+		echo "clang-tidy $$f"; \
+		clang-tidy --quiet --checks='$(TIDY_CHECKS)' --warnings-as-errors='*' $$f -- -D_GNU_SOURCE || exit 1; \
+	done
 
 .PHONY: lint-strict
