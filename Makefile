@@ -165,8 +165,13 @@ TEST_DEPS = test-tools all fixtures examples
 # to filter/ and common/ in #46, and filter/filter.c became filter/*.c.
 check.c filter.c inspect.c filter/filter.c:
 
+# The test files, one folder a part (docs/TESTING.md, "Where the tests are"),
+# but make deb's; test_files names some by file name (core_junk: its folder's).
+TEST_FILES = $(filter-out tests/package/deb.bats,$(sort $(wildcard tests/*/*.bats)))
+test_files = $(foreach t,$(1),$(or $(wildcard tests/*/$(t).bats),tests/$(t).bats))
+
 test: $(TEST_DEPS)
-	bats $(call bats_jobs,$(TEST_JOBS)) tests
+	bats $(call bats_jobs,$(TEST_JOBS)) $(TEST_FILES)
 
 clean:
 	rm -rf $(LIB) clang-$(LIB) $(CHECK) clang-$(CHECK) $(FILTER) clang-$(FILTER) tests/bin examples/bin

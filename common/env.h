@@ -4,7 +4,7 @@
  * the one reader of each variable.
  *
  * Who sets what (the wrapper's exports are listed against this file in its
- * own comment, "The environment"; tests/lint.bats checks both ways):
+ * own comment, "The environment"; tests/lint/lint.bats checks both ways):
  *
  *   STDIOGATE_WIRE         the marker (below): the wrapper, through the
  *                          checker's --wrapper answer; the library when it

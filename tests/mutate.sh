@@ -17,9 +17,9 @@
 #                or fds.c..., protocol/detect.h, common/env.h, filter/relay.c, check/main.c, check/wrapper.c,
 #                check/report.c, check/protocol.c, common/inspect.c, common/junk.h,
 #                stdiogate, doctor/stdiogate-doctor; repeatable)
-#   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable).
+#   -t FILE      run only this test file (tests/PART/x.bats or x.bats; repeatable).
 #                Default: for each mutation, the test files that exercise its
-#                source file (FIRST below) first, then every other tests/*.bats
+#                source file (FIRST below) first, then every other tests/*/*.bats
 #                except those listed in SLOW below, cheapest first
 #   MUTATION     run only these mutations (default: all)
 #
@@ -54,7 +54,8 @@ SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')com
 # (packages.bats, aarch64.bats: they fail in the copy and would kill nothing).
 # A source file's FIRST list may name one of them (detect.h: the detector's
 # differential test).
-SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint.bats install.bats build_deps.bats packages.bats aarch64.bats real_*.bats"
+# deb.bats is make deb's, not make test's.
+SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint.bats install.bats build_deps.bats packages.bats aarch64.bats real_*.bats deb.bats"
 # The test files that exercise each source file, cheapest first: a mutant of
 # that file runs them before the rest of the default set.
 first_files() {
@@ -513,17 +514,34 @@ sys.exit(bad)' "$ROOT" && echo "all $(selected | wc -l) mutations apply"
     exit $?
 fi
 
+# test_path NAME.bats: where the test file is, tests/PART/NAME.bats (the
+# names are unique across the parts)
+test_path() {
+    local f
+    for f in "$ROOT"/tests/*/"$1"; do
+        [ -e "$f" ] && { echo "${f#"$ROOT"/}"; return 0; }
+    done
+    return 1
+}
+
+# tests_named GLOB: the names of the test files that match, in name order
+tests_named() {
+    local f
+    # shellcheck disable=SC2086
+    for f in "$ROOT"/tests/*/$1; do
+        [ -e "$f" ] && echo "${f##*/}"
+    done | sort
+}
+
 # default_files SOURCE: the test files for a mutant of SOURCE, in order
 default_files() {
-    local out=() f b skip s
+    local out=() b skip s
     for b in $(first_files "$1"); do
-        [ -e "$ROOT/tests/$b" ] && out+=("$b")
+        test_path "$b" >/dev/null && out+=("$b")
     done
     # then the rest, cheapest first: a mutant dies at the first failing file
-    for f in "$ROOT"/tests/core_*.bats "$ROOT"/tests/fault_*.bats "$ROOT"/tests/wrapper.bats \
-             "$ROOT"/tests/tree_*.bats "$ROOT"/tests/*.bats; do
-        [ -e "$f" ] || continue
-        b=$(basename "$f")
+    for b in $(tests_named 'core_*.bats') $(tests_named 'fault_*.bats') $(tests_named wrapper.bats) \
+             $(tests_named 'tree_*.bats') $(tests_named '*.bats'); do
         skip=0
         for s in $SLOW; do
             # shellcheck disable=SC2254
@@ -664,7 +682,7 @@ if [ "$baseline" = 1 ]; then
         done
     done <<<"$SPECS"
     for f in ${all_files[@]+"${all_files[@]}"}; do
-        BATS_TEST_TIMEOUT=${MUTATE_TEST_TIMEOUT:-90} bats "$TREE/tests/$f" >"$WORK/baseline.$f.log" 2>&1
+        BATS_TEST_TIMEOUT=${MUTATE_TEST_TIMEOUT:-90} bats "$TREE/$(test_path "$f")" >"$WORK/baseline.$f.log" 2>&1
         new_failures "$WORK/baseline.$f.log" | sed "s|^|$f: |" >>"$WORK/baseline-failures"
         new_failures "$WORK/baseline.$f.log" >>"$KNOWN.new"
     done
@@ -699,12 +717,12 @@ while IFS= read -r spec; do
     f_total[$src]=$(( ${f_total[$src]:-0} + 1 ))
     by=
     for f in $(files_for "$src"); do
-        if ! run_file "$TREE/tests/$f" "$WORK/$name.$f.log"; then
+        if ! run_file "$TREE/$(test_path "$f")" "$WORK/$name.$f.log"; then
             # A test that fails now and then on its own (a race in the test)
             # would kill mutants it does not notice: the file has to fail
             # a second time.
             cp "$WORK/$name.$f.log" "$WORK/$name.$f.first.log"
-            if ! run_file "$TREE/tests/$f" "$WORK/$name.$f.log"; then
+            if ! run_file "$TREE/$(test_path "$f")" "$WORK/$name.$f.log"; then
                 by=$f
                 break
             fi

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/strict.mk - what the strict-mode tests (tests/strict_*.bats) need: the
+# tests/strict.mk - what the strict-mode tests (tests/strict/strict_*.bats) need: the
 # filter, perl, and a static Go server (CGO_ENABLED=0) built under build/
 # with its build cache there too, by the go the SDK servers use (GO,
 # tests/sdk.mk: the machine's if it is new enough, else the pinned toolchain).
