@@ -24,8 +24,11 @@ LIB_FLAGS = -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden $(VERSION_DEF)
 # LD_PRELOAD of a wrapped launcher never loads the library into it.
 CHECK    = stdiogate-check
 CHECK_SRC = check/main.c check/wrapper.c check/program.c check/protocol.c check/session.c check/output.c \
-	check/report.c check/json.c check/progress.c check/util.c inspect.c
+	check/report.c check/json.c check/progress.c check/util.c common/inspect.c
 FILTER   = stdiogate-filter
+# The filter: the launcher (main), the relay it starts, the default mode's
+# helper (the drain), and the junk path the last two share (filter/filter.h).
+FILTER_SRC = filter/launcher.c filter/relay.c filter/drain.c filter/junk.c
 # --check --config, --fix, --client: a Python script stdiogate-check execs.
 DOCTOR   = doctor/stdiogate-doctor
 # Static: the LD_PRELOAD the wrapper sets must not load the library into it.
@@ -54,18 +57,20 @@ $(CHECK): $(CHECK_SRC) stdiogate | $(DEP_DIR)
 	$(CC) -D_GNU_SOURCE -MM -MP -MT $@ $(CHECK_SRC) >$(DEP_FILE)
 	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o $@ $(CHECK_SRC)
 
-$(FILTER): filter.c | $(DEP_DIR)
-	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) $(DEP_FLAGS) -o $@ filter.c -pthread
+$(FILTER): $(FILTER_SRC) | $(DEP_DIR)
+	$(CC) -D_GNU_SOURCE -MM -MP -MT $@ $(FILTER_SRC) >$(DEP_FILE)
+	printf '%s:\n' $(FILTER_SRC) >>$(DEP_FILE)
+	$(CC) $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o $@ $(FILTER_SRC) -pthread
 
 $(DEP_DIR):
 	mkdir -p $@
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
-check-clang: $(LIB_SRC) lib/internal.h lib/iov.h protocol/detect.h env.h $(CHECK_SRC) check/check.h inspect.h stall.h helper.h quiet.h junk.h filter.c
+check-clang: $(LIB_SRC) lib/internal.h lib/iov.h protocol/detect.h common/env.h $(CHECK_SRC) check/check.h common/inspect.h common/stall.h common/helper.h common/quiet.h common/junk.h $(FILTER_SRC) filter/filter.h
 	@tests/need.sh check-clang clang:clang
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)
-	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) filter.c -pthread
+	clang $(CFLAGS) $(WARN) $(FILTER_FLAGS) -o clang-$(FILTER) $(FILTER_SRC) -pthread
 	rm -f clang-$(LIB) clang-$(CHECK) clang-$(FILTER)
 
 examples: $(EXAMPLES)
@@ -156,11 +161,17 @@ TEST_DEPS = test-tools all fixtures examples
 # What each C target includes (see DEP_DIR above).
 -include $(wildcard $(DEP_DIR)/*.d)
 # A source that is gone, named by a list written before it went (make would
-# stop there): check.c is check/*.c since #23.
-check.c:
+# stop there): check.c is check/*.c since #23; filter.c and inspect.c moved
+# to filter/ and common/ in #46, and filter/filter.c became filter/*.c.
+check.c filter.c inspect.c filter/filter.c:
+
+# The test files, one folder a part (docs/TESTING.md, "Where the tests are"),
+# but make deb's; test_files names some by file name (core_junk: its folder's).
+TEST_FILES = $(filter-out tests/package/deb.bats,$(sort $(wildcard tests/*/*.bats)))
+test_files = $(foreach t,$(1),$(or $(wildcard tests/*/$(t).bats),tests/$(t).bats))
 
 test: $(TEST_DEPS)
-	bats $(call bats_jobs,$(TEST_JOBS)) tests
+	bats $(call bats_jobs,$(TEST_JOBS)) $(TEST_FILES)
 
 clean:
 	rm -rf $(LIB) clang-$(LIB) $(CHECK) clang-$(CHECK) $(FILTER) clang-$(FILTER) tests/bin examples/bin

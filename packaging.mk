@@ -48,7 +48,7 @@ dist:
 
 # Built from the release tarball in build/deb, so that the source tree stays clean.
 # make deb-build is the package and lintian's verdict on it, what make deb and make
-# release build (tests/packages.bats runs it: a release that no longer builds fails
+# release build (tests/package/packages.bats runs it: a release that no longer builds fails
 # make test); make deb then installs and runs it (tests/package/deb.bats).
 DEB_TOOLS = dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian
 deb: deb-build examples | test-tools
@@ -72,7 +72,7 @@ CHECK_TOOLS = bats:bats python3:python3 parallel:parallel shellcheck:shellcheck 
 check-tools:
 	@tests/need.sh check $(CHECK_TOOLS)
 check: check-tools all fixtures examples
-	bats $(call bats_jobs,$(CHECK_JOBS)) $(CHECK_TESTS:%=tests/%.bats)
+	bats $(call bats_jobs,$(CHECK_JOBS)) $(call test_files,$(CHECK_TESTS))
 
 clean: clean-more
 clean-more:

@@ -912,8 +912,8 @@ class Bench:
             digest = hashlib.sha256(f.read()).hexdigest()[:12]
         mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
         head = cmd(["git", "log", "-1", "--format=%h %cd", "--date=iso"])
-        shim = cmd(["git", "log", "-1", "--format=%h %s", "--", "shim.c", "lib", "protocol/detect.h", "quiet.h"])
-        dirty = cmd(["git", "status", "--porcelain", "--", "shim.c", "lib", "protocol/detect.h", "quiet.h", "Makefile"])
+        shim = cmd(["git", "log", "-1", "--format=%h %s", "--", "shim.c", "lib", "protocol/detect.h", "common/quiet.h"])
+        dirty = cmd(["git", "status", "--porcelain", "--", "shim.c", "lib", "protocol/detect.h", "common/quiet.h", "Makefile"])
         return [
             "# stdiogate benchmarks", "",
             f"- command: `make bench{' BENCH_QUICK=1' if self.quick else ''}"
@@ -925,7 +925,7 @@ class Bench:
             f"glibc {os.confstr('CS_GNU_LIBC_VERSION').split()[-1]}",
             f"- tools: {cmd(['valgrind', '--version'])}, {cmd(['strace', '-V'])}, node "
             f"{cmd(['node', '--version'])}, Python {platform.python_version()} ({self.python})",
-            f"- tree: {head}; library (shim.c, lib/, protocol/detect.h, quiet.h) last commit: {shim or '-'}"
+            f"- tree: {head}; library (shim.c, lib/, protocol/detect.h, common/quiet.h) last commit: {shim or '-'}"
             f"{'; uncommitted changes: ' + dirty.replace(chr(10), ' ') if dirty else ''}",
             f"- library: {self.lib} ({os.path.getsize(self.lib):,} bytes, sha256 {digest}…)"
             + (f"; alt: {self.alt}" if self.alt else ""),

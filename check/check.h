@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../inspect.h"
+#include "../common/inspect.h"
 #include "../protocol/detect.h"
-#include "../env.h"
+#include "../common/env.h"
 
 /* ------------------------------------------------------------------ */
 /* --check */

@@ -10,7 +10,7 @@
  * it must never block (a stderr pipe that nobody reads fills at 64 KiB,
  * where unwrapped the bytes went to a client that skips bad lines).  Unless
  * stderr is a character device, fd 1 becomes a pipe that the helper,
- * `stdiogate-filter --drain` (filter.c; found beside this library), copies
+ * `stdiogate-filter --drain` (filter/drain.c; found beside this library), copies
  * to stderr with the strict filter's junk path: nothing lost while stderr
  * takes bytes, the server waiting while it holds SG_DRAIN_HOLD bytes, junk
  * dropped and counted once stderr has taken nothing for SG_STALL_MS

@@ -50,12 +50,12 @@
 #include <wchar.h>
 
 #include "../protocol/detect.h"
-#include "../env.h"
-#include "../junk.h"
-#include "../helper.h"
-#include "../quiet.h"
-#include "../inspect.h"
-#include "../stall.h"
+#include "../common/env.h"
+#include "../common/junk.h"
+#include "../common/helper.h"
+#include "../common/quiet.h"
+#include "../common/inspect.h"
+#include "../common/stall.h"
 #include "iov.h"
 
 /* Every symbol version the library needs costs each process that loads it
@@ -84,7 +84,7 @@ static inline int sg_pipe2(int p[2], int flags)
 #define LOAD(v) __atomic_load_n(&(v), __ATOMIC_ACQUIRE)
 #define STORE(v, x) __atomic_store_n(&(v), (x), __ATOMIC_RELEASE)
 
-/* (the names, as the library's files call them: ../env.h) */
+/* (the names, as the library's files call them: ../common/env.h) */
 #define MARKER SG_ENV_WIRE
 #define HANDSHAKE SG_ENV_OPEN
 

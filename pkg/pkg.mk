@@ -3,8 +3,8 @@
 # make release (included by the Makefile).
 #
 #   make packages   build/pkg/out/: a wheel per machine, the npm package stdiogate and its
-#                   platform packages @stdiogate/linux-x64 and -arm64 (tests/packages.bats,
-#                   tests/aarch64.bats install and run them)
+#                   platform packages @stdiogate/linux-x64 and -arm64 (tests/package/packages.bats,
+#                   tests/package/aarch64.bats install and run them)
 #   make release    build/release/: the source tarball, the .deb, the wheels, the npm tarballs
 #                   (built in a Debian 11 root: pkg/release_root.sh) and SHA256SUMS, from a
 #                   clean tree, the same bytes every time (docs/RELEASING.md: how to publish)
@@ -13,7 +13,7 @@
 # Each machine's files are what `make install DESTDIR=build/pkg/MACHINE/stage PREFIX=/usr`
 # installs, stripped (as dh_strip does for the .deb): the host's from this tree as built, the
 # other's from a copy of the tree built by Debian's cross compiler; pkg/pack.py packs them.
-# The aarch64 binaries are run under qemu-user (tests/aarch64.bats); the cross compiler and
+# The aarch64 binaries are run under qemu-user (tests/package/aarch64.bats); the cross compiler and
 # qemu come from Debian's packages, installed by pkg-tools when missing.
 
 PKG_DIR      = build/pkg
@@ -94,7 +94,7 @@ $(PKG_OUT)/stdiogate-$(VERSION).tgz: pkg/pack.py pkg/npm-launcher.sh README.md L
                                         $(PKG_DATED)
 	$(PACK) npm-main $(VERSION) $(PKG_OUT) >/dev/null
 
-# The example server for tests/aarch64.bats, built by the cross compiler.
+# The example server for tests/package/aarch64.bats, built by the cross compiler.
 pkg-aarch64-server: $(PKG_DIR)/aarch64/noisy-server
 $(PKG_DIR)/aarch64/noisy-server: examples/noisy-server.c | pkg-tools
 	mkdir -p $(@D)
@@ -113,8 +113,8 @@ RELEASE_CFLAGS = -O2 -fstack-protector-strong -fstack-clash-protection -D_FORTIF
                  -Wl,-z,relro -Wl,-z,now
 RELEASE_EPOCH  = $(shell git log -1 --format=%ct 2>/dev/null)
 
-# The release's wheels and npm packages are then installed and run by tests/packages.bats and
-# tests/aarch64.bats (the .deb by make deb's tests/package/deb.bats).
+# The release's wheels and npm packages are then installed and run by tests/package/packages.bats and
+# tests/package/aarch64.bats (the .deb by make deb's tests/package/deb.bats).
 release: | test-tools examples pkg-aarch64-server sdk-python
 	@[ -z "$$(git status --porcelain 2>&1)" ] || { git status --short >&2; \
 		echo "make release: the tree has changes (above); commit or stash them: a release is built from a commit" >&2; exit 1; }
@@ -131,7 +131,7 @@ else
 	cp $(RELEASE_SRC)/$(DIST)/$(PKG_OUT)/* $(RELEASE_DIR)/
 endif
 	cd $(RELEASE_DIR) && sha256sum $$(ls | LC_ALL=C sort) >SHA256SUMS
-	PKG_OUT_DIR=$(abspath $(RELEASE_DIR)) bats tests/packages.bats tests/aarch64.bats
+	PKG_OUT_DIR=$(abspath $(RELEASE_DIR)) bats tests/package/packages.bats tests/package/aarch64.bats
 	@cat $(RELEASE_DIR)/SHA256SUMS
 
 test-release:

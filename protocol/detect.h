@@ -265,7 +265,7 @@ done:
 }
 
 /* ------------------------------------------------------------------------
- * The stream classifier (strict mode: stdiogate-filter, filter.c).
+ * The stream classifier (strict mode: stdiogate-filter, filter/relay.c).
  *
  * Fed what a server writes on stdout, in any number of pieces, it says of
  * every byte whether it is protocol (the wire) or junk (stderr), in order.

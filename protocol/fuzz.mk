@@ -5,8 +5,8 @@
 #                     starting from the seed corpus tests/fuzz-corpus/
 #   make fuzz-diff    detector vs whole-buffer reference on random message
 #                     streams split at random boundaries (DIFF_SECONDS, DIFF_SEED)
-#   make fuzz-build   both programs (part of `make test`: tests/fault_detector.bats
-#                     and tests/fuzz_smoke.bats run them)
+#   make fuzz-build   both programs (part of `make test`: tests/classifier/fault_detector.bats
+#                     and tests/classifier/fuzz_smoke.bats run them)
 #
 # The fuzzer needs clang with libFuzzer (Debian: clang and libclang-rt-14-dev);
 # fuzz-deps installs them with apt-get when they are missing.

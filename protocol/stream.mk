@@ -8,7 +8,7 @@
 #                        protocol, whole vs byte by byte vs random pieces, and
 #                        the jsonl wire against a whole-buffer reference parser
 #   make fuzz-stream-build  both programs (part of `make test`:
-#                        tests/strict_fuzz.bats runs them)
+#                        tests/strict/strict_fuzz.bats runs them)
 
 TEST_DEPS += fuzz-stream-build
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# check_helpers.bash - helpers for tests/check_*.bats (stdiogate --check).
+# check_helpers.bash - helpers for tests/check/check_*.bats (stdiogate --check).
 #
 #   ROOT, GATE (./stdiogate), SRV (tests/bin/check_srv: see its usage)
 #   check ARG...       runs `stdiogate --check --json ARG...` (bounded by

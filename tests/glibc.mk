@@ -6,7 +6,7 @@
 #
 # make test-glibc-new   Debian 13 (trixie, glibc 2.41: the __isoc23_ names)
 # make test-glibc-old   Debian 11 (bullseye, glibc 2.31)
-GLIBC_TESTS ?= tests/core_read_paths.bats tests/core_read_wide.bats
+GLIBC_TESTS ?= tests/gate/core_read_paths.bats tests/gate/core_read_wide.bats
 
 test-glibc-new:
 	tests/glibc_root.sh trixie build/glibc-new $(GLIBC_TESTS)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # helper_helpers.bash - signals to the process group, for
-# tests/helper_process.bats (default mode) and tests/strict_faults.bats
+# tests/helper/helper_process.bats (default mode) and tests/strict/strict_faults.bats
 # (--strict).  Loaded after helpers.bash or strict_helpers.bash.
 #
 #   SIGNALS            the signals a process group gets from a terminal, a

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
-# tests/lint.mk - static analysis: `make lint` (tests/lint.bats runs it in `make test`).
+# tests/lint.mk - static analysis: `make lint` (tests/lint/lint.bats runs it in `make test`).
 #
 #   lint-cppcheck    cppcheck on the library (shim.c and lib/*.c), and on
-#                    check/*.c + inspect.c (warning, style, performance, portability)
+#                    check/*.c + common/inspect.c (warning, style, performance, portability)
 #   lint-tidy        clang-tidy on the library (bugprone, cert, clang-analyzer,
 #                    misc, performance, portability), every finding an error
 #   lint-shell       shellcheck on the wrapper and the test helper shell files
@@ -113,7 +113,7 @@ lint-shell: | lint-deps
 # negated command, so the test goes on whatever COMMAND did (fifteen such
 # lines were found, each now `! COMMAND || false`).  Lines in a condition (an
 # `||` list, an `if ... then`, a continued line) are left alone.
-LINT_BATS = $(wildcard tests/*.bats tests/*.bash tests/package/*.bats)
+LINT_BATS = $(wildcard tests/*/*.bats tests/*.bash)
 lint-bats:
 	@if grep -nE '^[[:space:]]*! ' $(LINT_BATS) | grep -vE '[|][|]|then$$|[\\]$$'; then \
 		echo "lint-bats: the lines above negate with a bare !, which errexit ignores: they cannot fail a test (add || false)" >&2; \

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
-# lint_helpers.bash - for tests/lint.bats and tests/strict_lint.bats: the
+# lint_helpers.bash - for tests/lint/lint.bats and tests/lint/strict_lint.bats: the
 # tools installed once per file, and one make target run per test.
 
 setup_file() {
-    ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+    ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
     export ROOT
     make -C "$ROOT" -s lint-deps >&2
 }

@@ -4,7 +4,7 @@
 # test files that exercise its file first, then the rest of the default set
 # (the survivors run it all).  Fails below MUTATE_MIN percent killed (95).
 # Hours on a 2-core machine: run one file's mutations with
-# `make mutate MUTATE_ARGS='-f filter.c'`, or tests/mutate.sh -t FILE.bats.
+# `make mutate MUTATE_ARGS='-f filter/relay.c'`, or tests/mutate.sh -t FILE.bats.
 MUTATE_MIN  ?= 95
 MUTATE_ARGS ?=
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tests/mutate.sh - mutation check: does the test suite notice when the code
 # is broken in ways that matter?  Every C file (the library: shim.c and
-# lib/*; protocol/detect.h, env.h, filter.c, the checker's check/*.c, inspect.c), the wrapper
+# lib/*; protocol/detect.h, common/env.h, filter/*.c, the checker's check/*.c, common/inspect.c), the wrapper
 # (stdiogate) and the doctor (doctor/stdiogate-doctor) have mutations.
 #
 # usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-f FILE]... [-t FILE.bats]... [MUTATION]...
@@ -14,12 +14,12 @@
 #                nothing but is listed: a mutant "killed" by an already failing
 #                test would mean nothing, so such a test kills nothing)
 #   -f FILE      run only the mutations of this source file (shim.c, lib/fds.c
-#                or fds.c..., protocol/detect.h, env.h, filter.c, check/main.c, check/wrapper.c,
-#                check/report.c, check/protocol.c, inspect.c, junk.h,
+#                or fds.c..., protocol/detect.h, common/env.h, filter/relay.c, check/main.c, check/wrapper.c,
+#                check/report.c, check/protocol.c, common/inspect.c, common/junk.h,
 #                stdiogate, doctor/stdiogate-doctor; repeatable)
-#   -t FILE      run only this test file (tests/x.bats or x.bats; repeatable).
+#   -t FILE      run only this test file (tests/PART/x.bats or x.bats; repeatable).
 #                Default: for each mutation, the test files that exercise its
-#                source file (FIRST below) first, then every other tests/*.bats
+#                source file (FIRST below) first, then every other tests/*/*.bats
 #                except those listed in SLOW below, cheapest first
 #   MUTATION     run only these mutations (default: all)
 #
@@ -47,20 +47,21 @@ set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The library is shim.c and the files under lib/.
-SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')quiet.h junk.h protocol/detect.h env.h filter.c check/main.c check/wrapper.c check/report.c check/protocol.c inspect.c inspect.h stdiogate doctor/stdiogate-doctor"
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')common/quiet.h common/junk.h protocol/detect.h common/env.h $(cd "$ROOT" && ls filter/*.c | tr '\n' ' ')check/main.c check/wrapper.c check/report.c check/protocol.c common/inspect.c common/inspect.h stdiogate doctor/stdiogate-doctor"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation), take minutes (real servers from npm), or
 # install what `make packages` built from the real tree, not from the copy
 # (packages.bats, aarch64.bats: they fail in the copy and would kill nothing).
 # A source file's FIRST list may name one of them (detect.h: the detector's
 # differential test).
-SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint.bats install.bats build_deps.bats packages.bats aarch64.bats real_*.bats"
+# deb.bats is make deb's, not make test's.
+SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint.bats install.bats build_deps.bats packages.bats aarch64.bats real_*.bats deb.bats"
 # The test files that exercise each source file, cheapest first: a mutant of
 # that file runs them before the rest of the default set.
 first_files() {
     case $1 in
         lib/exec.c) echo "families_exec.bats strict_auto.bats setups_wrapper.bats" ;;
-        lib/helper.c|lib/internal.h|lib/strict.c|quiet.h) echo "setups_stderr.bats helper_process.bats" ;;
+        lib/helper.c|lib/internal.h|lib/strict.c|common/quiet.h) echo "setups_stderr.bats helper_process.bats" ;;
         lib/system.c) echo "helper_process.bats guard_session.bats" ;;
         lib/stdout.c) echo "helper_process.bats guard_session.bats" ;;
         lib/guard.c|lib/transfer.c) echo "guard_threads.bats guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
@@ -69,11 +70,11 @@ first_files() {
         lib/interpreters.c) echo "setups_interpreters.bats setups_wrapper.bats core_python.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
-        junk.h) echo "guard_session.bats mutants_filter.bats strict_edges.bats strict_faults.bats setups_stderr.bats" ;;
-        filter.c) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
-        env.h) echo "mutants_check.bats setups_wrapper.bats core_diagnostics.bats mutants_filter.bats strict_wrapper.bats" ;;
+        common/junk.h) echo "guard_session.bats mutants_filter.bats strict_edges.bats strict_faults.bats setups_stderr.bats" ;;
+        filter/*) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
+        common/env.h) echo "mutants_check.bats setups_wrapper.bats core_diagnostics.bats mutants_filter.bats strict_wrapper.bats" ;;
         check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
-        inspect.c|inspect.h) echo "mutants_inspect.bats strict_auto.bats families_exec.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
+        common/inspect.c|common/inspect.h) echo "mutants_inspect.bats strict_auto.bats families_exec.bats wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
         stdiogate) echo "wrapper.bats strict_wrapper.bats setups_wrapper.bats check_verdicts.bats" ;;
         doctor/*) echo "doctor.bats wrapper.bats" ;;
     esac
@@ -181,7 +182,7 @@ lib/helper.c | direct-off | junk stderr takes at once still goes through a helpe
 lib/stdout.c | stdio-never-carries | C stdio that glibc writes unseen before the gate starts no helper (2 MiB: a hang) |         drain_now("C stdio");\n} |         (void)0;\n}
 lib/guard.c | stderr-sigpipe | junk written to a stderr pipe whose reader has gone raises SIGPIPE in the server |             if (p.revents & POLLERR)\n                return done ? (ssize_t)done : -1;   /* its reader has gone */\n            size_t k = v[i].iov_len - at < PIPE_BUF ? v[i].iov_len - at : PIPE_BUF;\n            w = fifo_write((const char *)v[i].iov_base + at, k); |             size_t k = v[i].iov_len - at < PIPE_BUF ? v[i].iov_len - at : PIPE_BUF;\n            w = REAL(write)(2, (const char *)v[i].iov_base + at, k);\n            (void)fifo_write;
 lib/helper.c | lazy-pending-dropped | bytes a lazy pipe holds when the process lets go of it are dropped |     if (!LOAD(g_drain_dead) && (drain_pending() \|\| |     if (!LOAD(g_drain_dead) && (0 \|\|
-quiet.h | lazy-helper-no-stderr | a helper started late gets no stderr where the program made it close-on-exec (Node): lost |         long r = q->fd[i] == i ? (syscall(SYS_fcntl, i, F_SETFD, 0) < 0 && errno != EBADF ? -1 : 0) |         long r = q->fd[i] == i ? 0
+common/quiet.h | lazy-helper-no-stderr | a helper started late gets no stderr where the program made it close-on-exec (Node): lost |         long r = q->fd[i] == i ? (syscall(SYS_fcntl, i, F_SETFD, 0) < 0 && errno != EBADF ? -1 : 0) |         long r = q->fd[i] == i ? 0
 lib/helper.c | lazy-start-fails-hard | a helper that cannot start leaves the diversion on a pipe nobody reads |             drain_to_null(from); |             (void)drain_to_null;
 shim.c | fork-no-helper | a fork while the gate is shut starts no helper (a child's 2 MiB: a hang) |     if (LOAD(g_drain_in) >= 0 && shut())\n        drain_now("fork"); |     (void)0;
 lib/system.c | system-no-helper | system() while the gate is shut starts no helper (its shell's 2 MiB: a hang) |         drain_now("system");   /* the shell writes to the diversion unseen */ |         (void)0;
@@ -289,45 +290,45 @@ protocol/detect.h | one-line-only | a newline before a message's close fails it:
 protocol/detect.h | lines-swallow | a line that begins with '{' goes into a candidate over lines (a one-line answer after a junk line ending in '[' is lost) |                     else if (p[i] == '{' \|\| p[i] == '[')\n                        goto fail; |                     else if (0)\n                        goto fail;
 protocol/detect.h | lines-swallow-across-calls | a line that begins with '{' in the next write goes into a candidate over lines |                 if (c == '{' \|\| c == '[')\n                    goto fail;\n            } |                 if (0)\n                    goto fail;\n            }
 protocol/detect.h | lines-bound-one-line | a candidate over lines taken at the bound streams only through its next newline (the rest of the message to stderr) |     if (s->lines)\n        sg_value_commit(s, deep); |     if (0)\n        sg_value_commit(s, deep);
-# ---- filter.c: stdiogate-filter (not its signal set-up, being rewritten)
-filter.c | filter-127 | COMMAND not found exits 126, not 127 |     exit(e == ENOENT ? 127 : 126); |     exit(126);
-filter.c | filter-usage-status | bad usage exits 1, not 125 |             what);\n    exit(125); |             what);\n    exit(1);
-filter.c | filter-discard-env | STDIOGATE_DISCARD=1 is not honoured under --strict |     int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i; |     int discard = 0, i;
-filter.c | filter-stderr-is-wire | with 2>&1, junk goes to stderr, that is onto the wire |     if (fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) { |     if (0 && fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) {
-filter.c | filter-stderr-blocking | the filter's handle on a stderr pipe is blocking (a full stderr stalls the wire) |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_CLOEXEC \| O_NOCTTY);
+# ---- filter/*.c: stdiogate-filter (not its signal set-up, being rewritten)
+filter/launcher.c | filter-127 | COMMAND not found exits 126, not 127 |     exit(e == ENOENT ? 127 : 126); |     exit(126);
+filter/launcher.c | filter-usage-status | bad usage exits 1, not 125 |             what);\n    exit(125); |             what);\n    exit(1);
+filter/launcher.c | filter-discard-env | STDIOGATE_DISCARD=1 is not honoured under --strict |     int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i; |     int discard = 0, i;
+filter/junk.c | filter-stderr-is-wire | with 2>&1, junk goes to stderr, that is onto the wire |     if (fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) { |     if (0 && fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) {
+filter/junk.c | filter-stderr-blocking | the filter's handle on a stderr pipe is blocking (a full stderr stalls the wire) |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_CLOEXEC \| O_NOCTTY);
 # The filter process never calls exec (filter_run ends in _exit), so close-on-exec on its
 # own handle of stderr changes nothing.
-filter.c equivalent | filter-stderr-cloexec | the filter's handle on stderr is not close-on-exec |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_NOCTTY);
-filter.c | filter-socket-blocking | junk sent to a stderr socket may block the filter (MSG_DONTWAIT dropped) |         w = sendmsg(g_err.fd, &m, MSG_DONTWAIT \| MSG_NOSIGNAL); |         w = sendmsg(g_err.fd, &m, MSG_NOSIGNAL);
-filter.c | filter-held-forgotten | a candidate that goes on in the next read loses its first part |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);\n        nheld += (size_t)n - undecided; |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);
-filter.c | filter-end-held-lost | a candidate cut short by the server's exit is dropped, not junk |     if (sg_stream_end(&s) == SG_JUNK) { |     if (sg_stream_end(&s) == SG_WIRE) {
-junk.h | filter-log-unprefixed | the log's lines are not prefixed with the server's name and pid |             if (!log->mid_line)\n                out[k++] = (struct iovec){ log->prefix, log->prefix_len }; |             if (0)\n                out[k++] = (struct iovec){ log->prefix, log->prefix_len };
-filter.c | filter-drain-lines-uncounted | the helper does not count the lines it took (level 2 says 0 lines) |     __atomic_add_fetch(&g_counters->lines, lines, __ATOMIC_RELEASE); |     (void)lines;
-filter.c | filter-partial-uncounted | the exit line does not count a junk line without its newline |     g_stats.partial = p[n - 1] != '\\n'; |     g_stats.partial = 0;
-filter.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
-filter.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    sg_close_from(4); |     close(0);\n    sg_close_from(5);
-filter.c | strict-marker-unnamed | the filter is not named to COMMAND: nothing reaps it (a zombie where pid 1 does not reap) |         setenv(SG_ENV_WIRE, marker, 1); |         unsetenv(SG_ENV_WIRE);
+filter/junk.c equivalent | filter-stderr-cloexec | the filter's handle on stderr is not close-on-exec |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_NOCTTY);
+filter/junk.c | filter-socket-blocking | junk sent to a stderr socket may block the filter (MSG_DONTWAIT dropped) |         w = sendmsg(g_err.fd, &m, MSG_DONTWAIT \| MSG_NOSIGNAL); |         w = sendmsg(g_err.fd, &m, MSG_NOSIGNAL);
+filter/relay.c | filter-held-forgotten | a candidate that goes on in the next read loses its first part |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);\n        nheld += (size_t)n - undecided; |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);
+filter/relay.c | filter-end-held-lost | a candidate cut short by the server's exit is dropped, not junk |     if (sg_stream_end(&s) == SG_JUNK) { |     if (sg_stream_end(&s) == SG_WIRE) {
+common/junk.h | filter-log-unprefixed | the log's lines are not prefixed with the server's name and pid |             if (!log->mid_line)\n                out[k++] = (struct iovec){ log->prefix, log->prefix_len }; |             if (0)\n                out[k++] = (struct iovec){ log->prefix, log->prefix_len };
+filter/drain.c | filter-drain-lines-uncounted | the helper does not count the lines it took (level 2 says 0 lines) |     __atomic_add_fetch(&g_counters->lines, lines, __ATOMIC_RELEASE); |     (void)lines;
+filter/relay.c | filter-partial-uncounted | the exit line does not count a junk line without its newline |     g_stats.partial = p[n - 1] != '\\n'; |     g_stats.partial = 0;
+filter/relay.c | filter-pipe-never-grown | a message too large to hold does not grow the pipes |     if (now > 0 && now < BIG_PIPE) |     if (now > 0 && now > BIG_PIPE)
+filter/relay.c | filter-keeps-fd4 | the filter keeps descriptor 4 it inherited |     close(0);\n    sg_close_from(4); |     close(0);\n    sg_close_from(5);
+filter/launcher.c | strict-marker-unnamed | the filter is not named to COMMAND: nothing reaps it (a zombie where pid 1 does not reap) |         setenv(SG_ENV_WIRE, marker, 1); |         unsetenv(SG_ENV_WIRE);
 lib/strict.c | strict-exit-unflushed | at exit the pipe is let go before the program's own streams on it are flushed (their last answer lost, or the filter left behind) |             fflush_unlocked(fp); |             (void)0;
 lib/strict.c | strict-no-let-go | at exit the server keeps the filter's pipe open: the filter outlives it (a zombie) |         each_descriptor(let_go, null); |         each_descriptor(let_go, -1);
 lib/strict.c | strict-exit-waits-for-holder | a server whose background child holds stdout waits at exit for the filter, which ends only after the child |         if (held_elsewhere(watch)) |         if (0 && held_elsewhere(watch))
 lib/strict.c | strict-exit-hup-unseen | the server stops waiting for the filter at exit although no other process holds its pipe (the filter a zombie where pid 1 does not reap) |     return watch >= 0 && poll(&p, 1, 0) == 0 && |     return watch >= 0 && poll(&p, 1, 0) >= 0 &&
-filter.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR \| POLLHUP)) |         if (pfd[0].revents & POLLERR)
-filter.c | filter-framed-is-auto | --protocol framed is taken as auto |          : strcmp(v, "framed") == 0 ? SG_FRAMED : -1; |          : strcmp(v, "framed") == 0 ? SG_AUTO : -1;
-filter.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_JSONL |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_AUTO
+filter/relay.c | filter-hup-unseen | a client that hangs up (POLLHUP) is not seen until the next write |         if (pfd[0].revents & (POLLERR \| POLLHUP)) |         if (pfd[0].revents & POLLERR)
+filter/launcher.c | filter-framed-is-auto | --protocol framed is taken as auto |          : strcmp(v, "framed") == 0 ? SG_FRAMED : -1; |          : strcmp(v, "framed") == 0 ? SG_AUTO : -1;
+filter/launcher.c | filter-jsonl-is-auto | --protocol jsonl is taken as auto |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_JSONL |     return !v ? -1 : strcmp(v, "auto") == 0 ? SG_AUTO : strcmp(v, "jsonl") == 0 ? SG_AUTO
 # Not strictly equivalent, but no test can tell without a race: the backlog is
 # only non-empty when stderr was full at the last write, and each loop drains
 # the backlog (poll, backlog_drain) before it reads and writes new junk; after
 # a drain either the backlog is empty or stderr is full again, so new junk is
 # written first only if stderr's reader makes room between that drain and
 # the next write, within one pass of the loop.  Not counted.
-filter.c equivalent | filter-junk-overtakes | new junk is written before the junk still queued for stderr |     if (g_backlog.len == 0) {   /* else the new junk queues behind the old */ |     if (1) {   /* else the new junk queues behind the old */
-filter.c | filter-client-gone-ignored | the filter goes on after the client closed the wire (EPIPE retried) |             if (errno == EINTR)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */ |             if (errno == EINTR || errno == EPIPE)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */
+filter/junk.c equivalent | filter-junk-overtakes | new junk is written before the junk still queued for stderr |     if (g_backlog.len == 0) {   /* else the new junk queues behind the old */ |     if (1) {   /* else the new junk queues behind the old */
+filter/relay.c | filter-client-gone-ignored | the filter goes on after the client closed the wire (EPIPE retried) |             if (errno == EINTR)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */ |             if (errno == EINTR || errno == EPIPE)\n                continue;\n            if (errno == EAGAIN) {  /* the client handed us a non-blocking wire */
 # ---- check/*.c: stdiogate-check (--inspect, --wrapper, --environment, --check)
 check/wrapper.c | check-no-drop | a program whose loader cannot load the library still gets it (status 1, not 2) |     return sg_drop_library(r) ? 2 : 1; |     return 1;
 check/wrapper.c | check-strict-warns | under --strict the step-aside warnings are still printed |     if (!quiet)\n        say("stdiogate: warning: %s\\n", line); |     if (!quiet || 1)\n        say("stdiogate: warning: %s\\n", line);
 check/wrapper.c | check-warning-order | a static Go program is called a Go program, not a static one |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_STATIC, SG_GO, SG_BUN }; |     static const unsigned order[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCKER,\n                                      SG_FOREIGN_LOADER, SG_GO, SG_STATIC, SG_BUN };
 check/wrapper.c | check-debug-uncapped | -vvvv gives STDIOGATE_DEBUG=5 |         int wanted = verbosity + 1 > 4 ? 4 : verbosity + 1; |         int wanted = verbosity > 4 ? 4 : verbosity + 1;
-env.h | check-debug-01 | STDIOGATE_DEBUG=01 (or +1) is taken without a warning |     return SG_LEVEL_INVALID;\n} |     return *level == value && !*p ? SG_LEVEL_VALID : SG_LEVEL_INVALID;\n}
+common/env.h | check-debug-01 | STDIOGATE_DEBUG=01 (or +1) is taken without a warning |     return SG_LEVEL_INVALID;\n} |     return *level == value && !*p ? SG_LEVEL_VALID : SG_LEVEL_INVALID;\n}
 check/wrapper.c | check-debug-lower | an explicit STDIOGATE_DEBUG higher than -v asks for is lowered |         level = level > wanted ? level : wanted; |         level = wanted;
 check/wrapper.c | check-shell-unset-kept | a variable the wrapper's shell added (dash's PWD) reaches COMMAND |         if (was)\n            put_export(*e, n, was);\n        else\n            printf("unset %.*s\\n", (int)n, *e); |         if (was)\n            put_export(*e, n, was);
 check/wrapper.c | check-lost-not-restored | a caller's variable the wrapper's shell dropped does not reach COMMAND |             if (n < sizeof name && !getenv(name))\n                put_export(e, n, eq + 1); |             if (n < sizeof name && !getenv(name) && 0)\n                put_export(e, n, eq + 1);
@@ -354,22 +355,22 @@ check/report.c | check-timeout-is-errors | a run with no answer within --timeout
 check/report.c | check-entry-relative | a relative script path stays relative in the printed entry |     return absolute(arg); |     return (char *)arg;
 check/report.c | check-entry-bare-stdiogate | the printed entry names stdiogate as the wrapper was called |         scratch[k++] = realpath(o->wrapper, real) ? absolute(real) : absolute(o->wrapper); |         scratch[k++] = ((void)real, (char *)o->wrapper);
 check/report.c | check-malformed-ok | a malformed answer is not a protocol error |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID ||\n            r->req[i].outcome == OUT_MALFORMED) |         if (r->req[i].outcome == OUT_NONE || r->req[i].outcome == OUT_WRONG_ID)
-# ---- inspect.c: what the wrapper can tell about a program before it runs it
+# ---- common/inspect.c: what the wrapper can tell about a program before it runs it
 check/wrapper.c | wrapper-never-chooses | a COMMAND the library cannot enter runs unguarded: the wrapper never picks the filter |     int chosen = known && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter); |     int chosen = 0 && !strict && choose_strict(pid, library, &r, level, filter, sizeof filter);
 check/wrapper.c | wrapper-ignores-opt-out | --gate-only still gets the filter for COMMAND |     if (!sg_env_auto_strict(getenv(SG_ENV_AUTO_STRICT)) \|\| !(finding = main_finding(r->findings))) |     if (0 \|\| !(finding = main_finding(r->findings)))
-filter.c | filter-path-ignored | --path is ignored: argv[0] is searched in PATH instead of the file the library resolved |     if (path)\n        execv(path, argv); |     if (0)\n        execv(path, argv);
-inspect.h | inspect-go-note-type | the Go build ID note (type 4) is not recognised |             if (sg_elf_word(p + 8, 4, e->big) == 4 && (namesz == 3 || namesz == 4) && |             if (sg_elf_word(p + 8, 4, e->big) == 3 && (namesz == 3 || namesz == 4) &&
-inspect.c | inspect-bun-one-section | a .bun section alone (without .bun_builtins) makes a Bun program |     if ((names & (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS)) == (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS)) |     if (names & (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS))
-inspect.h | section-name-prefix | a section name that only begins with ".bun" counts as .bun |                 if (wlen < sizeof word && wlen == strlen(names[k]) && memcmp(word, names[k], wlen) == 0) |                 if (wlen < sizeof word && wlen >= strlen(names[k]) && memcmp(word, names[k], strlen(names[k])) == 0)
-inspect.h | inspect-setuid-mine | a setuid program owned by the caller is warned about (ld.so keeps LD_PRELOAD for it) |     if ((st.st_mode & S_ISUID) && st.st_uid != uid) |     if (st.st_mode & S_ISUID)
-inspect.h | inspect-setgid-noexec | a setgid bit without group execute (mandatory locking, not setgid) is warned about |     if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != (gid_t)syscall(SYS_getgid)) |     if ((st.st_mode & S_ISGID) && st.st_gid != (gid_t)syscall(SYS_getgid))
-inspect.h | inspect-podman-unseen | podman is not known as a container CLI |     return strcmp(base, "docker") == 0 || strcmp(base, "podman") == 0 || |     return strcmp(base, "docker") == 0 ||
-inspect.c | inspect-static-unseen | a program without PT_INTERP is not called static |     if (interp == 0)\n        found |= SG_STATIC; |     if (0)\n        found |= SG_STATIC;
-inspect.c | inspect-env-assignment | #!/usr/bin/env VAR=x NAME inspects VAR=x, not NAME |         if (word[0] == '-' || strchr(word, '=')) |         if (word[0] == '-')
-inspect.c | inspect-env-option-value | #!/usr/bin/env -u VAR NAME inspects VAR, not NAME |         if (strcmp(word, "-u") == 0 || strcmp(word, "-C") == 0 || strcmp(word, "-P") == 0) { |         if (strcmp(word, "-C") == 0 || strcmp(word, "-P") == 0) {
-inspect.c | inspect-script-unseen | a #! script is judged as itself, not by its interpreter |     if (n >= 2 && line[0] == '#' && line[1] == '!') { |     if (0) {
-inspect.c | inspect-env-unseen | #!/usr/bin/env NAME is judged by env, not NAME |     if (strcmp(base ? base + 1 : interp, "env") != 0) { |     if (1 || strcmp(base ? base + 1 : interp, "env") != 0) {
-inspect.h | inspect-notes-first | only the first program header is looked at for a Go note |     for (unsigned i = 0; i < e->phnum && i < 4096; i++) {\n        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || off > (1ULL << 40)) |     for (unsigned i = 0; i < 1 && i < 4096; i++) {\n        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || off > (1ULL << 40))
+filter/launcher.c | filter-path-ignored | --path is ignored: argv[0] is searched in PATH instead of the file the library resolved |     if (path)\n        execv(path, argv); |     if (0)\n        execv(path, argv);
+common/inspect.h | inspect-go-note-type | the Go build ID note (type 4) is not recognised |             if (sg_elf_word(p + 8, 4, e->big) == 4 && (namesz == 3 || namesz == 4) && |             if (sg_elf_word(p + 8, 4, e->big) == 3 && (namesz == 3 || namesz == 4) &&
+common/inspect.c | inspect-bun-one-section | a .bun section alone (without .bun_builtins) makes a Bun program |     if ((names & (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS)) == (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS)) |     if (names & (SG_SEC_BUN \| SG_SEC_BUN_BUILTINS))
+common/inspect.h | section-name-prefix | a section name that only begins with ".bun" counts as .bun |                 if (wlen < sizeof word && wlen == strlen(names[k]) && memcmp(word, names[k], wlen) == 0) |                 if (wlen < sizeof word && wlen >= strlen(names[k]) && memcmp(word, names[k], strlen(names[k])) == 0)
+common/inspect.h | inspect-setuid-mine | a setuid program owned by the caller is warned about (ld.so keeps LD_PRELOAD for it) |     if ((st.st_mode & S_ISUID) && st.st_uid != uid) |     if (st.st_mode & S_ISUID)
+common/inspect.h | inspect-setgid-noexec | a setgid bit without group execute (mandatory locking, not setgid) is warned about |     if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != (gid_t)syscall(SYS_getgid)) |     if ((st.st_mode & S_ISGID) && st.st_gid != (gid_t)syscall(SYS_getgid))
+common/inspect.h | inspect-podman-unseen | podman is not known as a container CLI |     return strcmp(base, "docker") == 0 || strcmp(base, "podman") == 0 || |     return strcmp(base, "docker") == 0 ||
+common/inspect.c | inspect-static-unseen | a program without PT_INTERP is not called static |     if (interp == 0)\n        found |= SG_STATIC; |     if (0)\n        found |= SG_STATIC;
+common/inspect.c | inspect-env-assignment | #!/usr/bin/env VAR=x NAME inspects VAR=x, not NAME |         if (word[0] == '-' || strchr(word, '=')) |         if (word[0] == '-')
+common/inspect.c | inspect-env-option-value | #!/usr/bin/env -u VAR NAME inspects VAR, not NAME |         if (strcmp(word, "-u") == 0 || strcmp(word, "-C") == 0 || strcmp(word, "-P") == 0) { |         if (strcmp(word, "-C") == 0 || strcmp(word, "-P") == 0) {
+common/inspect.c | inspect-script-unseen | a #! script is judged as itself, not by its interpreter |     if (n >= 2 && line[0] == '#' && line[1] == '!') { |     if (0) {
+common/inspect.c | inspect-env-unseen | #!/usr/bin/env NAME is judged by env, not NAME |     if (strcmp(base ? base + 1 : interp, "env") != 0) { |     if (1 || strcmp(base ? base + 1 : interp, "env") != 0) {
+common/inspect.h | inspect-notes-first | only the first program header is looked at for a Go note |     for (unsigned i = 0; i < e->phnum && i < 4096; i++) {\n        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || off > (1ULL << 40)) |     for (unsigned i = 0; i < 1 && i < 4096; i++) {\n        if (!sg_elf_phdr(fd, e, i, &type, &off, &len) || type != PT_NOTE || off > (1ULL << 40))
 # ---- stdiogate: the wrapper
 stdiogate | wrapper-version-stderr | --version goes to stderr |         -V\|--version) echo "stdiogate $version"; exit 0 ;; |         -V\|--version) echo "stdiogate $version" >&2; exit 0 ;;
 stdiogate | wrapper-empty-command | an empty COMMAND is searched for in PATH (a directory: 126) | [ -n "$1" ] \|\| die 127 "empty command" | :
@@ -403,7 +404,7 @@ lib/reads.c | ind-recvmsg-peek-counted | a server that peeks stdin with recvmsg(
 lib/reads.c | ind-zero-length-read-is-eof | a server that calls read(0, buf, 0) (a readiness probe) before the first message has the gate opened 'at end of input': its later startup banner is no longer diverted (on the wire with --gate-only; level 2 says the gate opened at end of input after 0 bytes) | if (r >= 0 && (r > 0 \|\| asked > 0) && shut()) | if (r >= 0 && (r >= 0 \|\| asked > 0) && shut())
 lib/write.c | ind-write-whole-bounds-swapped | a server whose stderr is a pipe nobody reads hangs for ever at startup writing its banner (instead of dropping it after 5 s), and an answer put on a slow wire at the gate is cut after 5 s (the client hangs on a partial message) | int w = poll(&q, 1, bounded ? SG_STALL_MS : -1); | int w = poll(&q, 1, bounded ? -1 : SG_STALL_MS);
 lib/failsafe.c | ind-failsafe-answer-pieces-swapped | an answer that opens the gate through the fail-safe and was written in two calls (a Content-Length header, then its body; or a JSON line in two writes) reaches the wire with the second piece first: the client gets a garbled frame and hangs | struct iovec answer[2] = { { g_hold.buf, g_hold.len }, { (void *)(p + off), k } }; | struct iovec answer[2] = { { (void *)(p + off), k }, { g_hold.buf, g_hold.len } };
-env.h | ind-debug-level-4-rejected | STDIOGATE_DEBUG=4 (or -vvv) prints a spurious 'STDIOGATE_DEBUG=4 is not a level from 0 to 4: using 4' warning on stderr from every process | if (v[0] >= '0' && v[0] <= '4' && !v[1]) { | if (v[0] >= '0' && v[0] <= '3' && !v[1]) {
+common/env.h | ind-debug-level-4-rejected | STDIOGATE_DEBUG=4 (or -vvv) prints a spurious 'STDIOGATE_DEBUG=4 is not a level from 0 to 4: using 4' warning on stderr from every process | if (v[0] >= '0' && v[0] <= '4' && !v[1]) { | if (v[0] >= '0' && v[0] <= '3' && !v[1]) {
 lib/fds.c | ind-high-dup-loses-cloexec | the private copy of the wire (and the other private descriptors) is inherited by every program the server starts: a background child that outlives the server keeps the client's stdout open, so the client never sees end of file after the server exits (hang) | int r = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, (int)top); | int r = REAL(fcntl)(fd, F_DUPFD, (int)top);
 # Not strictly equivalent, but no test can tell without a race: stderr_try
 # polls the pipe before each fifo_write and gives up on POLLERR (its reader
@@ -415,19 +416,19 @@ lib/guard.c equivalent | ind-fifo-write-sigpipe-kept | after the gate, junk writ
 lib/guard.c | ind-guard-settle-drops-held-line | a last line without a newline printed after the gate (e.g. printf("bye") before exit) vanishes: it never reaches stderr (nor the log), bytes lost |         junk_out(&v, 1, BY_OWNER);\n        g_hold.len = 0;\n        (void)sg_stream_end(&g_hold.s); |         (void)v;\n        g_hold.len = 0;\n        (void)sg_stream_end(&g_hold.s);
 lib/guard.c | ind-guard-summary-partial-line | at level 2 the exit summary miscounts lines: junk without a final newline is reported as 'kept 5 bytes in 0 lines off the wire' | unsigned long long n = LOAD(g_junk.lines) + (unsigned)LOAD(g_junk.partial); | unsigned long long n = LOAD(g_junk.lines);
 lib/stdout.c | ind-puts-drops-newline | after the gate, a server that answers with puts(json) sends its message without the newline: the client never sees the message end and hangs (and the next message is glued to it) | int r = stream_put(stdout, s, n, "puts") \|\| stream_put(stdout, "\\n", 1, "puts"); | int r = stream_put(stdout, s, n, "puts");
-junk.h | ind-backlog-append-ignores-start | when stderr is slow and junk queues up (the guard's or the filter's backlog), later junk overwrites earlier waiting junk: stderr shows lines garbled, duplicated or out of order | __builtin_memcpy(b->buf + b->start + b->len, | __builtin_memcpy(b->buf + b->len,
-quiet.h | ind-quiet-pid-sign | the middle reports the program's pid un-negated, so the starter takes it for an errno: --strict says 'cannot start the filter: running without it' (junk then reaches the wire) and the default mode's helper 'cannot start' (startup output lost to /dev/null) | int told = -(int)child; | int told = (int)child;
+common/junk.h | ind-backlog-append-ignores-start | when stderr is slow and junk queues up (the guard's or the filter's backlog), later junk overwrites earlier waiting junk: stderr shows lines garbled, duplicated or out of order | __builtin_memcpy(b->buf + b->start + b->len, | __builtin_memcpy(b->buf + b->len,
+common/quiet.h | ind-quiet-pid-sign | the middle reports the program's pid un-negated, so the starter takes it for an errno: --strict says 'cannot start the filter: running without it' (junk then reaches the wire) and the default mode's helper 'cannot start' (startup output lost to /dev/null) | int told = -(int)child; | int told = (int)child;
 protocol/detect.h | ind-content-length-case-sensitive | the standard header 'Content-Length' (capitalised) is not recognised: an LSP/DAP client's first message opens the gate before its body is read, and every frame the server writes is classified junk and goes to stderr: the LSP client hangs | sg_lower(c) == (unsigned char)name[d->name_len] | c == (unsigned char)name[d->name_len]
 protocol/detect.h | ind-error-answer-not-answer | a server that reads stdin in a way stdiogate cannot see and answers the first request with a JSON-RPC error: the error never opens the gate, it goes to stderr, and the client waits for ever | return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & (SGK_RESULT \| SGK_ERROR)); | return (k & SGK_JSONRPC) && (k & SGK_ID) && (k & SGK_RESULT);
 protocol/detect.h | ind-crlf-not-white | a server that ends its JSON lines with CRLF (or pretty-prints with CRs) has every message classified junk: answers go to stderr and the client hangs | int white = c == ' ' \|\| c == '\\t' \|\| c == '\\r'; | int white = c == ' ' \|\| c == '\\t';
 protocol/detect.h | ind-object-without-jsonrpc-passes | structured JSON log lines such as {"level":"info","msg":"ready"} written on stdout are taken for protocol and reach the client on the wire (guard, fail-safe and --strict alike) |     if (c == '}' && s->depth == sg_record_level(s) && !s->has_jsonrpc)\n        return 0;               /* an object without "jsonrpc" */\n | 
-filter.c | ind-filter-exit-status-swapped | `stdiogate --strict nosuchcmd` (a COMMAND that is not there at exec) exits 126 instead of 127, and a non-executable one 127 instead of 126 | exit(e == ENOENT ? 127 : 126); | exit(e == ENOENT ? 126 : 127);
-filter.c | ind-filter-drops-held-candidate | under --strict, a message that spans two reads of the pipe (a large answer, or one written in two pieces) loses its first part: the client gets a truncated, invalid message and hangs; junk split across reads loses its start on stderr |             out_add(o, v, held, nheld);\n | 
-filter.c | ind-filter-discard-any-value | with STDIOGATE_DISCARD=0 in the environment, --strict throws the junk away (nothing on stderr) instead of putting it on stderr as the library does | int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i; | int discard = getenv(SG_ENV_DISCARD) && *getenv(SG_ENV_DISCARD), i;
+filter/launcher.c | ind-filter-exit-status-swapped | `stdiogate --strict nosuchcmd` (a COMMAND that is not there at exec) exits 126 instead of 127, and a non-executable one 127 instead of 126 | exit(e == ENOENT ? 127 : 126); | exit(e == ENOENT ? 126 : 127);
+filter/relay.c | ind-filter-drops-held-candidate | under --strict, a message that spans two reads of the pipe (a large answer, or one written in two pieces) loses its first part: the client gets a truncated, invalid message and hangs; junk split across reads loses its start on stderr |             out_add(o, v, held, nheld);\n | 
+filter/launcher.c | ind-filter-discard-any-value | with STDIOGATE_DISCARD=0 in the environment, --strict throws the junk away (nothing on stderr) instead of putting it on stderr as the library does | int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i; | int discard = getenv(SG_ENV_DISCARD) && *getenv(SG_ENV_DISCARD), i;
 check/main.c | ind-check-timeout-zero-accepted | `stdiogate --check --timeout 0 CMD` is accepted instead of refused with status 125: the check times out at once (status 5, 'no answer') | (s == 0 && !zero_ok) | (s < 0 && !zero_ok)
 check/main.c | ind-check-option-equals-off-by-one | `stdiogate --check --timeout=5 CMD` (any --opt=value form) fails with 'invalid number of seconds '=5'' and status 125; --protocol=lsp says unknown protocol '=lsp' | return argv[*i] + n + 1; | return argv[*i] + n;
 check/protocol.c | ind-check-lsp-name-beats-mcp | `stdiogate --check mcp-language-server ...` is played as an LSP server (Content-Length frames) instead of MCP: wrong protocol, wrong verdict/exit status | { names_mcp, names_dap, names_lsp };\n    static const enum protocol named[] = { PROTO_MCP, PROTO_DAP, PROTO_LSP }; | { names_lsp, names_dap, names_mcp };\n    static const enum protocol named[] = { PROTO_LSP, PROTO_DAP, PROTO_MCP };
-inspect.c | ind-inspect-env-u-value | a script starting '#!/usr/bin/env -u VAR goserver' is judged by 'VAR' (not found): no warning that its Go/static interpreter cannot be guarded, and it runs in default mode instead of under the filter, so its junk reaches the wire | if (strcmp(word, "-u") == 0 \|\| strcmp(word, "-C") == 0 | if (strcmp(word, "-C") == 0
+common/inspect.c | ind-inspect-env-u-value | a script starting '#!/usr/bin/env -u VAR goserver' is judged by 'VAR' (not found): no warning that its Go/static interpreter cannot be guarded, and it runs in default mode instead of under the filter, so its junk reaches the wire | if (strcmp(word, "-u") == 0 \|\| strcmp(word, "-C") == 0 | if (strcmp(word, "-C") == 0
 stdiogate | ind-wrapper-verbosity-off-by-one | `stdiogate -v CMD` runs at level 3 instead of 2 (stderr floods with level-3 details), -vv at 4 | -v*) verbosity=$((verbosity + ${#1} - 1)) ;; | -v*) verbosity=$((verbosity + ${#1})) ;;
 stdiogate | ind-wrapper-protocol-value-not-shifted | `stdiogate --protocol jsonl CMD` fails with 'stdiogate: jsonl: command not found' and status 127 (the value is taken for COMMAND); --protocol=jsonl still works |             [ "$1" = --protocol ] && shift\n | 
 doctor/stdiogate-doctor | ind-doctor-lua-backslash-unescaped | `stdiogate --client neovim -- CMD 'C:\\dir'` (any argument with a backslash) prints a Lua entry with the backslash raw: Lua reads it as an escape, so the pasted config runs another path or fails to load |     for c in raw.decode("utf-8", "surrogateescape"):\n        if c.isprintable() and c not in "'\\\\": |     for c in raw.decode("utf-8", "surrogateescape"):\n        if c.isprintable() and c not in "'":
@@ -517,17 +518,34 @@ sys.exit(bad)' "$ROOT" && echo "all $(selected | wc -l) mutations apply"
     exit $?
 fi
 
+# test_path NAME.bats: where the test file is, tests/PART/NAME.bats (the
+# names are unique across the parts)
+test_path() {
+    local f
+    for f in "$ROOT"/tests/*/"$1"; do
+        [ -e "$f" ] && { echo "${f#"$ROOT"/}"; return 0; }
+    done
+    return 1
+}
+
+# tests_named GLOB: the names of the test files that match, in name order
+tests_named() {
+    local f
+    # shellcheck disable=SC2086
+    for f in "$ROOT"/tests/*/$1; do
+        [ -e "$f" ] && echo "${f##*/}"
+    done | sort
+}
+
 # default_files SOURCE: the test files for a mutant of SOURCE, in order
 default_files() {
-    local out=() f b skip s
+    local out=() b skip s
     for b in $(first_files "$1"); do
-        [ -e "$ROOT/tests/$b" ] && out+=("$b")
+        test_path "$b" >/dev/null && out+=("$b")
     done
     # then the rest, cheapest first: a mutant dies at the first failing file
-    for f in "$ROOT"/tests/core_*.bats "$ROOT"/tests/fault_*.bats "$ROOT"/tests/wrapper.bats \
-             "$ROOT"/tests/tree_*.bats "$ROOT"/tests/*.bats; do
-        [ -e "$f" ] || continue
-        b=$(basename "$f")
+    for b in $(tests_named 'core_*.bats') $(tests_named 'fault_*.bats') $(tests_named wrapper.bats) \
+             $(tests_named 'tree_*.bats') $(tests_named '*.bats'); do
         skip=0
         for s in $SLOW; do
             # shellcheck disable=SC2254
@@ -668,7 +686,7 @@ if [ "$baseline" = 1 ]; then
         done
     done <<<"$SPECS"
     for f in ${all_files[@]+"${all_files[@]}"}; do
-        BATS_TEST_TIMEOUT=${MUTATE_TEST_TIMEOUT:-90} bats "$TREE/tests/$f" >"$WORK/baseline.$f.log" 2>&1
+        BATS_TEST_TIMEOUT=${MUTATE_TEST_TIMEOUT:-90} bats "$TREE/$(test_path "$f")" >"$WORK/baseline.$f.log" 2>&1
         new_failures "$WORK/baseline.$f.log" | sed "s|^|$f: |" >>"$WORK/baseline-failures"
         new_failures "$WORK/baseline.$f.log" >>"$KNOWN.new"
     done
@@ -703,12 +721,12 @@ while IFS= read -r spec; do
     f_total[$src]=$(( ${f_total[$src]:-0} + 1 ))
     by=
     for f in $(files_for "$src"); do
-        if ! run_file "$TREE/tests/$f" "$WORK/$name.$f.log"; then
+        if ! run_file "$TREE/$(test_path "$f")" "$WORK/$name.$f.log"; then
             # A test that fails now and then on its own (a race in the test)
             # would kill mutants it does not notice: the file has to fail
             # a second time.
             cp "$WORK/$name.$f.log" "$WORK/$name.$f.first.log"
-            if ! run_file "$TREE/tests/$f" "$WORK/$name.$f.log"; then
+            if ! run_file "$TREE/$(test_path "$f")" "$WORK/$name.$f.log"; then
                 by=$f
                 break
             fi

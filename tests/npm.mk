@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Real MCP clients and servers for tests/real_*.bats (issue 4), pinned in tests/package-lock.json.
+# Real MCP clients and servers for tests/real/real_*.bats (issue 4), pinned in tests/package-lock.json.
 # `npm ci` runs when tests/node_modules is missing or older than the lockfile; npm rewrites
 # tests/node_modules/.package-lock.json on every install, so it serves as the stamp.
 NPM ?= npm

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/read_wide.mk - the C++ fixture of tests/core_read_wide.bats (std::wcin).
+# tests/read_wide.mk - the C++ fixture of tests/gate/core_read_wide.bats (std::wcin).
 CXX ?= g++
 FIXTURE_CXXFLAGS ?= -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
 CXX_FIXTURES = tests/bin/core_wcin

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/real.mk - real third-party MCP servers from PyPI, for tests/real_servers.bats (the npm ones
+# tests/real.mk - real third-party MCP servers from PyPI, for tests/real/real_servers.bats (the npm ones
 # are pinned in tests/package-lock.json: tests/npm.mk). Everything fetched lands in build/real
 # (gitignored), so a second `make test` only checks time stamps.
 #

@@ -14,7 +14,7 @@ argument per line; with --gate, stdiogate's path is replaced by PATH.  Lines
 "env NAME=VALUE" follow for the server's configured environment.  Exit 1 with
 a message on stderr if the recipe is malformed.  --stdiogate PATH: the
 absolute path the recipe must name instead of /usr/local/bin/stdiogate (for
-the entries `stdiogate --check --client` prints: tests/doctor.bats).
+the entries `stdiogate --check --client` prints: tests/doctor/doctor.bats).
 
 With --readme: checks the command blocks of CLONE's README.md and docs/*.md
 against CLONE, a clean clone in which the SETUP commands have been run (see

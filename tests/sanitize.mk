@@ -6,7 +6,7 @@
 #                       dynamically linked C fixtures and the examples built
 #                       with UBSan (any undefined behaviour aborts), running the
 #                       test files whose servers are C programs
-# make check-valgrind   memcheck on wrapped C servers (tests/sanitize.bats)
+# make check-valgrind   memcheck on wrapped C servers (tests/lint/sanitize.bats)
 #
 # ASan is left to the fuzzer (protocol/fuzz.mk runs detect.h under ASan and UBSan):
 # a preloaded library cannot bring the ASan runtime into programs that were not
@@ -41,10 +41,10 @@ check-ubsan: | test-tools
 	$(MAKE) -C $(UBSAN_DIR) -s CFLAGS='-O1 -g $(UBSAN_FLAGS)' FIXTURE_SAN='$(UBSAN_FLAGS)' \
 		all fixtures examples
 	cd $(UBSAN_DIR) && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		bats $(UBSAN_FILTER) $(UBSAN_TESTS:%=tests/%.bats)
+		bats $(UBSAN_FILTER) $(call test_files,$(UBSAN_TESTS))
 
 check-valgrind: all fixtures | test-tools
-	bats tests/sanitize.bats
+	bats tests/lint/sanitize.bats
 
 TEST_TOOLS += valgrind:valgrind
 

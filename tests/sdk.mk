@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/sdk.mk - small MCP servers written against each official SDK, for tests/real_sdk.bats
+# tests/sdk.mk - small MCP servers written against each official SDK, for tests/real/real_sdk.bats
 # (issue 15). Sources in tests/sdk/; everything fetched or built lands in build/sdk (gitignored),
 # so a second `make test` only checks time stamps.
 #
@@ -9,10 +9,10 @@
 #               cache warmed so that the tests run uv with --offline --no-index
 #   sdk-go      github.com/modelcontextprotocol/go-sdk (go.mod/go.sum), built static
 #               (CGO_ENABLED=0) and dynamic (cgo)
-#   sdk-rust    rmcp (Cargo.lock), and tokio-writer beside it (tests/guard_threads.bats), release build (unoptimised, opt-level 0: half the build time), stdio server features only
+#   sdk-rust    rmcp (Cargo.lock), and tokio-writer beside it (tests/guard/guard_threads.bats), release build (unoptimised, opt-level 0: half the build time), stdio server features only
 #   sdk-java    io.modelcontextprotocol.sdk:mcp (pom.xml, exact versions, checksums enforced):
 #               the jars copied by the dependency plugin, the server compiled with javac
-#   test-sdk    the above, then bats tests/real_sdk.bats
+#   test-sdk    the above, then bats tests/real/real_sdk.bats
 #
 # Tool chains (sdk-toolchains; each is the machine's own when it is new enough, else installed by
 # these rules, which say what they install):
@@ -122,7 +122,7 @@ $(SDK_OUT)/java/.stamp: $(SDK_SRC)/java/pom.xml $(wildcard $(SDK_SRC)/java/src/m
 	touch $@
 
 test-sdk: test-tools all npm-deps sdk-deps
-	bats tests/real_sdk.bats
+	bats tests/real/real_sdk.bats
 
 TEST_DEPS += sdk-deps
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/setups.mk - what tests/setups_*.bats need (issue 12): musl-gcc (a
+# tests/setups.mk - what tests/setups/setups_*.bats need (issue 12): musl-gcc (a
 # dynamically linked musl server), perl and ruby (their stdout buffers),
 # setcap (file capabilities).
 TEST_TOOLS += musl-gcc:musl-tools perl:perl ruby:ruby setcap:libcap2-bin

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/strict.mk - what the strict-mode tests (tests/strict_*.bats) need: the
+# tests/strict.mk - what the strict-mode tests (tests/strict/strict_*.bats) need: the
 # filter, perl, and a static Go server (CGO_ENABLED=0) built under build/
 # with its build cache there too, by the go the SDK servers use (GO,
 # tests/sdk.mk: the machine's if it is new enough, else the pinned toolchain).
@@ -24,7 +24,10 @@ TEST_DEPS += $(FILTER) strict-go
 # check set as the library's; gcc and clang builds: `make all check-clang`).
 lint: lint-strict
 lint-strict: | lint-deps
-	cppcheck $(CPPCHECK_FLAGS) filter.c
-	clang-tidy --quiet --checks='$(TIDY_CHECKS)' --warnings-as-errors='*' filter.c -- -D_GNU_SOURCE
+	cppcheck $(CPPCHECK_FLAGS) $(FILTER_SRC)
+	@for f in $(FILTER_SRC); do \
+		echo "clang-tidy $$f"; \
+		clang-tidy --quiet --checks='$(TIDY_CHECKS)' --warnings-as-errors='*' $$f -- -D_GNU_SOURCE || exit 1; \
+	done
 
 .PHONY: lint-strict

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# strict_helpers.bash - shared by tests/strict_*.bats (`load strict_helpers`).
+# strict_helpers.bash - shared by tests/strict/strict_*.bats (`load strict_helpers`).
 # Loads helpers.bash, and makes `gated` (and `both`) run COMMAND under
 # `stdiogate --strict` (STRICT_OPTS: more wrapper options, e.g. --protocol
 # framed), through a two-line wrapper script that client.py runs as
@@ -15,7 +15,7 @@
 #                     within a bounded wait
 #   assert_file_stdout FILE   stdout is byte for byte FILE
 
-load helpers
+load ../helpers
 
 SRV="$FIX/strict_server.py"
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# stub_helpers.bash - for tests/wrapper.bats, tests/mutants_check.bats and
-# tests/setups_wrapper.bats (taken).
+# stub_helpers.bash - for tests/wrapper/wrapper.bats, tests/check/mutants_check.bats and
+# tests/setups/setups_wrapper.bats (taken).
 #
 #   stub_tree   (from setup_file) exports REPO (this tree) and STUB
 #               ($BATS_FILE_TMPDIR/stub): a copy of the wrapper and of
@@ -8,7 +8,7 @@
 #               that does nothing, so that a test sees what the wrapper did
 
 stub_tree() {
-    REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+    REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
     STUB="$BATS_FILE_TMPDIR/stub"
     export REPO STUB
     mkdir -p "$STUB"

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: MIT
-# Helpers for tests/real_*.bats: real MCP clients (the official TypeScript SDK, a strict raw client)
+# Helpers for tests/real/real_*.bats: real MCP clients (the official TypeScript SDK, a strict raw client)
 # against real servers (tests/node_modules) and noisy fixtures (tests/integration/fixtures).
 #
 # Every client run writes RUN.json (the client's summary) and RUN.err (the server's stderr) under
 # $BATS_TEST_TMPDIR; a failing assertion prints both.
 
-ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 TESTS="$ROOT/tests"
 INTEG="$TESTS/integration"
 FIX="$INTEG/fixtures"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""tests/package/registry.py - a read-only npm registry on 127.0.0.1 for tests/packages.bats.
+"""tests/package/registry.py - a read-only npm registry on 127.0.0.1 for tests/package/packages.bats.
 
 usage: registry.py TARBALL...
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Helpers for tests/real_sdk.bats: servers written against each official MCP SDK (tests/sdk/,
+# Helpers for tests/real/real_sdk.bats: servers written against each official MCP SDK (tests/sdk/,
 # built by tests/sdk.mk into build/sdk), driven by three clients: the TypeScript SDK client over
 # sockets, the Python SDK client over pipes, the strict raw client over sockets and over pipes.
 # Loaded after integration/real_helpers (sdk, raw, q, show, completed, same_result).

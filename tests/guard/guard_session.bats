@@ -1,0 +1,402 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# Issue 34: the session guard.  After the gate opens, the library keeps
+# classifying what reaches the wire with the stream classifier (detect.h),
+# as strict mode's filter does: protocol to the wire, junk to stderr, for
+# the whole session, in every write path, from threads, signal handlers and
+# the children that inherit the wire.  Each test runs the server unwrapped
+# first (the junk is on stdout: the test can fail), then under ./stdiogate
+# (default mode): stdout carries exactly the protocol messages and stderr
+# exactly the junk, byte for byte, in order.  (Strict mode's own edge and
+# server cases run in the default mode too: strict_alone.bats.)
+
+load ../helpers
+
+GS=$BIN/guard_srv
+INIT1='{"jsonrpc":"2.0","id":1,"method":"initialize"}'
+PING2='{"jsonrpc":"2.0","id":2,"method":"ping"}'
+CALL3='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run","arguments":{}}}'
+A1='{"jsonrpc":"2.0","id":1,"result":{"echo":"initialize"}}'
+A2='{"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}}'
+
+setup() { [ -x "$GS" ] || { echo "make fixtures" >&2; return 1; }; }
+
+# writer W [CLIENT-OPTION...]: guard_srv writes a junk line, a pino-like
+# JSON log line and the answer with W, per request.
+writer() {
+    local w=$1; shift
+    local j1=$'guard-junk initialize\n{"level":30,"msg":"handled initialize"}\n'
+    local j2=$'guard-junk ping\n{"level":30,"msg":"handled ping"}\n'
+    ungated "$@" --line "$INIT1" --line "$PING2" -- "$GS" writer "$w"
+    assert_status 0
+    assert_stdout_bytes "$j1$A1"$'\n'"$j2$A2"$'\n'
+    gated "$@" --line "$INIT1" --line "$PING2" -- "$GS" writer "$w"
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    assert_stderr_bytes "$j1$j2"
+}
+
+@test "guard: junk while serving goes to stderr, byte for byte, whatever the write path (write, writev, dprintf)" {
+    row_table writer write writev dprintf
+}
+
+@test "guard: bytes the kernel moves onto the wire (sendfile, splice, vmsplice) go through the guard too" {
+    row_table writer sendfile splice vmsplice
+}
+
+@test "guard: C stdio's buffer is classified where glibc would write it (printf, puts, fputs, fwrite, putchar, inline putc)" {
+    row_table writer printf puts fputs fwrite putchar fputc-unlocked
+}
+
+@test "guard: C stdio with the program's own buffering (setvbuf unbuffered, line-buffered)" {
+    row_table writer printf-unbuf printf-line
+}
+
+@test "guard: C stdio's buffer never flushed by the program: exit writes it, through the guard" {
+    local j1=$'guard-junk initialize\n{"level":30,"msg":"handled initialize"}\n'
+    local j2=$'guard-junk ping\n{"level":30,"msg":"handled ping"}\n'
+    ungated --frames 0 --line "$INIT1" --line "$PING2" -- "$GS" writer printf-exit
+    assert_status 0
+    assert_stdout_bytes "$j1$A1"$'\n'"$j2$A2"$'\n'
+    gated --frames 0 --line "$INIT1" --line "$PING2" -- "$GS" writer printf-exit
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    assert_stderr_bytes "$j1$j2"
+}
+
+@test "guard: sockets (as Node-based clients give them): send, sendmsg, write" {
+    row_table writer "send --sockets" "sendmsg --sockets" "write --sockets"
+}
+
+@test "guard: an answer written in three pieces (cut inside a name and inside a string), a CRLF line end" {
+    ungated --line "$INIT1" --line "$PING2" -- "$GS" pieces
+    assert_status 0
+    assert_stdout_bytes "guard-junk before"$'\n'"$A1"$'\n'"guard-junk before"$'\n'"$A2"$'\r\n'
+    gated --line "$INIT1" --line "$PING2" -- "$GS" pieces
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\r\n'
+    assert_stderr_bytes "guard-junk before"$'\n'"guard-junk before"$'\n'
+}
+
+@test "guard: four threads writing messages and junk at once: every message whole and in its thread's order, every junk line on stderr" {
+    ungated --timeout 60 --frames 802 --line "$INIT1" --line "$PING2" -- "$GS" threads 4
+    assert_status 0
+    [ "$(grep -c guard-junk "$OUT")" -eq 800 ] || { show_run; return 1; }
+    gated --timeout 60 --frames 802 --line "$INIT1" --line "$PING2" -- "$GS" threads 4
+    assert_status 0
+    "$PYTHON" - "$OUT" "$ERR" <<'PY'
+import json, sys
+out = open(sys.argv[1], "rb").read().split(b"\n")
+assert out[-1] == b"", "stdout does not end with a newline"
+seen = {t: [] for t in range(4)}
+answers = 0
+for line in out[:-1]:
+    m = json.loads(line)
+    if m.get("method") == "t":
+        seen[m["params"][0]].append(m["params"][1])
+    else:
+        answers += 1
+assert answers == 2, answers
+for t, got in seen.items():
+    assert got == list(range(200)), (t, got[:10])
+err = open(sys.argv[2], "rb").read().decode().splitlines()
+junk = sorted(l for l in err if l.startswith("guard-junk "))
+assert len(junk) == 800 and len(err) == 800, (len(junk), len(err))
+for t in range(4):
+    mine = [int(l.split()[2]) for l in err if l.startswith("guard-junk %d " % t)]
+    assert mine == list(range(200)), t
+PY
+}
+
+@test "guard: a signal handler writing messages while large answers are on their way: no message lands inside another, none is lost" {
+    local args=() i
+    for i in $(seq 3 40); do args+=(--line "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"ping\"}"); done
+    ungated --timeout 120 --frames 39 --line "$INIT1" "${args[@]}" -- "$GS" signal 1000000
+    assert_status 0
+    grep -q '^alarms: [1-9]' "$ERR" || { echo "unwrapped: the handler never ran" >&2; show_run; return 1; }
+    gated --timeout 120 --frames 39 --line "$INIT1" "${args[@]}" -- "$GS" signal 1000000
+    assert_status 0
+    "$PYTHON" - "$OUT" "$ERR" <<'PY'
+import json, re, sys
+alarms = answers = 0
+for line in open(sys.argv[1], "rb"):
+    m = json.loads(line)          # every line a whole message
+    if m.get("method") == "alarm":
+        alarms += 1
+    else:
+        assert len(m["result"]["text"]) == 1000000
+        answers += 1
+ran = int(re.search(r"^alarms: (\d+)$", open(sys.argv[2]).read(), re.M).group(1))
+assert answers == 39, answers
+assert ran > 0 and alarms == ran, (alarms, ran)
+PY
+}
+
+# late_run: strict_late (a server with a library of its own whose destructor
+# writes a junk line and a notification) with its "big" junk line, under
+# stdiogate (default mode), stderr a pipe that nobody reads until the
+# notification is on the wire (or the wire has ended): the junk waits in
+# the guard's backlog at exit.
+late_run() {
+    rm -f out err done errpipe
+    mkfifo errpipe
+    (exec 3<errpipe
+     timeout 60 sh -c 'until grep -q "\"method\":\"late\"" out 2>/dev/null || [ -e done ]; do sleep 0.01; done'
+     cat <&3 >err) &
+    local reader=$!
+    printf '%s\n' "$INIT" | timeout 60 "$ROOT/stdiogate" "$BIN/strict_late" big 2>errpipe |
+        { cat >out; touch done; }
+    wait "$reader"
+}
+
+@test "guard: what a library of the server's writes at exit, after the library's destructor, is guarded too, with junk still waiting for stderr: the message on the wire before its end, the junk on stderr" {
+    cd "$BATS_TEST_TMPDIR"
+    local big note='{"jsonrpc":"2.0","method":"late"}'
+    big=$(printf 'big-junk-0123456789012345678901234567890123456789012345678901234567890%.0s' $(seq 4000))
+    # unwrapped (the control): every line on stdout
+    printf '%s\n' "$INIT" | "$BIN/strict_late" big >out
+    [ "$(cat out)" = "$(printf '%s\n' early-junk "$big" late-junk "$note" "$(answer 0 initialize)")" ]
+    late_run
+    [ "$(cat out)" = "$(printf '%s\n' "$note" "$(answer 0 initialize)")" ] || { echo "out: $(cut -c1-200 out)" >&2; false; }
+    [ "$(cat err)" = "$(printf '%s\n' early-junk "$big" late-junk)" ] || { echo "err: $(cut -c1-200 err)" >&2; false; }
+}
+
+# held HOW: after its first answer guard_srv writes the start of a message
+# with no end, then ends (exit, _exit, exec) or is killed.
+@test "guard: an unfinished line held at exit, _exit and exec goes to stderr (as strict mode does at its end); the status is kept" {
+    local how part='{"jsonrpc":"2.0","id":9,"res'
+    for how in exit _exit exec; do
+        ungated --line "$INIT1" -- "$GS" held "$how"
+        assert_status 0
+        assert_stdout_bytes "$A1"$'\n'"$part"
+        gated --line "$INIT1" -- "$GS" held "$how"
+        assert_status 0
+        assert_stdout_bytes "$A1"$'\n'
+        assert_stderr_bytes "$part"
+    done
+    # level 2's count at exit has that line, though it has no newline
+    STDIOGATE_DEBUG=2 gated --line "$INIT1" -- "$GS" held exit
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'
+    assert_stderr_has "guard: kept ${#part} bytes in 1 line off the wire after the gate"
+}
+
+@test "guard: an unfinished line held when the server is killed (SIGKILL) is lost, the answers before it are whole, the status is the kill's" {
+    ungated --line "$INIT1" -- "$GS" held kill
+    assert_status 137
+    gated --line "$INIT1" -- "$GS" held kill
+    assert_status 137
+    assert_stdout_bytes "$A1"$'\n'
+    [ ! -s "$ERR" ] || { show_run; return 1; }
+}
+
+# guard_srv MODE writes the line JUNK once per request: on stdout unwrapped;
+# wrapped, the two answers alone on stdout and JUNK twice on stderr.
+junk_per_request() {
+    local mode=$1 junk=$2
+    ungated --line "$INIT1" --line "$PING2" -- "$GS" "$mode"
+    assert_status 0
+    assert_stdout_has "$junk"
+    gated --line "$INIT1" --line "$PING2" -- "$GS" "$mode"
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    assert_stderr_bytes "$junk"$'\n'"$junk"$'\n'
+}
+
+@test "guard: answers on a copy of stdout made after the gate are guarded too; a stdout the program points at /dev/null (freopen) is its own" {
+    # (freopen's junk goes where the program sent it: not to stderr, so JUNK only twice)
+    junk_per_request fdcopy "guard-junk on fd 1"
+}
+
+@test "guard: stdout opened again by name after the gate (/proc/self/fd/1, as rmcp does) is guarded too" {
+    junk_per_request reopen "guard-junk reopened"
+}
+
+@test "guard: a Python tool's print, os.system's shell and a subprocess inheriting stdout (mcp-python-interpreter-like)" {
+    JUNK=(tool-print-junk os-system-junk subprocess-junk)
+    both --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n''{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"ran"}]}}'$'\n'
+    assert_stderr_bytes $'tool-print-junk\nos-system-junk\nsubprocess-junk\n'
+}
+
+@test "guard: a Node server's console.log lines and a child inheriting stdout per tool call (mcp-server-code-runner-like)" {
+    JUNK=("Running code: echo captured" inherited-child-junk)
+    both --line "$INIT1" --line "$CALL3" -- node "$FIX/guard_code_runner.js"
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n''{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"captured"}]}}'$'\n'
+    assert_stderr_bytes $'Running code: echo captured\nExecuting command: sh -c \'echo captured\'\ninherited-child-junk\n'
+}
+
+@test "guard: --gate-only (and STDIOGATE_GUARD=0) lets junk written while serving through, as before the guard" {
+    local -x STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/gate-only
+    printf '#!/bin/sh\nexec "%s" --gate-only "$@"\n' "$ROOT/stdiogate" >"$STDIOGATE_WRAPPER"
+    chmod +x "$STDIOGATE_WRAPPER"
+    gated --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
+    assert_status 0
+    assert_stdout_has tool-print-junk os-system-junk subprocess-junk
+    [ ! -s "$ERR" ] || { show_run; return 1; }
+}
+
+@test "guard: level 2 says how much it kept off the wire after the gate; level 3 that it watches, in the server and in the shell os.system started" {
+    STDIOGATE_DEBUG=3 gated --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
+    assert_status 0
+    assert_stderr_has "guard: keeping what is not protocol off the wire for the session (from the gate on): to stderr" \
+        "guard: keeping what is not protocol off the wire for the session (handed the wire after the gate): to stderr" \
+        "system: the shell starts on the wire with the guard" \
+        "guard: kept 16 bytes in 1 line off the wire after the gate"
+}
+
+@test "guard: --log FILE gets the junk written after the gate, each line prefixed NAME[PID]:, as well as stderr" {
+    gated --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
+    assert_status 0
+    local log=$BATS_TEST_TMPDIR/junk.log
+    STDIOGATE_LOG=$log gated --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
+    assert_status 0
+    assert_stderr_bytes $'tool-print-junk\nos-system-junk\nsubprocess-junk\n'
+    grep -qE '^python3?[0-9.]*\[[0-9]+\]: tool-print-junk$' "$log" &&
+        grep -qE '^(sh|dash)\[[0-9]+\]: os-system-junk$' "$log" &&
+        grep -qE '^(sh|dash)\[[0-9]+\]: subprocess-junk$' "$log" || { cat "$log" >&2; show_run; return 1; }
+}
+
+# Junk waiting in the guard's backlog when stderr has taken part of it and
+# more junk comes: the new junk queues behind the old.  The client reads the
+# pipe empty after the first answer (the guard has written what it took,
+# the rest waits), then asks again: the server's second junk finds the
+# backlog started past its beginning.
+@test "guard: junk written while older junk waits for a slow stderr queues behind it, byte for byte" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >slow_err.py <<'PY'
+import os, sys
+for req in sys.stdin.buffer:
+    i = req.index(b'"id":') + 5
+    rid = req[i:req.index(b",", i)]
+    n = 200 if rid == b"1" else 10
+    os.write(1, b"".join(b"junk-%s-%04d " % (rid, k) + b"x" * 1011 + b"\n" for k in range(n)))
+    os.write(1, b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}\n')
+PY
+    "$PYTHON" - "$ROOT/stdiogate" "$PYTHON" <<'PY'
+import os, select, subprocess, sys, time
+gate, py = sys.argv[1], sys.argv[2]
+def junk(rid, n):
+    return b"".join(b"junk-%s-%04d " % (rid, k) + b"x" * 1011 + b"\n" for k in range(n))
+def answer(rid):
+    return b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}\n'
+req = [b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n', b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n']
+J1, J2 = junk(b"1", 200), junk(b"2", 10)
+deadline = time.monotonic() + 60
+def read_line(f):
+    got = b""
+    while not got.endswith(b"\n"):
+        t = deadline - time.monotonic()
+        if t <= 0 or not select.select([f], [], [], t)[0]:
+            sys.exit("timeout: an answer; so far %r" % got[:200])
+        b = os.read(f.fileno(), 1)
+        if not b:
+            sys.exit("end of stdout before an answer; so far %r" % got[:200])
+        got += b
+    return got
+# unwrapped: the junk on stdout (the test can fail)
+out = subprocess.run([py, "slow_err.py"], input=b"".join(req), stdout=subprocess.PIPE, timeout=60).stdout
+assert out == J1 + answer(b"1") + J2 + answer(b"2"), out[:200]
+p = subprocess.Popen([gate, py, "slow_err.py"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+p.stdin.write(req[0]); p.stdin.flush()
+assert read_line(p.stdout) == answer(b"1")
+# what the pipe holds now; the rest of J1 waits in the guard's backlog
+err = b""
+os.set_blocking(p.stderr.fileno(), False)
+while True:
+    try:
+        b = os.read(p.stderr.fileno(), 65536)
+    except BlockingIOError:
+        break
+    if not b:
+        break
+    err += b
+assert 0 < len(err) < len(J1), "stderr took %d of %d bytes at once: nothing waits" % (len(err), len(J1))
+os.set_blocking(p.stderr.fileno(), True)
+p.stdin.write(req[1]); p.stdin.flush()
+assert read_line(p.stdout) == answer(b"2")
+p.stdin.close()
+while True:
+    t = deadline - time.monotonic()
+    if t <= 0 or not select.select([p.stderr], [], [], t)[0]:
+        sys.exit("timeout: stderr's end")
+    b = os.read(p.stderr.fileno(), 65536)
+    if not b:
+        break
+    err += b
+assert p.wait(max(deadline - time.monotonic(), 1)) == 0
+assert p.stdout.read() == b""
+if err != J1 + J2:
+    k = next((i for i in range(min(len(err), len(J1 + J2))) if err[i] != (J1 + J2)[i]), min(len(err), len(J1 + J2)))
+    sys.exit("stderr: %d bytes, want %d; first difference at %d: %r" % (len(err), len(J1 + J2), k, err[k:k + 80]))
+PY
+}
+
+# A JSON log line of 3 MiB, written in one call after the first request
+# (three times the backlog stderr's junk waits in), while the client reads
+# stderr as it comes: it reaches stderr whole, not cut at what a full pipe
+# and the backlog hold (junk is dropped only when stderr takes nothing for
+# the stall time: stall.h).
+@test "guard: a 3 MiB junk line written in one call reaches stderr whole while stderr is read" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >big_log.py <<'PY'
+import os, sys
+line = b'{"level":30,"msg":"' + b"x" * (3 * 1024 * 1024) + b'"}\n'
+for req in sys.stdin.buffer:
+    os.write(1, line)
+    i = req.index(b'"id":') + 5
+    rid = req[i:req.index(b",", i)]
+    os.write(1, b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}\n')
+PY
+    local x
+    x=$(head -c $((3 * 1024 * 1024)) /dev/zero | tr '\0' x)
+    ungated --timeout 120 --line "$INIT1" -- "$PYTHON" big_log.py
+    assert_status 0
+    assert_stdout_bytes "{\"level\":30,\"msg\":\"$x\"}"$'\n''{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
+    gated --timeout 120 --line "$INIT1" -- "$PYTHON" big_log.py
+    assert_status 0
+    assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
+    assert_stderr_bytes "{\"level\":30,\"msg\":\"$x\"}"$'\n'
+}
+
+# Issue 45: a non-blocking wire that takes part of a write.  guard_nbwrite
+# sets O_NONBLOCK on stdout after its first read and writes a 1 MiB answer
+# (alone, after a junk line in one writev, glued behind a junk line in one
+# buffer): the pipe takes it a part at a time and the server writes the
+# rest after a poll, a rest that begins inside the message.  Then a junk
+# line after its next answer.  Each mode: default (the guard), --strict
+# (the filter), --gate-only (the junk on the wire).
+nb_row() {
+    local mode=$1 how=$2 big junk=
+    big=$("$PYTHON" -c 'h = "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"text\":\""; print(h + "x" * ((1 << 20) - len(h) - 4) + "\"}}", end="")')
+    [ "$mode" = write ] || junk=$'nb-junk\n'
+    ungated --frames 2 --timeout 60 --line "$INIT" --line "$PING" -- "$BIN/guard_nbwrite" "$mode"
+    assert_status 0
+    assert_stdout_bytes "$junk$big"$'\n'"$(answer '"p1"' ping)"$'\n'$'nb-post-junk\n'
+    case $how in
+        default)   gated --frames 2 --timeout 60 --line "$INIT" --line "$PING" -- "$BIN/guard_nbwrite" "$mode" ;;
+        strict)    local -x STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/strict
+                   gated --frames 2 --timeout 60 --line "$INIT" --line "$PING" -- "$BIN/guard_nbwrite" "$mode" ;;
+        gate-only) STDIOGATE_GUARD=0 gated --frames 2 --timeout 60 --line "$INIT" --line "$PING" -- "$BIN/guard_nbwrite" "$mode" ;;
+    esac
+    assert_status 0
+    if [ "$how" = gate-only ]; then
+        assert_stdout_bytes "$junk$big"$'\n'"$(answer '"p1"' ping)"$'\n'$'nb-post-junk\n'
+        assert_stderr_bytes ''
+    else
+        assert_stdout_bytes "$big"$'\n'"$(answer '"p1"' ping)"$'\n'
+        assert_stderr_bytes "$junk"$'nb-post-junk\n'
+    fi
+}
+
+@test "guard: a non-blocking wire that takes part of a write (1 MiB answer; alone, after junk in one writev, glued behind junk): default, --strict, --gate-only" {
+    printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/strict"
+    chmod 755 "$BATS_TEST_TMPDIR/strict"
+    local rows=() m h
+    for m in write writev glued; do
+        for h in default strict gate-only; do rows+=("$m $h"); done
+    done
+    row_table nb_row "${rows[@]}"
+}

@@ -1,0 +1,188 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# Issue 42: the stream on fd 1 is the process's, not a thread's.  Real
+# servers write one message in pieces from more than one thread (tokio's
+# stdout: the JSON and its newline on whichever worker runs the task;
+# asyncio's executors; a non-blocking writer whose retry runs elsewhere),
+# with signals blocked around a piece, or block on a full wire and expect a
+# signal to interrupt them.  Each test runs the server unwrapped first (the
+# junk on stdout: the test can fail), then under ./stdiogate: every answer
+# on stdout whole and in order, byte for byte, the junk on stderr.
+
+load ../helpers
+
+GT=$BIN/guard_threads
+
+setup() { [ -x "$GT" ] || { echo "make fixtures" >&2; return 1; }; }
+
+# requests N: N ping requests, ids 1..N, as client options.
+requests() {
+    local i
+    REQ=()
+    for i in $(seq 1 "$1"); do REQ+=(--line "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"ping\"}"); done
+}
+
+# expected N SIZE: what guard_threads writes for N requests (JUNK_WANT,
+# ANSWERS_WANT), its answers of SIZE x's.
+expected() {
+    local i x
+    x=$(head -c "$2" /dev/zero | tr '\0' x)
+    JUNK_WANT= ANSWERS_WANT= ALL_WANT=
+    for i in $(seq 1 "$1"); do
+        JUNK_WANT+="thread-junk $i"$'\n'
+        ANSWERS_WANT+="{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
+        ALL_WANT+="thread-junk $i"$'\n'"{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
+    done
+}
+
+# pieces MODE N SIZE: N pipelined requests, answers of SIZE bytes written
+# as MODE says; unwrapped: junk and answers; wrapped: answers only, junk on
+# stderr.
+pieces() {
+    local mode=$1 n=$2 size=$3
+    requests "$n"
+    expected "$n" "$size"
+    ungated --timeout 120 --frames "$n" "${REQ[@]}" -- "$GT" "$mode" "$size"
+    assert_status 0
+    assert_stdout_bytes "$ALL_WANT"
+    gated --timeout 120 --frames "$n" "${REQ[@]}" -- "$GT" "$mode" "$size"
+    assert_status 0
+    assert_stdout_bytes "$ANSWERS_WANT"
+    assert_stderr_bytes "$JUNK_WANT"
+}
+
+@test "threads: each answer's JSON by one thread, its newline by another (tokio's stdout, asyncio executors): every answer arrives whole" {
+    pieces split 20 3000
+}
+
+@test "threads: answers larger than the pipe, fd 1 non-blocking, the rest after EAGAIN written by the other of two threads: every answer whole" {
+    pieces nonblock 20 100000
+}
+
+@test "threads: another thread's whole message between an answer's JSON and its newline: both arrive whole (unwrapped, one corrupt line)" {
+    local n=10 size=3000 i x want=
+    requests "$n"
+    expected "$n" "$size"
+    ungated --timeout 120 --frames 0 "${REQ[@]}" -- "$GT" between "$size"
+    assert_status 0
+    x=$(head -c "$size" /dev/zero | tr '\0' x)
+    # unwrapped: the notification lands inside the answer's line
+    assert_stdout_has "$x\"}}{\"jsonrpc\":\"2.0\",\"method\":\"progress\",\"params\":{\"id\":1}}"
+    for i in $(seq 1 "$n"); do
+        want+="{\"jsonrpc\":\"2.0\",\"method\":\"progress\",\"params\":{\"id\":$i}}"$'\n'
+        want+="{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
+    done
+    gated --timeout 120 --frames $((2 * n)) "${REQ[@]}" -- "$GT" between "$size"
+    assert_status 0
+    assert_stdout_bytes "$want"
+    assert_stderr_bytes "$JUNK_WANT"
+}
+
+@test "threads: 10,000 signal handler messages while an answer larger than the pipe is taken in part: the answer whole, then every message (the queue grows)" {
+    local x note='{"jsonrpc":"2.0","method":"usr1"}' want notes
+    x=$(head -c 1000000 /dev/zero | tr '\0' x)
+    notes=$(for i in $(seq 10000); do printf '%s\n' "$note"; done)
+    want="{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"$x\"}}"$'\n'"$notes"$'\n'
+    ungated --timeout 120 --frames 0 --line '{"jsonrpc":"2.0","id":1,"method":"ping"}' -- "$GT" raise 1000000
+    assert_status 0
+    assert_stdout_has "xxx$note"            # unwrapped: inside the answer
+    gated --timeout 120 --frames 10001 --line '{"jsonrpc":"2.0","id":1,"method":"ping"}' -- "$GT" raise 1000000
+    assert_status 0
+    assert_stdout_bytes "$want"
+}
+
+@test "threads: one thread, the newline written with a signal blocked (pthread_sigmask): not taken for a signal handler's message" {
+    pieces sigmask 20 3000
+}
+
+# interrupted HOW: the server fills the wire (a client that never reads),
+# then blocks writing an answer with SIGALRM (no SA_RESTART) due in 1 s: the write must
+# come back interrupted (EINTR, or short) and the server end with status 3,
+# wrapped as unwrapped; 124 is timeout's: the server stayed blocked.
+interrupted() {
+    local how=$1 run
+    cd "$BATS_TEST_TMPDIR"
+    printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' >req
+    for run in unwrapped wrapped; do
+        rm -f wire
+        mkfifo wire
+        exec 5<>wire            # the client: holds the read end, reads nothing
+        status=0
+        local cmd=("$GT" alarm "$how" 3000)
+        [ "$how" = python ] && cmd=(env PYTHONUNBUFFERED=1 "$PYTHON" "$FIX/guard_alarm.py")
+        if [ $run = unwrapped ]; then
+            timeout 60 "${cmd[@]}" <req >wire 2>err || status=$?
+        else
+            timeout 60 "$ROOT/stdiogate" "${cmd[@]}" <req >wire 2>err || status=$?
+        fi
+        exec 5<&-
+        [ "$status" = 3 ] || { echo "$run ($how): status $status, not 3; stderr: $(head -c 300 err)" >&2; return 1; }
+        grep -qx interrupted err || { echo "$run ($how): no 'interrupted'" >&2; return 1; }
+        # the JSON the library took before the newline failed: junk at exit,
+        # on stderr (not the wire's to write later)
+        if [ $run = wrapped ] && { [ "$how" = split ] || [ "$how" = python ]; }; then
+            grep -q '^{"jsonrpc":"2.0","id":1,"result":{"text":"xxx' err ||
+                { echo "wrapped (split): the held JSON did not reach stderr" >&2; return 1; }
+        fi
+    done
+}
+
+@test "threads: a write blocked on a full wire is interrupted by a signal without SA_RESTART, as unwrapped (write, the JSON and its newline, C stdio, Python's print with a handler)" {
+    row_table interrupted write split stdio python
+}
+
+# tokio-writer (tests/sdk/rust/src/bin): a real tokio 1.x server.
+TOKIO=$ROOT/build/sdk/bin/tokio-writer
+
+# writer_case JUNK CMD...: CMD (a server of the tests/sdk or tests/real
+# tool chains) answers 20 pipelined requests, answers of 3,000 bytes, each
+# after the junk line "JUNK ID"; unwrapped: junk and answers on stdout;
+# wrapped: the answers, the junk on stderr.
+writer_case() {
+    local junk=$1 n=20 size=3000 i x want_all= want_answers= want_junk=
+    shift
+    requests "$n"
+    x=$(head -c "$size" /dev/zero | tr '\0' x)
+    for i in $(seq 1 "$n"); do
+        want_junk+="$junk $i"$'\n'
+        want_answers+="{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
+        want_all+="$junk $i"$'\n'"{\"jsonrpc\":\"2.0\",\"id\":$i,\"result\":{\"text\":\"$x\"}}"$'\n'
+    done
+    ungated --timeout 120 --frames "$n" "${REQ[@]}" -- "$@" "$size"
+    assert_status 0
+    assert_stdout_bytes "$want_all"
+    gated --timeout 120 --frames "$n" "${REQ[@]}" -- "$@" "$size"
+    assert_status 0
+    assert_stdout_bytes "$want_answers"
+    assert_stderr_bytes "$want_junk"
+}
+
+# tokio_case MODE: tokio-writer MODE.
+tokio_case() {
+    [ -x "$TOKIO" ] || { echo "make sdk-rust" >&2; return 1; }
+    writer_case tokio-junk "$TOKIO" "$1"
+}
+
+@test "threads: a real tokio server writing through tokio::io::stdout() (JSON, newline, flush on the blocking pool): every answer whole" {
+    tokio_case stdout
+}
+
+@test "threads: a real tokio server whose fd 1 is registered with AsyncFd (edge-triggered epoll) before the first request: every answer whole" {
+    tokio_case asyncfd
+}
+
+# asyncio_case MODE PYTHON: tests/fixtures/guard_asyncio.py MODE under PYTHON.
+asyncio_case() {
+    writer_case asyncio-junk "$2" "$FIX/guard_asyncio.py" "$1"
+}
+
+@test "threads: a Python asyncio server writing on run_in_executor's threads (junk, JSON, newline): every answer whole" {
+    asyncio_case executor "$PYTHON"
+}
+
+@test "threads: Python servers writing through anyio.wrap_file and aiofiles (anyio 4.16, aiofiles 25.1, pinned in tests/real): every answer whole" {
+    local venv=$ROOT/build/real/py/venv/bin/python
+    [ -x "$venv" ] || { echo "make real-python" >&2; return 1; }
+    asyncio_case anyio "$venv"
+    asyncio_case aiofiles "$venv"
+}
