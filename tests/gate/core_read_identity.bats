@@ -12,7 +12,7 @@
 # under a stream) and serves it: the read of the first message on it must
 # open the gate (not the fail-safe).
 
-load helpers
+load ../helpers
 
 NSRV=$FIX/core_node_server.js
 ID=$BIN/core_identity
