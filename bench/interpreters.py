@@ -18,7 +18,11 @@ Two kinds of item, each wrapped (./stdiogate) against unwrapped, interleaved
                   (bench/src/bytewise.c, <= 1.5x).  The
                   times are the server's own, from the first message read to
                   the last write, and its CPU time over the same stretch;
-                  the harness reads the wire to its end.
+                  the harness reads the wire to its end.  The Node server
+                  also gives its main thread's CPU time (the thread that
+                  writes): the process's also counts V8's compiler and
+                  garbage-collector threads, whose share varies run to run
+                  as much as the wrapper's cost (#43).
 
 A third row per item, "old variables", runs it unwrapped with what the
 wrapper used to export to every descendant (PYTHONUNBUFFERED=1 and the
@@ -31,7 +35,9 @@ default the last; "none" floats).  Ratios: the median of the per-round
 ratios, with a distribution-free 95% CI (bench/stats.py), of the wall time
 and of the CPU time (on a shared machine the CPU time is the steadier: the
 wall time also counts whoever else ran on that CPU).  Report: stdout
-and bench/out/interpreters.md.  --quick: 3 rounds, figures not meaningful.
+and bench/out/interpreters.md.  --quick: 3 rounds, figures not meaningful;
+--rounds N: N rounds; --only TEXT: only the items whose label has TEXT in it
+(any case), e.g. --only node.
 """
 import os
 import shutil
@@ -86,10 +92,10 @@ def old_env():
 
 
 def measured(err, key):
-    """(wall ms, CPU ms) from the KEY line, or None."""
+    """(wall ms, CPU ms[, main-thread CPU ms]) from the KEY line, or None."""
     for line in err.decode(errors="replace").splitlines():
         if line.startswith(key + " "):
-            return float(line.split()[1]), float(line.split()[2])
+            return tuple(float(x) for x in line.split()[1:4])
     return None
 
 
@@ -144,7 +150,8 @@ def report(items, times, targets, rounds, cpu):
     for label, _ in items:
         t = times[label]
         target = targets[label]
-        for k, kind in ((0, "wall"), (1, "CPU")):
+        kinds = ((0, "wall"), (1, "CPU"), (2, "main-thread CPU"))
+        for k, kind in kinds[:min(len(v) for v in t["unwrapped"])]:
             base = [v[k] for v in t["unwrapped"]]
             ours = [v[k] for v in t["./stdiogate"]]
             was = [v[k] for v in t["old variables"]]
@@ -161,8 +168,15 @@ def report(items, times, targets, rounds, cpu):
 
 
 def main():
-    quick = "--quick" in sys.argv[1:]
+    args = sys.argv[1:]
+    quick = "--quick" in args
     rounds = 3 if quick else 15
+    only = ""
+    for i, a in enumerate(args):
+        if a == "--rounds" and i + 1 < len(args):
+            rounds = int(args[i + 1])
+        if a == "--only" and i + 1 < len(args):
+            only = args[i + 1].lower()
     cpu = os.environ.get("BENCH_CPU", "auto")
     if cpu != "none":
         cpus = sorted(os.sched_getaffinity(0))
@@ -179,6 +193,9 @@ def main():
                 label = "%s, %s messages" % (label, format(MESSAGES, ","))
             items.append((label, variants(run_server, argv)))
             targets[label] = target
+    items = [(label, vs) for label, vs in items if only in label.lower()]
+    if not items:
+        sys.exit("bench/interpreters.py: no item matches --only %s" % only)
     times = interleave(items, rounds)
     text = report(items, times, targets, rounds, cpu)
     write_report("interpreters.md", text)

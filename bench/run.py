@@ -130,9 +130,20 @@ def parse_callgrind(path):
     return {"self": self_cost, "calls": call_cost, "ncalls": call_count, "total": total}
 
 
+# valgrind's launcher (/usr/bin/valgrind.bin, also run again at every exec
+# it follows) is a dynamic program that execs a static tool: a library
+# preloaded into it with the marker diverts there and, by default, starts
+# the tool under the strict filter, and the program measured then runs in
+# the filter's state (no gate, no guard), not the one named.  With this the
+# launcher hands the wire to the tool as it is, and the program under it
+# diverts (or guards) as under the wrapper.
+CALLGRIND_WIRE_ENV = {"STDIOGATE_AUTO_STRICT": "0"}
+
+
 def callgrind(argv, env, stdout_pipe=True, stdin_data=None, wire=False, tag="run"):
     """Run argv under callgrind; returns the parsed profile.  wire: put
-    STDIOGATE_WIRE=<identity of the pipe on the process's fd 1> in env."""
+    STDIOGATE_WIRE=<identity of the pipe on the process's fd 1> in env (and
+    CALLGRIND_WIRE_ENV)."""
     out = tempfile.NamedTemporaryFile(prefix=f"cg-{tag}-", suffix=".out", dir=TMP, delete=False)
     out.close()
     r, w = os.pipe()
@@ -140,6 +151,7 @@ def callgrind(argv, env, stdout_pipe=True, stdin_data=None, wire=False, tag="run
     if wire:
         st = os.fstat(w)
         env["STDIOGATE_WIRE"] = f"{st.st_dev}:{st.st_ino}"
+        env.update(CALLGRIND_WIRE_ENV)
     cmd = ["valgrind", "--tool=callgrind", "-q", f"--callgrind-out-file={out.name}"] + argv
     stdin = subprocess.DEVNULL
     if stdin_data is not None:
@@ -701,7 +713,8 @@ class Bench:
         gated_prof = None
         for sname, sargs in (("getline", []), ("read(2)", ["-r"])):
             slopes, fixed = {}, {}
-            for vname, vargs in (("direct", self.v_none()), ("ours, gated", self.v_div())):
+            gated = self.v_div() + [a for k, v in CALLGRIND_WIRE_ENV.items() for a in ("-e", f"{k}={v}")]
+            for vname, vargs in (("direct", self.v_none()), ("ours, gated", gated)):
                 irs = []
                 for n in sizes:
                     out = os.path.join(TMP, f"cg-msg-{sname}-{n}-{len(vargs)}.out")

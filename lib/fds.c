@@ -24,13 +24,62 @@ int is(int fd, const struct identity *id)
     return id->valid && identify(fd, &here) && here.dev == id->dev && here.ino == id->ino;
 }
 
-/* A vfork child's reads are not the server's, and must not touch its
- * detector: in a vfork child nothing is stdin. */
-int is_stdin(int fd)
+/* While the gate is shut every read asks whether its descriptor is stdin,
+ * and a program may read a file a line at a time before stdin (Node reads
+ * OpenSSL's configuration with ~4,000 fgets): one fstat per number, not per
+ * call.  A number found not to be stdin stays so until a call the library
+ * sees makes some descriptor a copy of stdin's file (dup, dup2, dup3,
+ * fcntl's F_DUPFD, an open by name, a descriptor received): each such call
+ * starts a new epoch (fds_changed), after the real call, and an answer holds
+ * only in the epoch it was found in, read before its fstat.  Closes need
+ * none: a closed number is not stdin, and nothing but those calls (or raw
+ * system calls, docs/LIMITS.md) makes it stdin again.  Only "not stdin" is
+ * kept; one word per slot, so that threads and signal handlers see a whole
+ * answer or none. */
+#define NOT_STDIN_SLOTS 16
+#define NOT_STDIN_FD_BITS 24
+static unsigned long long g_fd_epoch;
+static unsigned long long g_not_stdin[NOT_STDIN_SLOTS];
+
+void fds_changed(void)
 {
-    int saved = errno, r = is(fd, &g_core.stdin_id) && !in_vfork_child();
+    if (shut() && !in_vfork_child())
+        __atomic_add_fetch(&g_fd_epoch, 1, __ATOMIC_ACQ_REL);
+}
+
+/* The slot's word for fd in this epoch (never 0); 0 if fd is not kept. */
+static unsigned long long not_stdin_key(int fd, unsigned long long epoch)
+{
+    if (fd < 0 || fd >= (1 << NOT_STDIN_FD_BITS))
+        return 0;
+    return ((epoch << NOT_STDIN_FD_BITS) | (unsigned long long)fd) + 1;
+}
+
+/* A vfork child's reads are not the server's, and must not touch its
+ * detector: in a vfork child nothing is stdin (and it keeps no answer: its
+ * descriptors are not the parent's). */
+__attribute__((noinline)) static int look_if_stdin(int fd, unsigned long long key,
+                                                   unsigned long long *slot)
+{
+    int saved = errno;
+    errno = 0;
+    /* sure: fstat answered, or said there is no such descriptor */
+    int r = is(fd, &g_core.stdin_id), sure = errno == 0 || errno == EBADF;
+    if (r)
+        r = !in_vfork_child();
+    else if (sure && key && !in_vfork_child())
+        __atomic_store_n(slot, key, __ATOMIC_RELAXED);
     errno = saved;
     return r;
+}
+
+int is_stdin(int fd)
+{
+    unsigned long long key = not_stdin_key(fd, LOAD(g_fd_epoch));
+    unsigned long long *slot = &g_not_stdin[(unsigned)fd % NOT_STDIN_SLOTS];
+    if (key && __atomic_load_n(slot, __ATOMIC_RELAXED) == key)
+        return 0;
+    return look_if_stdin(fd, key, slot);
 }
 
 /* 1: a and b are the same open file; 0: not; -1: cannot tell (no kcmp). */
@@ -307,8 +356,11 @@ static void note_closed(int fd)
 EXPORT int dup(int fd)
 {
     int r = REAL(dup)(fd);
-    if (minding() && r >= 0 && tracking())
-        note_copy(fd, r);
+    if (minding() && r >= 0) {
+        fds_changed();
+        if (tracking())
+            note_copy(fd, r);
+    }
     return r;
 }
 
@@ -319,9 +371,11 @@ static int dup_onto(int old, int new, int flags, int three)
     if (minding() && is_private(new) && new != old && !in_vfork_child())
         move_private(new);
     int r = three ? REAL(dup3)(old, new, flags) : REAL(dup2)(old, new);
-    if (r >= 0 && old != new && tracking()) {
+    if (r >= 0 && old != new) {
         saved = errno;
-        note_copy(old, new);
+        fds_changed();
+        if (tracking())
+            note_copy(old, new);
         errno = saved;
     }
     return r;
@@ -348,8 +402,11 @@ static int fcntl_arg_dups(int cmd)
 
 static int fcntl_done(int fd, int cmd, int r)
 {
-    if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking())
-        note_copy(fd, r);
+    if (minding() && r >= 0 && fcntl_arg_dups(cmd)) {
+        fds_changed();
+        if (tracking())
+            note_copy(fd, r);
+    }
     return r;
 }
 

@@ -374,6 +374,7 @@ int stdout_locked_here(void);
 int identify(int fd, struct identity *id);
 int is(int fd, const struct identity *id);
 int is_stdin(int fd);
+void fds_changed(void);
 int same_open_file(int a, int b);
 int on_diversion(int fd);
 void set_copy(int fd, int on);

@@ -282,9 +282,15 @@ SOCKET_READER(__recvfrom_chk,
               (int fd, void *buf, size_t n, size_t len, int flags, struct sockaddr *a, socklen_t *alen),
               (fd, buf, n, len, flags, a, alen))
 
+/* It may bring descriptors (SCM_RIGHTS), and one may be a copy of stdin. */
 READER(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags), (fd, msg, flags), {
     int watched = gated() && !(flags & MSG_PEEK) && watch(fd);
     ssize_t r = REAL(recvmsg)(fd, msg, flags);
+    if (r >= 0 && msg->msg_controllen) {
+        int saved = errno;
+        fds_changed();
+        errno = saved;
+    }
     if (watched)
         saw_iov(msg->msg_iov, (int)msg->msg_iovlen, r, "recvmsg");
     return r;

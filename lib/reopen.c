@@ -366,8 +366,7 @@ static int open_guarded(enum opener how, int dirfd, const char *path, int flags,
     return fd;
 }
 
-__attribute__((noinline, cold)) static int slow_open(enum opener how, int dirfd, const char *path,
-                                                     int flags, mode_t mode)
+static int opened(enum opener how, int dirfd, const char *path, int flags, mode_t mode)
 {
     int saved = errno, n = names_diversion(dirfd, path);
     errno = saved;
@@ -376,6 +375,17 @@ __attribute__((noinline, cold)) static int slow_open(enum opener how, int dirfd,
     if (guarded_name(path))
         return open_guarded(how, dirfd, path, flags, mode);
     return open_real(how, dirfd, path, flags, mode);
+}
+
+/* A name may be stdin's (/proc/self/fd/0, a FIFO): fds_changed. */
+__attribute__((noinline, cold)) static int slow_open(enum opener how, int dirfd, const char *path,
+                                                     int flags, mode_t mode)
+{
+    int fd = opened(how, dirfd, path, flags, mode), saved = errno;
+    if (fd >= 0)
+        fds_changed();
+    errno = saved;
+    return fd;
 }
 
 /* With the gate open and no guard an opener is its real function plus one
@@ -498,6 +508,8 @@ __attribute__((noinline, cold)) static FILE *slow_fopen(FILE *(*real)(const char
     }
     FILE *fp = real(path, mode);
     saved = errno;
+    if (fp)
+        fds_changed();
     if (guarded_name(path))
         watch_if_wire(fp);
     errno = saved;
@@ -522,6 +534,8 @@ __attribute__((noinline, cold)) static FILE *slow_freopen(
 {
     FILE *r = real(path, mode, fp);
     int saved = errno;
+    if (r)
+        fds_changed();
     if (guarded_name(path))
         watch_if_wire(r);
     errno = saved;

@@ -93,7 +93,7 @@ lib/reads.c | ignore-recv | recv/recvfrom are not watched |         int watched 
 lib/reads.c | ignore-fgets | fgets and friends are not watched |         stdio_end(&c_, r, r ? strlen(r) : 0, #name);            \ |         stdio_done(&c_);                                        \
 lib/reads.c | ignore-getline | getline/getdelim/__getdelim are not watched |         stdio_end(&c_, r > 0 ? *line : NULL, r > 0 ? (size_t)r : 0, #name);     \ |         stdio_done(&c_);                                                        \
 lib/reads.c | ignore-uflow | __uflow (inline getc_unlocked) is not watched |         if (end > from && shut())\n            feed(from, (size_t)(end - from), "__uflow"); |         (void)from;
-lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int saved = errno, r = is(fd, &g_core.stdin_id) && !in_vfork_child(); |     int saved = errno, r = fd == 0 && !in_vfork_child();
+lib/fds.c | stdin-by-number | stdin is recognised by fd number, not identity (Python SDK v2 reads a copy) |     int r = is(fd, &g_core.stdin_id), sure | int r = fd == 0, sure
 lib/interpreters.c | interp-with-guard | the interpreters' stdout is unbuffered in default mode too (a Python server's every write a system call) |     if (!shut() \|\| LOAD(g_guard_wanted) \|\| !slash \|\| |     if (!shut() \|\| !slash \|\|
 lib/interpreters.c | interp-every-time | getenv answers for ever, not once (Ruby's ENV["RUBYOPT"] shows ours) |         char *a = __atomic_exchange_n(&g_answers[i], NULL, __ATOMIC_ACQ_REL);\n        if (a)\n            __atomic_sub_fetch(&g_unanswered, 1, __ATOMIC_ACQ_REL); |         char *a = LOAD(g_answers[i]);
 lib/interpreters.c | interp-any-program | every program gets every answer (Ruby's ENV["PYTHONUNBUFFERED"] is "1") |     return dlsym(RTLD_DEFAULT, g_runtimes[interpreter]) != NULL; |     return g_runtimes[interpreter] != NULL;
@@ -107,7 +107,7 @@ shim.c | no-identity-check | diverts whatever fd 1 is, marker or not |     if (!
 lib/say.c | diag-to-stdout | diagnostics are written to fd 1 |         while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR) |         while ((w = REAL(write)(1, line, n)) < 0 && errno == EINTR)
 shim.c | copies-stay-diverted | copies of the diverted fd 1 do not follow it onto the wire |     each_copy(0, ~0U, point_copy_at_wire, wire); |     (void)point_copy_at_wire, (void)wire;
 lib/fds.c | dup2-untracked | dup2/dup3 onto fd 1 or from it are not tracked |         note_copy(old, new); |         (void)0;
-lib/fds.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking())\n        note_copy(fd, r); |     if (minding() && r >= 0 && fcntl_arg_dups(cmd) && tracking() && 0)\n        note_copy(fd, r);
+lib/fds.c | fcntl-untracked | fcntl(F_DUPFD) copies of fd 1 are not tracked |     if (minding() && r >= 0 && fcntl_arg_dups(cmd)) { |     if (minding() && r >= 0 && fcntl_arg_dups(cmd) && 0) {
 lib/fds.c | wire-closable | close() may close the private wire |     if (gated() && is_private(fd)) {\n        /* Ours |     if (0) {\n        /* Ours
 lib/fds.c | close-range-kills-wire | close_range closes the private wire |     int mine[4] = { LOAD(g_core.wire), LOAD(g_core.div), LOAD(g_core.err), LOAD(g_drain_in) }, r = 0; |     int mine[4] = { -1, -1, -1, -1 }, r = 0;
 lib/fds.c | no-move-wire | dup2 onto the wire's number clobbers the wire |         move_private(new); |         (void)move_private;
@@ -129,8 +129,12 @@ lib/internal.h | cloexec-lost | fd 1's FD_CLOEXEC is lost when the gate opens (a
 lib/exec.c | cloexec-handed | a close-on-exec fd 1 is handed the wire at exec |     return shut() && LOAD(g_core.fd1_ours) && fl >= 0 && !(fl & FD_CLOEXEC) && on_diversion(1) && |     return shut() && LOAD(g_core.fd1_ours) && fl >= 0 && on_diversion(1) &&
 lib/exec.c | env-on-stack | environments of up to 40,000 entries are copied on the stack | #define ENV_ON_STACK 256 | #define ENV_ON_STACK 40000
 shim.c | flush-inside-stdio | the gate flushes stdout under the code a signal handler interrupted |     if (stdout_locked_here()) { |     if (stdout_locked_here() && 0) {
-lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     int saved = errno, r = is(fd, &g_core.stdin_id) && !in_vfork_child(); |     int saved = errno, r = is(fd, &g_core.stdin_id);
+lib/fds.c | vfork-reads-fed | a vfork child's reads feed the parent's detector |     if (r)\n        r = !in_vfork_child(); |     if (r)\n        r = 1;
 lib/fds.c | daemon-keeps-wire | a daemon(3) child keeps the wire open |     if (minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_core.fd1_ours) && |     if (0 && minding() && r == 0 && tracking() && !in_vfork_child() && LOAD(g_core.fd1_ours) &&
+lib/fds.c | not-stdin-forever | a number once found not to be stdin stays so when dup2, dup, fcntl or open makes it a copy of stdin (its reads unwatched) |         __atomic_add_fetch(&g_fd_epoch, 1, __ATOMIC_ACQ_REL); |         (void)0;
+lib/fds.c | not-stdin-any-epoch | an answer "not stdin" is kept whatever the epoch |     return ((epoch << NOT_STDIN_FD_BITS) \| (unsigned long long)fd) + 1; |     return (unsigned long long)fd + 1 + 0 * epoch;
+lib/reopen.c | open-keeps-not-stdin | an open by name (/proc/self/fd/0) of a number once found not to be stdin is not read as stdin |     if (fd >= 0)\n        fds_changed(); |     if (0)\n        fds_changed();
+lib/reads.c | recvmsg-keeps-not-stdin | stdin received over a socket (SCM_RIGHTS) on a number once found not to be stdin is not read as stdin |     if (r >= 0 && msg->msg_controllen) { |     if (0) {
 shim.c | secure-ignored | under secure execution the library still diverts |     if (gained_privileges())\n        return; |     if (0 && gained_privileges())\n        return;
 lib/write.c | failsafe-copies-unseen | an answer written on a copy of fd 1 is not recognised |     return shut() && is_diversion(fd) && !in_vfork_child(); |     return shut() && fd == 1 && LOAD(g_core.fd1_ours) && !in_vfork_child();
 lib/write.c | fdpass-diversion-sent | a descriptor of the diversion passed with SCM_RIGHTS goes as it is (the service outside the tree answers on stderr) |     *slot = wire; |     (void)wire;
