@@ -1374,32 +1374,32 @@ static inline void sg_json_wire(struct sg_stream *s)
  * nesting up to SG_LINE_DEPTH, lines up to SG_LINE_MAX bytes (guard_whole's
  * calls: PIPE_BUF), far from the bound.  Anything else, and every line that
  * fails, is left to the byte-by-byte path from its first byte, which says
- * what it is. */
+ * what it is.  The line's newline is found first: every loop below stops at
+ * it (it is no white space, digit, plain string byte or hex digit), so none
+ * counts bytes. */
 #define SG_LINE_MAX 4096
 #define SG_LINE_DEPTH 64
 
 /* White space from p[i]: the index after it. */
-static inline size_t sg_line_white(const unsigned char *p, size_t i, size_t lim)
+static inline size_t sg_line_white(const unsigned char *p, size_t i)
 {
-    while (i < lim && sg_json_white(p[i]))
+    while (sg_json_white(p[i]))
         i++;
     return i;
 }
 
-/* A string's bytes from p[i] (after its quote) through its closing quote:
- * the index after that quote, or 0 (an invalid escape, a control
- * character, the end of the bytes at hand).  names: a member name, which
- * must have no escape (its bytes are compared as they are). */
+/* A string's bytes from p[i] (after its quote) through its closing quote,
+ * the line's newline at p[end]: the index after that quote, or 0 (an
+ * invalid escape, a control character).  name: a member name, which must
+ * have no escape (its bytes are compared as they are). */
 __attribute__((always_inline)) static inline size_t sg_line_string(const unsigned char *p, size_t i,
-                                                                   size_t lim, int name)
+                                                                   size_t end, int name)
 {
     for (;;) {
-        i += sg_plain_string_bytes(p + i, lim - i, ~0ULL);
-        if (i == lim)
-            return 0;
+        i += sg_plain_string_bytes(p + i, end - i, ~0ULL);
         if (p[i] == '"')
             return i + 1;
-        if (p[i] != '\\' || name || lim - i < 2)
+        if (p[i] != '\\' || name)
             return 0;
         if (p[i + 1] != 'u') {
             if (sg_unescape(p[i + 1]) < 0)
@@ -1407,8 +1407,6 @@ __attribute__((always_inline)) static inline size_t sg_line_string(const unsigne
             i += 2;
             continue;
         }
-        if (lim - i < 6)
-            return 0;
         for (size_t h = i + 2; h < i + 6; h++)
             if (sg_hex_digit(p[h]) < 0)
                 return 0;
@@ -1416,48 +1414,49 @@ __attribute__((always_inline)) static inline size_t sg_line_string(const unsigne
     }
 }
 
-static inline int sg_line_digit(const unsigned char *p, size_t i, size_t lim)
+static inline int sg_line_digit(unsigned char c)
 {
-    return i < lim && p[i] >= '0' && p[i] <= '9';
+    return c >= '0' && c <= '9';
 }
 
 /* A number from p[i]: the index after it, or 0 (-Infinity, a sign or a
  * point without digits). */
-static inline size_t sg_line_number(const unsigned char *p, size_t i, size_t lim)
+static inline size_t sg_line_number(const unsigned char *p, size_t i)
 {
     if (p[i] == '-')
         i++;
-    if (!sg_line_digit(p, i, lim))
+    if (!sg_line_digit(p[i]))
         return 0;
     if (p[i++] != '0')
-        while (sg_line_digit(p, i, lim))
+        while (sg_line_digit(p[i]))
             i++;
-    if (i < lim && p[i] == '.') {
-        if (!sg_line_digit(p, ++i, lim))
+    if (p[i] == '.') {
+        if (!sg_line_digit(p[++i]))
             return 0;
-        while (sg_line_digit(p, i, lim))
+        while (sg_line_digit(p[i]))
             i++;
     }
-    if (i < lim && (p[i] == 'e' || p[i] == 'E')) {
+    if (p[i] == 'e' || p[i] == 'E') {
         i++;
-        if (i < lim && (p[i] == '+' || p[i] == '-'))
+        if (p[i] == '+' || p[i] == '-')
             i++;
-        if (!sg_line_digit(p, i, lim))
+        if (!sg_line_digit(p[i]))
             return 0;
-        while (sg_line_digit(p, i, lim))
+        while (sg_line_digit(p[i]))
             i++;
     }
     return i;
 }
 
-/* true, false or null at p[i]: the index after it, or 0. */
-static inline size_t sg_line_literal(const unsigned char *p, size_t i, size_t lim)
+/* true, false or null at p[i], the newline at p[end]: the index after it,
+ * or 0. */
+static inline size_t sg_line_literal(const unsigned char *p, size_t i, size_t end)
 {
     static const char *const literals[] = { "true", "false", "null" };
     for (unsigned k = 0; k < 3; k++) {
         size_t len = __builtin_strlen(literals[k]);
         if (p[i] == (unsigned char)literals[k][0])
-            return lim - i >= len && __builtin_memcmp(p + i, literals[k], len) == 0 ? i + len : 0;
+            return end - i >= len && __builtin_memcmp(p + i, literals[k], len) == 0 ? i + len : 0;
     }
     return 0;
 }
@@ -1467,14 +1466,16 @@ static inline size_t sg_line_literal(const unsigned char *p, size_t i, size_t li
  * else 0. */
 __attribute__((noinline)) static size_t sg_json_line(const unsigned char *p, size_t n, unsigned char *keys)
 {
-    size_t lim = n < SG_LINE_MAX ? n : SG_LINE_MAX, i = 0, at;
+    const unsigned char *nl = __builtin_memchr(p, '\n', n < SG_LINE_MAX ? n : SG_LINE_MAX);
+    if (!nl)
+        return 0;
+    size_t end = (size_t)(nl - p), i = 0, at;
     unsigned long long arrays = 0;      /* bit d: level d+1 is an array */
     unsigned depth = 0, found = 0, record = p[0] == '[' ? 2 : 1;
     int batch = p[0] == '[', has_jsonrpc = 0, elements = 0;
     unsigned char c;
 value:                          /* a value begins at p[i], white space before it */
-    if ((i = sg_line_white(p, i, lim)) == lim)
-        return 0;
+    i = sg_line_white(p, i);
     c = p[i];
     if (c == '{' || c == '[') {
         if (depth == SG_LINE_DEPTH || (batch && depth == 1 && c != '{'))
@@ -1488,8 +1489,7 @@ value:                          /* a value begins at p[i], white space before it
             has_jsonrpc = 0;
             elements = 1;
         }
-        if ((i = sg_line_white(p, i + 1, lim)) == lim)
-            return 0;
+        i = sg_line_white(p, i + 1);
         if (p[i] == (c == '{' ? '}' : ']'))
             goto close;
         if (c == '[')
@@ -1499,33 +1499,32 @@ value:                          /* a value begins at p[i], white space before it
     if (batch && depth == 1)
         return 0;               /* a batch holds objects */
     if (c == '"')
-        i = sg_line_string(p, i + 1, lim, 0);
-    else if (c == '-' || (c >= '0' && c <= '9'))
-        i = sg_line_number(p, i, lim);
+        i = sg_line_string(p, i + 1, end, 0);
+    else if (c == '-' || sg_line_digit(c))
+        i = sg_line_number(p, i);
     else
-        i = sg_line_literal(p, i, lim);
+        i = sg_line_literal(p, i, end);
     if (i == 0)
         return 0;
 after:                          /* after a value */
-    if ((i = sg_line_white(p, i, lim)) == lim)
-        return 0;
+    i = sg_line_white(p, i);
     if (p[i] == '}' || p[i] == ']')
         goto close;
     if (p[i] != ',')
         return 0;
-    if ((i = sg_line_white(p, i + 1, lim)) == lim)
-        return 0;
+    i = sg_line_white(p, i + 1);
     if ((arrays >> (depth - 1)) & 1)
         goto value;
 name:                           /* a member name at p[i], then its colon */
-    if (p[i] != '"' || (at = i + 1, i = sg_line_string(p, at, lim, 1)) == 0)
+    if (p[i] != '"' || (at = i + 1, i = sg_line_string(p, at, end, 1)) == 0)
         return 0;
     if (depth == record) {
         unsigned key = sg_name_key(p + at, i - 1 - at);
         has_jsonrpc |= (key & SGK_JSONRPC) != 0;
         found |= key & ~SG_RPC_NAME;
     }
-    if ((i = sg_line_white(p, i, lim)) == lim || p[i] != ':')
+    i = sg_line_white(p, i);
+    if (p[i] != ':')
         return 0;
     i++;
     goto value;
@@ -1540,10 +1539,10 @@ close:                          /* p[i] closes level depth */
     i++;
     if (--depth)
         goto after;
-    if ((i = sg_line_white(p, i, lim)) == lim || p[i] != '\n')
+    if (sg_line_white(p, i) != end)
         return 0;
     *keys = (unsigned char)found;
-    return i + 1;
+    return end + 1;
 }
 
 /* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if
