@@ -1496,8 +1496,8 @@ value:                          /* a value begins at p[i], white space before it
             goto value;
         goto name;
     }
-    if (batch && depth == 1)
-        return 0;               /* a batch holds objects */
+    if (depth == 0 || (batch && depth == 1))
+        return 0;               /* (the line begins with its open) a batch holds objects */
     if (c == '"')
         i = sg_line_string(p, i + 1, end, 0);
     else if (c == '-' || sg_line_digit(c))
