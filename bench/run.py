@@ -140,7 +140,8 @@ def callgrind_tool():
     vg = shutil.which("valgrind")
     if not vg:
         return None
-    p = subprocess.run([vg, "-d", "--tool=callgrind", "/bin/true"], stdout=subprocess.DEVNULL,
+    p = subprocess.run([vg, "-d", "--tool=callgrind", "--callgrind-out-file=/dev/null", "/bin/true"],
+                       stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE)
     m = re.search(rb"launcher launching (\S+)", p.stderr)
     if not m:
