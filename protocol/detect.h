@@ -554,20 +554,27 @@ static inline int sg_is_rpc_name(const unsigned char *name, unsigned len, int pr
 }
 
 
-/* A top-level member name is complete: is it "jsonrpc", one of the names
- * that tell an answer (SGK_*), one of JSON-RPC's (sg_is_rpc_name)?  By
- * length first: it runs once per name. */
+/* What a top-level member name (n[0..len), unescaped) is: the SGK_* bit
+ * of a name that tells a message (0: none), with SG_RPC_NAME if it is one
+ * of JSON-RPC's (sg_is_rpc_name).  By length first: it runs once per name. */
+#define SG_RPC_NAME 0x80u
+
 static inline int sg_name_is(const unsigned char *n, const char *lit, unsigned len)
 {
-    return __builtin_memcmp(n, lit, len) == 0;  /* (a constant length: a load or two) */
+    /* len is 4 to 8, a constant: two loads that overlap, not a call */
+    unsigned a, b, x, y;
+    __builtin_memcpy(&a, n, 4);
+    __builtin_memcpy(&b, n + len - 4, 4);
+    __builtin_memcpy(&x, lit, 4);
+    __builtin_memcpy(&y, lit + len - 4, 4);
+    return a == x && b == y;
 }
 
-static inline void sg_name_done(struct sg_stream *s)
+static inline unsigned sg_name_key(const unsigned char *n, size_t len)
 {
-    const unsigned char *n = s->name;
     unsigned key = 0;
     int rpc = 0;
-    switch (s->name_len) {
+    switch (len) {
     case 2:
         rpc = n[0] == 'i' && n[1] == 'd';
         key = rpc ? SGK_ID : 0;
@@ -586,14 +593,21 @@ static inline void sg_name_done(struct sg_stream *s)
     case 7:
         rpc = sg_name_is(n, "jsonrpc", 7);
         key = rpc ? SGK_JSONRPC : 0;
-        if (rpc)
-            s->has_jsonrpc = 1;
         break;
     default:
         break;
     }
-    s->keys |= (unsigned char)key;
-    if (!rpc)
+    return key | (rpc ? SG_RPC_NAME : 0);
+}
+
+/* A top-level member name is complete. */
+static inline void sg_name_done(struct sg_stream *s)
+{
+    unsigned key = sg_name_key(s->name, s->name_len);
+    if (key & SGK_JSONRPC)
+        s->has_jsonrpc = 1;
+    s->keys |= (unsigned char)(key & ~SG_RPC_NAME);
+    if (!(key & SG_RPC_NAME))
         s->rpc_names = 0;
     s->named = 1;
 }
@@ -743,11 +757,21 @@ static inline int sg_hex_digit(unsigned char c)
     return -1;
 }
 
-/* A byte inside a string.  Returns 0 if it fails the candidate. */
-static inline int sg_string_byte(struct sg_stream *s, unsigned char c)
+/* The byte that a backslash and c stand for in a string (\u is read
+ * apart), or -1: no escape. */
+static inline int sg_unescape(unsigned char c)
 {
     static const char escapes[] = "\"\\/bfnrt";
     static const char unescaped[] = "\"\\/\b\f\n\r\t";
+    for (unsigned k = 0; escapes[k]; k++)
+        if (c == (unsigned char)escapes[k])
+            return (unsigned char)unescaped[k];
+    return -1;
+}
+
+/* A byte inside a string.  Returns 0 if it fails the candidate. */
+static inline int sg_string_byte(struct sg_stream *s, unsigned char c)
+{
     switch (s->json) {
     case SJ_STRING:
         if (c == '"') {
@@ -774,15 +798,15 @@ static inline int sg_string_byte(struct sg_stream *s, unsigned char c)
             s->hex = 0;
             return 1;
         }
-        for (unsigned k = 0; escapes[k]; k++) {
-            if (c == (unsigned char)escapes[k]) {
-                if (s->in_name)
-                    sg_name_byte(s, (unsigned char)unescaped[k]);
-                s->json = SJ_STRING;
-                return 1;
-            }
+        {
+            int u = sg_unescape(c);
+            if (u < 0)
+                return 0;
+            if (s->in_name)
+                sg_name_byte(s, (unsigned char)u);
+            s->json = SJ_STRING;
+            return 1;
         }
-        return 0;
     default: {                  /* SJ_HEX */
         int v = sg_hex_digit(c);
         if (v < 0)
@@ -880,6 +904,14 @@ static inline size_t sg_string_end(struct sg_stream *s, const unsigned char *p, 
     return 3;
 }
 
+/* White space between a candidate's tokens (a newline is taken apart:
+ * sg_stream_scan). */
+static inline int sg_json_white(unsigned char c)
+{
+    /* (one compare for the bytes above the space: most of them) */
+    return c <= ' ' && ((1ULL << ' ' | 1ULL << '\t' | 1ULL << '\r') >> c) & 1;
+}
+
 /* One byte of a JSON candidate.  Returns 1: it belongs to the candidate, 0:
  * the candidate fails before it, 2: the candidate is deep past the bound. */
 __attribute__((always_inline)) static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
@@ -888,7 +920,7 @@ __attribute__((always_inline)) static inline int sg_json_candidate_byte(struct s
     /* one switch: between tokens, white space (space, tab, CR; a newline
      * comes as a space: sg_stream_scan) is taken in every state, after the
      * bytes that state looks for (none is white) */
-    int white = c == ' ' || c == '\t' || c == '\r';
+    int white = sg_json_white(c);
     for (;;) {
         switch (s->json) {
         case SJ_STRING:
@@ -1321,6 +1353,198 @@ __attribute__((noinline)) static size_t sg_frame_body(struct sg_stream *s, const
     return i;
 }
 
+/* A JSON candidate's line ended at its newline: a message, for the wire;
+ * the framing is JSON lines from now on. */
+static inline void sg_json_wire(struct sg_stream *s)
+{
+    s->where = SW_OUTSIDE;
+    s->protocol = SG_JSONL;
+    s->held = 0;
+    s->bol = 1;
+}
+
+/* ------------------------------------------------------------------------
+ * A whole line at once (sg_json_line).
+ *
+ * Most calls a server makes are one message and its newline.  Such a line,
+ * found whole in the bytes at hand, is read in one pass with the state in
+ * registers: where the parse is, is where the code is.  It takes only what
+ * it is sure of, as the byte-by-byte path would take it: strings (escapes
+ * checked; a member name with one is left), numbers, true, false and null,
+ * nesting up to SG_LINE_DEPTH, lines up to SG_LINE_MAX bytes (guard_whole's
+ * calls: PIPE_BUF), far from the bound.  Anything else, and every line that
+ * fails, is left to the byte-by-byte path from its first byte, which says
+ * what it is.  The line's newline is found first: every loop below stops at
+ * it (it is no white space, digit, plain string byte or hex digit), so none
+ * counts bytes. */
+#define SG_LINE_MAX 4096
+#define SG_LINE_DEPTH 64
+
+/* White space from p[i]: the index after it. */
+static inline size_t sg_line_white(const unsigned char *p, size_t i)
+{
+    while (sg_json_white(p[i]))
+        i++;
+    return i;
+}
+
+/* A string's bytes from p[i] (after its quote) through its closing quote,
+ * the line's newline at p[end]: the index after that quote, or 0 (an
+ * invalid escape, a control character).  name: a member name, which must
+ * have no escape (its bytes are compared as they are). */
+__attribute__((always_inline)) static inline size_t sg_line_string(const unsigned char *p, size_t i,
+                                                                   size_t end, int name)
+{
+    for (;;) {
+        i += sg_plain_string_bytes(p + i, end - i, ~0ULL);
+        if (p[i] == '"')
+            return i + 1;
+        if (p[i] != '\\' || name)
+            return 0;
+        if (p[i + 1] != 'u') {
+            if (sg_unescape(p[i + 1]) < 0)
+                return 0;
+            i += 2;
+            continue;
+        }
+        for (size_t h = i + 2; h < i + 6; h++)
+            if (sg_hex_digit(p[h]) < 0)
+                return 0;
+        i += 6;
+    }
+}
+
+static inline int sg_line_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* A number from p[i]: the index after it, or 0 (-Infinity, a sign or a
+ * point without digits). */
+static inline size_t sg_line_number(const unsigned char *p, size_t i)
+{
+    if (p[i] == '-')
+        i++;
+    if (!sg_line_digit(p[i]))
+        return 0;
+    if (p[i++] != '0')
+        while (sg_line_digit(p[i]))
+            i++;
+    if (p[i] == '.') {
+        if (!sg_line_digit(p[++i]))
+            return 0;
+        while (sg_line_digit(p[i]))
+            i++;
+    }
+    if (p[i] == 'e' || p[i] == 'E') {
+        i++;
+        if (p[i] == '+' || p[i] == '-')
+            i++;
+        if (!sg_line_digit(p[i]))
+            return 0;
+        while (sg_line_digit(p[i]))
+            i++;
+    }
+    return i;
+}
+
+/* true, false or null at p[i], the newline at p[end]: the index after it,
+ * or 0. */
+static inline size_t sg_line_literal(const unsigned char *p, size_t i, size_t end)
+{
+    static const char *const literals[] = { "true", "false", "null" };
+    for (unsigned k = 0; k < 3; k++) {
+        size_t len = __builtin_strlen(literals[k]);
+        if (p[i] == (unsigned char)literals[k][0])
+            return end - i >= len && __builtin_memcmp(p + i, literals[k], len) == 0 ? i + len : 0;
+    }
+    return 0;
+}
+
+/* p[0..n) begins with '{' or '[': if it is a whole message and its
+ * newline, as above, how many bytes that is, with *keys (as s->keys);
+ * else 0. */
+__attribute__((noinline)) static size_t sg_json_line(const unsigned char *p, size_t n, unsigned char *keys)
+{
+    const unsigned char *nl = __builtin_memchr(p, '\n', n < SG_LINE_MAX ? n : SG_LINE_MAX);
+    if (!nl)
+        return 0;
+    size_t end = (size_t)(nl - p), i = 0, at;
+    unsigned long long arrays = 0;      /* bit d: level d+1 is an array */
+    unsigned depth = 0, found = 0, record = p[0] == '[' ? 2 : 1;
+    int batch = p[0] == '[', has_jsonrpc = 0, elements = 0;
+    unsigned char c;
+value:                          /* a value begins at p[i], white space before it */
+    i = sg_line_white(p, i);
+    c = p[i];
+    if (c == '{' || c == '[') {
+        if (depth == SG_LINE_DEPTH || (batch && depth == 1 && c != '{'))
+            return 0;
+        depth++;
+        if (c == '[')
+            arrays |= 1ULL << (depth - 1);
+        else
+            arrays &= ~(1ULL << (depth - 1));
+        if (depth == record && c == '{') {
+            has_jsonrpc = 0;
+            elements = 1;
+        }
+        i = sg_line_white(p, i + 1);
+        if (p[i] == (c == '{' ? '}' : ']'))
+            goto close;
+        if (c == '[')
+            goto value;
+        goto name;
+    }
+    if (depth == 0 || (batch && depth == 1))
+        return 0;               /* (the line begins with its open) a batch holds objects */
+    if (c == '"')
+        i = sg_line_string(p, i + 1, end, 0);
+    else if (c == '-' || sg_line_digit(c))
+        i = sg_line_number(p, i);
+    else
+        i = sg_line_literal(p, i, end);
+    if (i == 0)
+        return 0;
+after:                          /* after a value */
+    i = sg_line_white(p, i);
+    if (p[i] == '}' || p[i] == ']')
+        goto close;
+    if (p[i] != ',')
+        return 0;
+    i = sg_line_white(p, i + 1);
+    if ((arrays >> (depth - 1)) & 1)
+        goto value;
+name:                           /* a member name at p[i], then its colon */
+    if (p[i] != '"' || (at = i + 1, i = sg_line_string(p, at, end, 1)) == 0)
+        return 0;
+    if (depth == record) {
+        unsigned key = sg_name_key(p + at, i - 1 - at);
+        has_jsonrpc |= (key & SGK_JSONRPC) != 0;
+        found |= key & ~SG_RPC_NAME;
+    }
+    i = sg_line_white(p, i);
+    if (p[i] != ':')
+        return 0;
+    i++;
+    goto value;
+close:                          /* p[i] closes level depth */
+    c = p[i];
+    if (((arrays >> (depth - 1)) & 1) != (c == ']'))
+        return 0;
+    if (c == '}' && depth == record && !has_jsonrpc)
+        return 0;               /* an object without "jsonrpc" */
+    if (c == ']' && batch && depth == 1 && !elements)
+        return 0;               /* an empty batch */
+    i++;
+    if (--depth)
+        goto after;
+    if (sg_line_white(p, i) != end)
+        return 0;
+    *keys = (unsigned char)found;
+    return end + 1;
+}
+
 /* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if
  * SG_WIRE or SG_JUNK, every byte fed so far through p[k-1] is decided so
  * (held bytes of earlier calls included); if SG_UNDECIDED, k == n and
@@ -1335,24 +1559,30 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
         unsigned char c = p[i];
         switch (s->where) {
         case SW_OUTSIDE: {
-            size_t k = s->bol && s->protocol != SG_JSONL ? 0 : sg_plain_junk_bytes(p + i, n - i, s->protocol);
-            if (k) {
-                i += k;
-                s->bol = 0;     /* (words without a newline, or jsonl: no frames) */
-                *verdict = SG_JUNK;
-                continue;
-            }
             int json = s->protocol != SG_FRAMED && (c == '{' || c == '[');
             int frame = s->protocol != SG_JSONL && (c == 'C' || c == 'c' || (s->bol && sg_is_tchar(c)));
             if (!json && !frame) {
-                i++;
-                s->bol = c == '\n';
+                /* (a word with a byte that starts a candidate is no run) */
+                size_t k = s->bol && s->protocol != SG_JSONL ? 0 : sg_plain_junk_bytes(p + i, n - i, s->protocol);
+                if (k) {
+                    i += k;
+                    s->bol = 0;     /* (words without a newline, or jsonl: no frames) */
+                } else {
+                    i++;
+                    s->bol = c == '\n';
+                }
                 *verdict = SG_JUNK;
                 continue;
             }
             if (*verdict == SG_JUNK)
                 return i;       /* the junk before the candidate */
             if (json) {
+                size_t k = sg_json_line(p + i, n - i, &s->keys);
+                if (k) {
+                    sg_json_wire(s);
+                    *verdict = SG_WIRE;
+                    return i + k;
+                }
                 sg_json_start(s, c);
                 if (sg_json_rpc_prefix(s, p + i, n - i)) {
                     i += SG_RPC_PREFIX_LEN;
@@ -1393,10 +1623,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
                 }
                 if (__builtin_expect(c == '\n', 0)) {
                     if (s->json == SJ_CLOSED) {
-                        s->where = SW_OUTSIDE;
-                        s->protocol = SG_JSONL;
-                        s->held = 0;
-                        s->bol = 1;
+                        sg_json_wire(s);
                         *verdict = SG_WIRE;
                         return i + 1;
                     }

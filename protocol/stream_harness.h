@@ -282,20 +282,25 @@ static inline int sh_ref_rpc_line(const uint8_t *p, size_t n)
 
 /* ---- Feeding the classifier ---- */
 
-/* Labels (enum sg_verdict) for every byte, fed in pieces from *rng.
+/* Labels (enum sg_verdict) for every byte, fed in pieces from *rng, and
+ * at the last byte of every candidate decided SG_WIRE, whether it is an
+ * answer (sg_stream_answer: the fail-safe's proof; 2, else 1; 0 elsewhere):
+ * whole, a line read at once (sg_json_line) or byte by byte, the same.
  * Returns NULL or what went wrong. */
 static inline const char *sh_label(const uint8_t *p, size_t n, enum sg_protocol proto, uint64_t *rng,
-                                   uint8_t *labels)
+                                   uint8_t *labels, uint8_t *answers)
 {
     static struct sg_stream s;
     size_t off = 0, undecided = 0;
     sg_stream_init(&s, proto);
     memset(labels, SG_UNDECIDED, n);
+    memset(answers, 0, n);
     while (off < n) {
         size_t len = fz_piece(rng, n - off, 70000);
         size_t end = off + len, at = off;
         while (at < end) {
             enum sg_verdict v;
+            int candidate = s.where != SW_LINE && s.where != SW_VALUE && s.where != SW_BODY;
             size_t k = sg_stream_scan(&s, p + at, end - at, &v);
             if (k > end - at)
                 return "scan took more than it was given";
@@ -309,6 +314,8 @@ static inline const char *sh_label(const uint8_t *p, size_t n, enum sg_protocol 
                 return "bad verdict";
             if (k == 0 && undecided == at)
                 return "no progress";
+            if (v == SG_WIRE && candidate && at > undecided)
+                answers[at - 1] = sg_stream_answer(&s) ? 2 : 1;
             memset(labels + undecided, v, at - undecided);
             undecided = at;
         }
@@ -382,24 +389,30 @@ static inline const char *sh_check_jsonl(const uint8_t *p, size_t n, const uint8
 static inline const char *sh_check(const uint8_t *p, size_t n, enum sg_protocol proto, int splits,
                                    char *msg, size_t msgsz)
 {
-    uint8_t *whole = malloc(n + 1), *other = malloc(n + 1);
+    uint8_t *whole = malloc(n + 1), *other = malloc(n + 1), *wa = malloc(n + 1), *oa = malloc(n + 1);
     const char *why = NULL;
-    if (!whole || !other)
+    if (!whole || !other || !wa || !oa)
         abort();
-    why = sh_label(p, n, proto, FZ_WHOLE, whole);
-    if (!why && !(why = sh_label(p, n, proto, FZ_BYTEWISE, other)) && memcmp(whole, other, n) != 0)
+    why = sh_label(p, n, proto, FZ_WHOLE, whole, wa);
+    if (!why && !(why = sh_label(p, n, proto, FZ_BYTEWISE, other, oa)) && memcmp(whole, other, n) != 0)
         why = "byte by byte differs from whole";
+    if (!why && memcmp(wa, oa, n) != 0)
+        why = "byte by byte, a message is an answer or not other than whole";
     uint64_t seed = n * 0x632be59bd9b4e019ULL + (n ? p[0] : 0);
     for (int k = 0; !why && k < splits; k++) {
         uint64_t rng = seed + (uint64_t)k;
-        why = sh_label(p, n, proto, &rng, other);
+        why = sh_label(p, n, proto, &rng, other, oa);
         if (!why && memcmp(whole, other, n) != 0)
             why = "random pieces differ from whole";
+        if (!why && memcmp(wa, oa, n) != 0)
+            why = "in random pieces, a message is an answer or not other than whole";
     }
     if (!why && proto == SG_JSONL)
         why = sh_check_jsonl(p, n, whole);
     free(whole);
     free(other);
+    free(wa);
+    free(oa);
     if (why) {
         snprintf(msg, msgsz, "detect.h stream classifier: %s", why);
         return msg;

@@ -4,12 +4,15 @@
  * ping answer on a stream started per call (lib/guard.c guard_whole), and
  * the filter's scan of 8 MiB answers in 256 KiB reads.
  *
- *   classify [PINGS [BIGS]]      (default 10000 10)
+ *   classify [PINGS [BIGS [ts]]]   (default 10000 10)
  *
  *   valgrind --tool=callgrind bench/bin/classify 10000 0
  *   callgrind_annotate --inclusive=yes callgrind.out.PID | grep ping_once
  *
- * gives the instructions per ping (divide by PINGS); `0 10` the 8 MiB side. */
+ * gives the instructions per ping (divide by PINGS); `0 10` the 8 MiB side.
+ * The ping answer is {"jsonrpc":"2.0","id":N,"result":{}} (the Python and
+ * Go SDKs' order), or with `ts` {"result":{},"jsonrpc":"2.0","id":N} (the
+ * TypeScript SDK's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,10 +53,12 @@ static int big_once(const unsigned char *b, size_t total)
 int main(int argc, char **argv)
 {
     int pings = argc > 1 ? atoi(argv[1]) : 10000, bigs = argc > 2 ? atoi(argv[2]) : 10;
+    int ts = argc > 3 && strcmp(argv[3], "ts") == 0;
     char msg[128];
     long ok = 0;
     for (int i = 0; i < pings; i++) {
-        int n = snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{}}\n", i);
+        int n = ts ? snprintf(msg, sizeof msg, "{\"result\":{},\"jsonrpc\":\"2.0\",\"id\":%d}\n", i)
+                   : snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{}}\n", i);
         ok += ping_once((const unsigned char *)msg, (size_t)n);
     }
     const char *head = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"";
