@@ -48,8 +48,8 @@ writer() {
     row_table writer printf puts fputs fwrite putchar fputc-unlocked
 }
 
-@test "guard: C stdio with the program's own buffering (setvbuf unbuffered, line-buffered)" {
-    row_table writer printf-unbuf printf-line
+@test "guard: C stdio with the program's own buffering (setvbuf unbuffered, line-buffered), and flushed by fflush(NULL)" {
+    row_table writer printf-unbuf printf-line printf-flushall
 }
 
 @test "guard: C stdio's buffer never flushed by the program: exit writes it, through the guard" {
