@@ -5,8 +5,8 @@
 # header block of 4096 bytes passes, of 4097 is junk), SG_DEPTH_MAX (a
 # candidate is decided at its 4096th nested open), SG_HOLD_MAX (the decision
 # at byte 65536 wants a member name, and takes one cut there by its prefix),
-# the first header name's "Content-" and the control characters in a
-# string (0x1f is one).  The server is cat of a file that python3 wrote;
+# the first header name's "Content-", the control characters in a
+# string (0x1f is one) and a number's exponent sign ('+' as well as '-').  The server is cat of a file that python3 wrote;
 # stdout and stderr are compared byte for byte with what detect.h's header
 # comment says.
 
@@ -97,4 +97,11 @@ frame_of() {
     filtered jsonl
     [ "$(cat out)" = '{"jsonrpc":"2.0","method":"a b"}' ]
     [ "$(cat err)" = "$(printf '{"jsonrpc":"2.0","method":"a\037b"}')" ]
+}
+
+@test "classifier: a number's exponent takes a sign, + or - (1e+21: how JavaScript and Python write large floats); none without digits after it" {
+    make_input "b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":1e+21,\"b\":2.5E-7,\"c\":-3e8,\"d\":[4E+0]}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":1e+}\n'"
+    filtered jsonl
+    [ "$(cat out)" = '{"jsonrpc":"2.0","id":1,"result":{"a":1e+21,"b":2.5E-7,"c":-3e8,"d":[4E+0]}}' ]
+    [ "$(cat err)" = '{"jsonrpc":"2.0","id":2,"result":1e+}' ]
 }

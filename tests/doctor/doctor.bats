@@ -381,20 +381,22 @@ client_entry() {
     mkdir -p "$H/srv" && cp "$FIXTURE/flaky.sh" "$H/srv/server.sh"
     cd "$H/srv"
     # one check, every MCP client's entry (--client NAME gives the same one alone: below)
-    doctor --client all --json --linger 0 check_srv banner -- ./server.sh
+    doctor --client all --json --linger 0 check_srv banner -- ./server.sh @scope/package
     expect status 1 "$status"
     for c in claude-code claude-desktop cursor vscode windsurf zed codex gemini; do
         case $c in claude-code) ext=sh ;; codex) ext=toml ;; *) ext=json ;; esac
         jq -r --arg c "$c" '.client_entries[$c]' "$BATS_TEST_TMPDIR/out.txt" >"$BATS_TEST_TMPDIR/$c.$ext"
-        # check_srv through PATH, a relative script argument: both made absolute
+        # check_srv through PATH, a relative script argument: both made absolute;
+        # a package name with a slash (npx's @scope/package) names no file here: as it is
         expect "$c argv" "$GATE
 $SRV
 banner
 --
-$H/srv/server.sh" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/$c.$ext")"
+$H/srv/server.sh
+@scope/package" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/$c.$ext")"
     done
     grep -qx '      "type": "stdio",' "$BATS_TEST_TMPDIR/vscode.json"
-    client_entry cursor "$BATS_TEST_TMPDIR/cursor-alone.json" check_srv banner -- ./server.sh
+    client_entry cursor "$BATS_TEST_TMPDIR/cursor-alone.json" check_srv banner -- ./server.sh @scope/package
     cmp "$BATS_TEST_TMPDIR/cursor.json" "$BATS_TEST_TMPDIR/cursor-alone.json"
     expect only_cursor '["cursor"]' "$(jq -c '.client_entries | keys' "$BATS_TEST_TMPDIR/out.txt")"
     # junk while serving: the default mode; by raw system calls: --strict; LSP entries for Neovim and Helix

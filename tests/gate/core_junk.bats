@@ -57,9 +57,9 @@ one_kind() {
     assert_stdout_bytes "$(answer 0 initialize)"$'\n'post-junk$'\n'
 }
 
-@test "junk: STDIOGATE_DISCARD=1 sends it to /dev/null instead" {
-    JUNK=(printf-junk write-junk system-junk)
-    STDIOGATE_DISCARD=1 both --line "$INIT" -- "$SRV" read printf write system
+@test "junk: STDIOGATE_DISCARD=1 sends it to /dev/null instead, after the first message too (the guard's)" {
+    JUNK=(printf-junk write-junk system-junk post-junk)
+    STDIOGATE_DISCARD=1 both --line "$INIT" -- "$SRV" read printf write system postjunk
     assert_status 0
     assert_stderr_lacks "${JUNK[@]}"
     assert_stdout_lacks "${JUNK[@]}"

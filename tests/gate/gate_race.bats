@@ -48,3 +48,23 @@ race() {
     grep -q '^race-startup-junk' "$ERR"
     ! grep -q '"result"' "$ERR" || false
 }
+
+# The opening waits (at most 2 s) for the helper to pass the startup junk
+# on, fd 1 still the diversion; the helper is stopped until the second
+# thread has written its answer (gate_race drain).  The answer must wait
+# for the wire, not go into the diversion: it would reach stderr, and the
+# client would wait for ever.  (A log file makes the helper start at once,
+# so that the client can stop it before the server writes anything.)
+@test "gate race: an answer written by a second thread while the opening waits for the helper waits for the wire, and reaches it" {
+    local ans='{"jsonrpc":"2.0","id":0,"result":{"by":"thread"}}'
+    ungated --line "$INIT" -- "$BIN/gate_race" drain
+    assert_status 0
+    assert_stdout_has race-startup-junk "$ans"
+    STDIOGATE_LOG="$BATS_TEST_TMPDIR/junk.log" STDIOGATE_DEBUG=3 gated --timeout 60 \
+        --stop-helper race-thread-wrote --line "$INIT" -- "$BIN/gate_race" drain
+    assert_status 0
+    assert_stdout_bytes "$ans"$'\n'
+    assert_stderr_has "waiting for the helper to pass on 6400 bytes" race-thread-wrote
+    assert_stderr_lacks '"result"'
+    [ "$(grep -c '^race-startup-junk' "$ERR")" = 100 ] || { show_run; false; }
+}

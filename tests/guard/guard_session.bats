@@ -48,8 +48,8 @@ writer() {
     row_table writer printf puts fputs fwrite putchar fputc-unlocked
 }
 
-@test "guard: C stdio with the program's own buffering (setvbuf unbuffered, line-buffered)" {
-    row_table writer printf-unbuf printf-line
+@test "guard: C stdio with the program's own buffering (setvbuf unbuffered, line-buffered), and flushed by fflush(NULL)" {
+    row_table writer printf-unbuf printf-line printf-flushall
 }
 
 @test "guard: C stdio's buffer never flushed by the program: exit writes it, through the guard" {
@@ -331,6 +331,58 @@ assert p.stdout.read() == b""
 if err != J1 + J2:
     k = next((i for i in range(min(len(err), len(J1 + J2))) if err[i] != (J1 + J2)[i]), min(len(err), len(J1 + J2)))
     sys.exit("stderr: %d bytes, want %d; first difference at %d: %r" % (len(err), len(J1 + J2), k, err[k:k + 80]))
+PY
+}
+
+# Junk written while a reader takes stderr as it comes, faster than it
+# reads (20,000 lines of 1,000 bytes, each its own write): the backlog
+# fills and empties all the while, and a new line must never pass the
+# older ones waiting there, although the pipe may have room again by the
+# time it comes.  The reader's speed against the server's decides when such
+# room appears: ten sessions, each in order (a line that passes the
+# backlog showed up in most sessions; the order is the guard's to keep in
+# every one).
+@test "guard: junk lines written while stderr is read as it comes, faster than it is read: every line in order, ten sessions" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >many_lines.py <<'PY'
+import os, sys
+req = sys.stdin.buffer.readline()
+for k in range(20000):
+    os.write(1, b"junk-%06d " % k + b"x" * 987 + b"\n")
+os.write(1, b'{"jsonrpc":"2.0","id":1,"result":{}}\n')
+sys.stdin.buffer.read()
+PY
+    "$PYTHON" - "$ROOT/stdiogate" "$PYTHON" <<'PY'
+import os, subprocess, sys, threading
+gate, py = sys.argv[1], sys.argv[2]
+want = b"".join(b"junk-%06d " % k + b"x" * 987 + b"\n" for k in range(20000))
+answer = b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+req = b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n'
+# unwrapped: the junk on stdout, in order (the test can fail)
+out = subprocess.run([py, "many_lines.py"], input=req, stdout=subprocess.PIPE, timeout=60).stdout
+assert out == want + answer, "unwrapped: %d bytes" % len(out)
+for session in range(10):
+    p = subprocess.Popen([gate, py, "many_lines.py"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    err = bytearray()
+    def read_err():
+        while True:
+            b = os.read(p.stderr.fileno(), 1024)
+            if not b:
+                return
+            err.extend(b)
+    t = threading.Thread(target=read_err, daemon=True)
+    t.start()
+    p.stdin.write(req)
+    p.stdin.close()
+    out = p.stdout.read()
+    assert p.wait(60) == 0
+    t.join(60)
+    assert not t.is_alive(), "stderr's end"
+    assert out == answer, "session %d: stdout %r" % (session, out[:200])
+    if err != want:
+        k = next((i for i in range(min(len(err), len(want))) if err[i] != want[i]), min(len(err), len(want)))
+        sys.exit("session %d: stderr %d bytes, want %d; first difference at %d: %r" % (session, len(err), len(want), k, bytes(err[k:k + 40])))
 PY
 }
 
