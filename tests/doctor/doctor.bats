@@ -697,6 +697,22 @@ npm_layout() {
     chmod +x "$main/bin/stdiogate"
 }
 
+# fix_with LAUNCHER FILE: LAUNCHER --check --config FILE --fix, its status
+# and stdout in $status and $output (stderr in err.txt).
+fix_with() {
+    status=0
+    "$1" --check --config "$2" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
+        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+}
+
+# chatty_entry FILE: the "chatty" server's command and arguments, joined by |.
+chatty_entry() {
+    python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["mcpServers"]["chatty"]
+print("|".join([e["command"], *e["args"]]))' "$1"
+}
+
 @test "doctor: --fix from an npm install writes npm's bin link, from npx's cache 'npx -y stdiogate', never a path inside a package" {
     printf '{"mcpServers": {"chatty": {"command": "check_srv", "args": ["banner"]}}}\n' >"$H/npm.json"
     cp "$H/npm.json" "$H/npx.json"
@@ -704,15 +720,10 @@ npm_layout() {
     G=$BATS_TEST_TMPDIR/g
     npm_layout "$G/lib/node_modules/stdiogate"
     mkdir -p "$G/bin" && ln -s ../lib/node_modules/stdiogate/bin/stdiogate "$G/bin/stdiogate"
-    status=0
-    "$G/bin/stdiogate" --check --config "$H/npm.json" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
-        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
-    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    fix_with "$G/bin/stdiogate" "$H/npm.json"
     expect npm_status 0 "$status"
     grep -qx 'file chatty: junk -> clean: fixed' <<<"$output" || { show; return 1; }
-    expect npm_entry "$G/bin/stdiogate|check_srv|banner" "$(python3 -c 'import json, sys
-e = json.load(open(sys.argv[1]))["mcpServers"]["chatty"]
-print("|".join([e["command"], *e["args"]]))' "$H/npm.json")"
+    expect npm_entry "$G/bin/stdiogate|check_srv|banner" "$(chatty_entry "$H/npm.json")"
     # --client too
     "$G/bin/stdiogate" --check --client cursor --json --linger 0 check_srv banner >"$BATS_TEST_TMPDIR/client.json" || true
     expect npm_client "$G/bin/stdiogate" "$(jq -r '.client_entries.cursor | fromjson | .mcpServers[].command' "$BATS_TEST_TMPDIR/client.json")"
@@ -720,20 +731,13 @@ print("|".join([e["command"], *e["args"]]))' "$H/npm.json")"
     X=$BATS_TEST_TMPDIR/npm-cache/_npx/0123456789abcdef
     npm_layout "$X/node_modules/stdiogate"
     mkdir -p "$X/node_modules/.bin" && ln -s ../stdiogate/bin/stdiogate "$X/node_modules/.bin/stdiogate"
-    status=0
-    "$X/node_modules/.bin/stdiogate" --check --config "$H/npx.json" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
-        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
-    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    fix_with "$X/node_modules/.bin/stdiogate" "$H/npx.json"
     expect npx_status 0 "$status"
     grep -qx 'file chatty: junk -> clean: fixed' <<<"$output" || { show; return 1; }
-    expect npx_entry "npx|-y|stdiogate|check_srv|banner" "$(python3 -c 'import json, sys
-e = json.load(open(sys.argv[1]))["mcpServers"]["chatty"]
-print("|".join([e["command"], *e["args"]]))' "$H/npx.json")"
+    expect npx_entry "npx|-y|stdiogate|check_srv|banner" "$(chatty_entry "$H/npx.json")"
     # ... which counts as wrapped: a second --fix changes nothing
     cp "$H/npx.json" "$H/npx.fixed"
-    "$X/node_modules/.bin/stdiogate" --check --config "$H/npx.json" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
-        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
-    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    fix_with "$X/node_modules/.bin/stdiogate" "$H/npx.json"
     cmp "$H/npx.json" "$H/npx.fixed"
     grep -qx 'nothing to fix' <<<"$output" || { show; return 1; }
     # uvx: uv's cache, likewise
