@@ -49,17 +49,43 @@ filtered() {
     [ ! -s err ]
 }
 
-@test "filter: a descriptor 4 the launcher was given is not kept by the filter" {
-    # stderr a regular file: the filter needs no handle of its own on it, so
-    # it holds exactly the wire, stderr and the pipe (1, 2, 3)
+# COMMAND (sh report) waits for the filter's first line, then lists the
+# filter's descriptors and says who started it (its parent, the marker)
+fds_report() {
     cat >report <<'SH'
 for _ in $(seq 2000); do grep -q "strict: filtering" err-log && break; sleep 0.01; done
 pid=$(sed -n "s/^stdiogate\[\([0-9]*\)\]: strict: filtering.*/\1/p" err-log)
 echo "filter fds $(ls /proc/$pid/fd | sort -n | tr "\n" " ")" >&2
+echo "filter parent $(sed 's/.*) . \([0-9]*\) .*/\1/' /proc/$pid/stat) marker ${STDIOGATE_WIRE-unset}" >&2
 SH
+}
+
+@test "filter: a descriptor 4 the launcher was given is not kept by the filter" {
+    # stderr a regular file: the filter needs no handle of its own on it, so
+    # it holds exactly the wire, stderr and the pipe (1, 2, 3)
+    fds_report
     timeout 20 env STDIOGATE_DEBUG=2 "$REPO/stdiogate-filter" -- sh report 2>err-log </dev/null 4<report
     cat err-log >&2
     [ "$(sed -n 's/^filter fds //p' err-log)" = "1 2 3 " ]
+    grep -q "^filter parent [0-9]* marker filter:" err-log
+    if grep -q "^filter parent 1 " err-log; then false; fi
+}
+
+# Where a clone without exit signal is refused (qemu-user; here a seccomp
+# filter), the launcher forks the filter twice instead: it then inherits
+# everything the launcher had, and only its own close lets go of fd 4.
+@test "filter: forked (the quiet start refused), it keeps no descriptor 4 either, and answers pass" {
+    fds_report
+    timeout 20 env STDIOGATE_DEBUG=2 "$REPO/tests/bin/strict_clone_refused" \
+        "$REPO/stdiogate-filter" -- sh report 2>err-log </dev/null 4<report
+    cat err-log >&2
+    grep -q "^filter parent 1 marker unset" err-log
+    [ "$(sed -n 's/^filter fds //p' err-log)" = "1 2 3 " ]
+    srv='read x; echo junk1; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"; printf junk2'
+    ( "$REPO/tests/bin/strict_clone_refused" "$REPO/stdiogate-filter" -- sh -c "$srv" 2>&1 >&3 3>&- </dev/null |
+        cat >err ) 3>&1 | cat >out
+    [ "$(cat out)" = "$ANSWER" ]
+    [ "$(cat err)" = "junk1"$'\n'"junk2" ]
 }
 
 # The exit line at level 2, read from a pipe to its end of file (the filter
