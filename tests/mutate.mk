@@ -10,9 +10,11 @@ MUTATE_ARGS ?=
 
 # What the test files in the default set need: TEST_DEPS without the SDK
 # servers that only real_sdk.bats runs (not in the default set), but with
-# the Go ones, which strict_auto.bats runs (without them its tests fail on
-# the unmutated copy and kill nothing).
-mutate: test-tools all fixtures examples npm-deps setups-fixtures strict-go sdk-go fuzz-build fuzz-stream-build
+# the Go ones, which strict_auto.bats runs, the tokio writers and the Python
+# venv with aiofiles and anyio, which guard_threads.bats runs (without them
+# those tests fail on the unmutated copy: with -n, every mutant they meet
+# would be "killed").
+mutate: test-tools all fixtures examples npm-deps setups-fixtures strict-go sdk-go sdk-rust real-python fuzz-build fuzz-stream-build
 	MUTATE_MIN=$(MUTATE_MIN) nice -n 10 tests/mutate.sh $(MUTATE_ARGS)
 
 .PHONY: mutate
