@@ -1474,6 +1474,15 @@ __attribute__((noinline)) static size_t sg_json_line(const unsigned char *p, siz
     unsigned depth = 0, found = 0, record = p[0] == '[' ? 2 : 1;
     int batch = p[0] == '[', has_jsonrpc = 0, elements = 0;
     unsigned char c;
+    if (end > SG_RPC_PREFIX_LEN && __builtin_memcmp(p, SG_RPC_PREFIX, SG_RPC_PREFIX_LEN) == 0) {
+        /* as the bytes would leave it: the object open, "jsonrpc" read,
+         * its value, the comma (most writers' first 17 bytes) */
+        depth = 1;
+        has_jsonrpc = elements = 1;
+        found = SGK_JSONRPC;
+        i = sg_line_white(p, SG_RPC_PREFIX_LEN);
+        goto name;
+    }
 value:                          /* a value begins at p[i], white space before it */
     i = sg_line_white(p, i);
     c = p[i];
