@@ -479,7 +479,7 @@ static void stream_copy(struct sg_stream *to, const struct sg_stream *from)
  * reader copies one step while the next is scanned, and a step is still in
  * the cache when the kernel copies it (an 8 MiB answer read twice from
  * memory cost a fifth of the pipe's speed).  A frame's body is not read. */
-#define WIRE_STEP (64 * 1024)
+#define WIRE_STEP (64UL * 1024)
 
 static int message_goes_on(void)
 {

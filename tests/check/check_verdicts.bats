@@ -369,6 +369,25 @@ setup() {
     expect call_error "error Unknown tool: fail" "$(q '.runs[0].requests[4] | "\(.outcome) \(.error)"')"
 }
 
+# The wrapper's options come before --check as readily as after it: a
+# --protocol given first is the check's too (stdiogate --protocol lsp
+# --check CMD), in either spelling; one after --check wins.
+@test "check: --protocol before --check is the check's (lsp, --protocol=framed), one after --check wins" {
+    status=0
+    timeout "$CHECK_BOUND" "$GATE" --protocol lsp --check --json --linger 0 -- "$SRV" --lsp \
+        >check.json 2>check.err || status=$?
+    expect status 0 "$status"
+    expect protocol "lsp option" "$(q '"\(.protocol) \(.protocol_source)"')"
+    expect methods "initialize shutdown" "$(q '[.runs[0].requests[].method] | join(" ")')"
+    timeout "$CHECK_BOUND" "$GATE" --protocol=framed --check --json --linger 0 -- "$SRV" --lsp \
+        >check.json 2>check.err || status=$?
+    expect protocol "lsp option" "$(q '"\(.protocol) \(.protocol_source)"')"
+    timeout "$CHECK_BOUND" "$GATE" --protocol lsp --check --json --protocol mcp --linger 0 -- "$SRV" \
+        >check.json 2>check.err || status=$?
+    expect status 0 "$status"
+    expect protocol "mcp option" "$(q '"\(.protocol) \(.protocol_source)"')"
+}
+
 @test "check --protocol lsp: initialize, initialized, shutdown, exit; clean, banner, serving" {
     check --protocol lsp --linger 0 -- "$SRV" --lsp
     expect status 0 "$status"
