@@ -891,6 +891,8 @@ int guard_whole(const struct iovec *iov, int cnt)
     unsigned char protocol = __atomic_load_n(&g_hold.s.protocol, __ATOMIC_RELAXED);
     if (protocol == SG_AUTO || __atomic_load_n(&g_hold.s.where, __ATOMIC_RELAXED) != SW_OUTSIDE)
         return 0;
+    if (cnt == 1 && sg_stream_one_line(protocol, iov[0].iov_base, iov[0].iov_len))
+        return 1;
     sg_stream_start(&s, protocol);
     for (int i = 0; i < cnt; i++) {
         const unsigned char *p = iov[i].iov_base;
@@ -948,8 +950,13 @@ ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *ho
     size_t total = iov_total(iov, cnt), done = 0;
     while (done < total) {
         struct put c = { .fd = fd, .kind = PUT_WRITE };
-        int n = iov_slice(iov, cnt, done, total, v, BATCH);
-        ssize_t w = guard_call(&c, v, n, how);
+        const struct iovec *at = iov;     /* (the first time, as given) */
+        int n = cnt;
+        if (done || cnt > BATCH) {
+            n = iov_slice(iov, cnt, done, total, v, BATCH);
+            at = v;
+        }
+        ssize_t w = guard_call(&c, at, n, how);
         if (w > 0) {
             done += (size_t)w;
         } else if (w < 0 && errno == EAGAIN) {

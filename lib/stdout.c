@@ -87,10 +87,15 @@ static int push(FILE *fp, const char *p, size_t n, const char *how)
 {
     char *base = fp->_IO_write_base, *ptr = fp->_IO_write_ptr;
     size_t held = base && ptr > base ? (size_t)(ptr - base) : 0;
-    struct iovec v[2] = { { base, held }, { (void *)p, n } };
-    if (held + n == 0)
+    struct iovec v[2];
+    int cnt = 0;
+    if (held)
+        v[cnt++] = (struct iovec){ base, held };
+    if (n)
+        v[cnt++] = (struct iovec){ (void *)p, n };
+    if (cnt == 0)
         return 0;
-    int r = (int)guard_write_all(fp->_fileno, v, 2, how);
+    int r = (int)guard_write_all(fp->_fileno, v, cnt, how);
     if (held)
         fp->_IO_write_ptr = base;
     if (r < 0) {

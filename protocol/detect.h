@@ -1554,6 +1554,15 @@ close:                          /* p[i] closes level depth */
     return end + 1;
 }
 
+/* Is p[0..n) exactly one message and its newline, read in one pass (the
+ * usual call: sg_stream_scan, from between messages, would take it whole
+ * as the wire)?  No: the caller scans. */
+static inline int sg_stream_one_line(unsigned char protocol, const unsigned char *p, size_t n)
+{
+    unsigned char keys;
+    return protocol != SG_FRAMED && n && (p[0] == '{' || p[0] == '[') && sg_json_line(p, n, &keys) == n;
+}
+
 /* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if
  * SG_WIRE or SG_JUNK, every byte fed so far through p[k-1] is decided so
  * (held bytes of earlier calls included); if SG_UNDECIDED, k == n and

@@ -68,6 +68,25 @@ writer() {
     row_table writer "send --sockets" "sendmsg --sockets" "write --sockets"
 }
 
+# One write(2) of an answer and a junk line, the junk after it or before
+# it: the call is cut where the message ends (or begins), each part where it
+# belongs, in order.
+@test "guard: an answer and a junk line in one write (the junk after it, before it): the answer on the wire, the junk on stderr" {
+    for where in after before; do
+        ungated --line "$INIT1" --line "$PING2" -- "$GS" glued "$where"
+        assert_status 0
+        if [ "$where" = after ]; then
+            assert_stdout_bytes "$A1"$'\n'"guard-junk initialize"$'\n'"$A2"$'\n'"guard-junk ping"$'\n'
+        else
+            assert_stdout_bytes "guard-junk initialize"$'\n'"$A1"$'\n'"guard-junk ping"$'\n'"$A2"$'\n'
+        fi
+        gated --line "$INIT1" --line "$PING2" -- "$GS" glued "$where"
+        assert_status 0
+        assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+        assert_stderr_bytes "guard-junk initialize"$'\n'"guard-junk ping"$'\n'
+    done
+}
+
 @test "guard: an answer written in three pieces (cut inside a name and inside a string), a CRLF line end" {
     ungated --line "$INIT1" --line "$PING2" -- "$GS" pieces
     assert_status 0
