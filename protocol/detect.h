@@ -1014,13 +1014,25 @@ static inline void sg_json_start(struct sg_stream *s, unsigned char c)
 #define SG_RPC_PREFIX "{\"jsonrpc\":\"2.0\","
 #define SG_RPC_PREFIX_LEN (sizeof SG_RPC_PREFIX - 1)
 
+/* Do the SG_RPC_PREFIX_LEN bytes at p spell SG_RPC_PREFIX?  Two words and
+ * a byte, not a call to memcmp (most lines that fail, fail at once). */
+static inline int sg_rpc_prefix_at(const unsigned char *p)
+{
+    unsigned long long a, b, x, y;
+    __builtin_memcpy(&a, p, 8);
+    __builtin_memcpy(&b, p + 8, 8);
+    __builtin_memcpy(&x, SG_RPC_PREFIX, 8);
+    __builtin_memcpy(&y, &SG_RPC_PREFIX[8], 8);
+    return a == x && b == y && p[16] == (unsigned char)SG_RPC_PREFIX[16];
+}
+
 /* A candidate just started at p[0] (n bytes readable): if they begin with
  * SG_RPC_PREFIX, the state is set as byte by byte scanning would leave it
  * after them (a top-level "jsonrpc" read, its value a string, a comma: a
  * name comes next) and 1 is returned; else 0, nothing changed. */
 static inline int sg_json_rpc_prefix(struct sg_stream *s, const unsigned char *p, size_t n)
 {
-    if (n < SG_RPC_PREFIX_LEN || __builtin_memcmp(p, SG_RPC_PREFIX, SG_RPC_PREFIX_LEN) != 0)
+    if (n < SG_RPC_PREFIX_LEN || !sg_rpc_prefix_at(p))
         return 0;
     __builtin_memcpy(s->name, "jsonrpc", 8);
     s->name_len = 7;
@@ -1474,7 +1486,7 @@ __attribute__((noinline)) static size_t sg_json_line(const unsigned char *p, siz
     unsigned depth = 0, found = 0, record = p[0] == '[' ? 2 : 1;
     int batch = p[0] == '[', has_jsonrpc = 0, elements = 0;
     unsigned char c;
-    if (end > SG_RPC_PREFIX_LEN && __builtin_memcmp(p, SG_RPC_PREFIX, SG_RPC_PREFIX_LEN) == 0) {
+    if (end > SG_RPC_PREFIX_LEN && sg_rpc_prefix_at(p)) {
         /* as the bytes would leave it: the object open, "jsonrpc" read,
          * its value, the comma (most writers' first 17 bytes) */
         depth = 1;
