@@ -452,3 +452,30 @@ nb_row() {
     done
     row_table nb_row "${rows[@]}"
 }
+
+# A server that execs another program after the gate while junk still waits
+# for a stderr nobody reads yet (--stderr-late): the exec gives stderr what
+# it takes within its bound, the rest is dropped, and the new program still
+# has the wire as its stdout (it is let go first only at exit).
+@test "guard: an exec after the gate with junk waiting for a full stderr: the program it runs answers on the wire" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >exec_srv.py <<'PY'
+import os, sys
+req = os.read(0, 65536)                   # the first request alone (--each)
+for k in range(300):                      # 300 KiB: more than the stderr pipe holds
+    os.write(1, b"exec-junk-%04d " % k + b"x" * 1008 + b"\n")
+os.write(1, b'{"jsonrpc":"2.0","id":1,"result":{"echo":"initialize"}}\n')
+os.execv(sys.executable, [sys.executable, "-c", """
+import os
+os.read(0, 65536)
+os.write(1, b'{"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}}\\n')
+"""])
+PY
+    ungated --each --line "$INIT1" --line "$PING2" -- "$PYTHON" exec_srv.py
+    assert_status 0
+    assert_stdout_has exec-junk-0000 "$A1" "$A2"
+    gated --each --stderr-late --line "$INIT1" --line "$PING2" -- "$PYTHON" exec_srv.py
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    assert_stderr_has exec-junk-0000
+}
