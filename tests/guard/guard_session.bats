@@ -479,3 +479,57 @@ PY
     assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
     assert_stderr_has exec-junk-0000
 }
+
+# A server that sends on a socket wire with MSG_NOSIGNAL, after its client
+# has gone: the send fails with EPIPE, no SIGPIPE, unwrapped and wrapped
+# alike, also where the guard puts the bytes out itself (a message larger
+# than a pipe's atomic write, junk before a message in the same call).
+@test "guard: send(MSG_NOSIGNAL) on a socket wire whose client has gone: EPIPE, not SIGPIPE, for the calls the guard puts out itself too" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >nosig_srv.py <<'PY'
+import os, signal, socket, sys
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)     # as a C server has it
+os.read(0, 65536)
+wire = socket.socket(fileno=1)                    # (before the first read, fd 1 is diverted)
+wire.send(b'{"jsonrpc":"2.0","id":1,"result":{}}\n', socket.MSG_NOSIGNAL)
+while os.read(0, 65536):                          # the client closes stdout, then stdin
+    pass
+big = b'{"jsonrpc":"2.0","method":"big","params":"' + b"x" * 8000 + b'"}\n'
+for what, data in (("big", big), ("junk+message", b"junk\n" + big[:100] + b'"}\n')):
+    try:
+        wire.sendall(data, socket.MSG_NOSIGNAL)   # (the junk taken, a short count: send the rest)
+        print(what, "sent", file=sys.stderr)
+    except OSError as e:
+        print(what, os.strerror(e.errno), file=sys.stderr)
+PY
+    cat >gone_client.py <<'PY'
+import socket, subprocess, sys
+cin, sin = socket.socketpair()
+cout, sout = socket.socketpair()
+with open(sys.argv[1], "wb") as err:
+    p = subprocess.Popen(sys.argv[2:], stdin=sin, stdout=sout, stderr=err)
+sin.close(); sout.close()
+cin.sendall(b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n')
+got = b""
+while not got.endswith(b"\n"):
+    b = cout.recv(4096)
+    if not b:
+        break
+    got += b
+cout.close()                                      # the client goes away
+cin.close()
+try:
+    print("answer", got.decode().strip(), "status", p.wait(timeout=60))
+except subprocess.TimeoutExpired:
+    p.kill()
+    print("timeout")
+PY
+    local want="answer {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} status 0"
+    local errs=$'big Broken pipe\njunk+message Broken pipe'
+    run "$PYTHON" gone_client.py err "$PYTHON" nosig_srv.py
+    [ "$output" = "$want" ] || { echo "unwrapped: $output" >&2; cat err >&2; false; }
+    [ "$(cat err)" = "$errs" ] || { cat err >&2; false; }
+    run "$PYTHON" gone_client.py err "$ROOT/stdiogate" "$PYTHON" nosig_srv.py
+    [ "$output" = "$want" ] || { echo "wrapped: $output" >&2; cat err >&2; false; }
+    [ "$(grep -v '^junk$' err)" = "$errs" ] || { cat err >&2; false; }
+}
