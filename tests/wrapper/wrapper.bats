@@ -133,18 +133,6 @@ env_of() {
     [ "$stderr" = "stdiogate: tool: permission denied (not executable)" ]
 }
 
-@test "an empty PATH entry (leading, trailing or in between) is the current directory, as for the shell and execvp" {
-    mkdir here
-    cp "$STUB/dynamic" here/mysrv      # exits 7
-    cd here
-    local path
-    for path in ":/usr/bin:/bin" "/usr/bin:/bin:" "/usr/bin::/bin"; do
-        PATH=$path run -7 mysrv        # unwrapped: found in the current directory
-        PATH=$path run -7 --separate-stderr "$STUB/stdiogate" mysrv
-        [ -z "$stderr" ] || { echo "PATH=$path: $stderr" >&2; false; }
-    done
-}
-
 @test "an empty COMMAND: 'empty command', status 127 (as stdbuf)" {
     run -127 --separate-stderr "$STUB/stdiogate" ""
     [ -z "$output" ]
