@@ -282,21 +282,6 @@ PY
     row codex chatty "clean +already wrapped"
 }
 
-@test "doctor: --fix keeps a file's mode 0644 (group and others still read it), and 0640" {
-    local mode
-    for mode in 644 640; do
-        cp "$FIXTURE/home/.cursor/mcp.json" "$H/.cursor/mcp.json"
-        sed -i "s|@HOME@|$H|g" "$H/.cursor/mcp.json"
-        rm -f "$H/.cursor/mcp.json.stdiogate-backup"
-        chmod "$mode" "$H/.cursor/mcp.json"
-        doctor --config "$H/.cursor/mcp.json" --fix --linger 0
-        expect "status $mode" 0 "$status"
-        grep -qF "\"command\": \"$GATE\"" "$H/.cursor/mcp.json" || { show; return 1; }
-        expect "mode $mode" "$mode" "$(stat -c %a "$H/.cursor/mcp.json")"
-        expect "backup_mode $mode" "$mode" "$(stat -c %a "$H/.cursor/mcp.json.stdiogate-backup")"
-    done
-}
-
 @test "doctor: --fix edits a symlink's target (the link stays), keeps the mode and owner; the backup has the same" {
     mkdir "$H/dotfiles"
     mv "$H/.codeium/windsurf/mcp_config.json" "$H/dotfiles/windsurf.json"
