@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # What inspect.c tells about a program, at the edges that the mutation check
-# (tests/mutate.sh) found unpinned: a .bun section alone, setuid to oneself,
-# a setgid bit without group execute, and #!/usr/bin/env lines with an
-# assignment or an option that takes a value before the program's name.
+# (tests/mutate.sh) found unpinned: a .bun section alone, a .go.buildinfo
+# section without the Go build ID note, setuid to oneself, a setgid bit
+# without group execute, and #!/usr/bin/env lines with an assignment or an
+# option that takes a value before the program's name.
 # Each case asks stdiogate-check --inspect (status 0: nothing found, 1: a
 # warning) and checks the warning's text, with a case beside it that warns,
 # so that the test can fail.
@@ -30,6 +31,11 @@ setup_file() {
         '__attribute__((used, section(".bun_builtins_x"))) static const char c[8] = "builtin";' \
         'int main(void) { return 0; }' >"$BIN/bun3.c"
     cc -o "$BIN/bun_prefix" "$BIN/bun3.c"
+    # a Go program without its build ID note (-ldflags=-buildid=, Bazel's
+    # rules_go): only the .go.buildinfo section tells it
+    printf '%s\n' '__attribute__((used, section(".go.buildinfo"))) static char g[16] = "\xff Go buildinf:";' \
+        'int main(void) { return 0; }' >"$BIN/gobuildinfo.c"
+    cc -o "$BIN/go_buildinfo" "$BIN/gobuildinfo.c"
 }
 
 setup() {
@@ -55,6 +61,17 @@ inspect() {
     inspect "$BIN/bun_prefix"
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
+}
+
+@test "inspect: a .go.buildinfo section without the build ID note is a Go program" {
+    readelf -SW "$BIN/go_buildinfo" | grep -q ' \.go\.buildinfo '
+    ! readelf -nW "$BIN/go_buildinfo" | grep -q 'Go' || false
+    inspect "$BIN/dynamic"
+    [ "$status" -eq 0 ]
+    [ -z "$stderr" ]
+    inspect "$BIN/go_buildinfo"
+    [ "$status" -eq 1 ]
+    [[ "$stderr" == *"$BIN/go_buildinfo is a Go program (raw system calls)"* ]]
 }
 
 @test "inspect: setuid to the caller itself is no secure execution; to someone else it is" {

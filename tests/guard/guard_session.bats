@@ -471,3 +471,84 @@ nb_row() {
     done
     row_table nb_row "${rows[@]}"
 }
+
+# A server that execs another program after the gate while junk still waits
+# for a stderr nobody reads yet (--stderr-late): the exec gives stderr what
+# it takes within its bound, the rest is dropped, and the new program still
+# has the wire as its stdout (it is let go first only at exit).
+@test "guard: an exec after the gate with junk waiting for a full stderr: the program it runs answers on the wire" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >exec_srv.py <<'PY'
+import os, sys
+req = os.read(0, 65536)                   # the first request alone (--each)
+for k in range(300):                      # 300 KiB: more than the stderr pipe holds
+    os.write(1, b"exec-junk-%04d " % k + b"x" * 1008 + b"\n")
+os.write(1, b'{"jsonrpc":"2.0","id":1,"result":{"echo":"initialize"}}\n')
+os.execv(sys.executable, [sys.executable, "-c", """
+import os
+os.read(0, 65536)
+os.write(1, b'{"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}}\\n')
+"""])
+PY
+    ungated --each --line "$INIT1" --line "$PING2" -- "$PYTHON" exec_srv.py
+    assert_status 0
+    assert_stdout_has exec-junk-0000 "$A1" "$A2"
+    gated --each --stderr-late --line "$INIT1" --line "$PING2" -- "$PYTHON" exec_srv.py
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    assert_stderr_has exec-junk-0000
+}
+
+# A server that sends on a socket wire with MSG_NOSIGNAL, after its client
+# has gone: the send fails with EPIPE, no SIGPIPE, unwrapped and wrapped
+# alike, also where the guard puts the bytes out itself (a message larger
+# than a pipe's atomic write, junk before a message in the same call).
+@test "guard: send(MSG_NOSIGNAL) on a socket wire whose client has gone: EPIPE, not SIGPIPE, for the calls the guard puts out itself too" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >nosig_srv.py <<'PY'
+import os, signal, socket, sys
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)     # as a C server has it
+os.read(0, 65536)
+wire = socket.socket(fileno=1)                    # (before the first read, fd 1 is diverted)
+wire.send(b'{"jsonrpc":"2.0","id":1,"result":{}}\n', socket.MSG_NOSIGNAL)
+while os.read(0, 65536):                          # the client closes stdout, then stdin
+    pass
+big = b'{"jsonrpc":"2.0","method":"big","params":"' + b"x" * 8000 + b'"}\n'
+for what, data in (("big", big), ("junk+message", b"junk\n" + big[:100] + b'"}\n')):
+    try:
+        wire.sendall(data, socket.MSG_NOSIGNAL)   # (the junk taken, a short count: send the rest)
+        print(what, "sent", file=sys.stderr)
+    except OSError as e:
+        print(what, os.strerror(e.errno), file=sys.stderr)
+PY
+    cat >gone_client.py <<'PY'
+import socket, subprocess, sys
+cin, sin = socket.socketpair()
+cout, sout = socket.socketpair()
+with open(sys.argv[1], "wb") as err:
+    p = subprocess.Popen(sys.argv[2:], stdin=sin, stdout=sout, stderr=err)
+sin.close(); sout.close()
+cin.sendall(b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n')
+got = b""
+while not got.endswith(b"\n"):
+    b = cout.recv(4096)
+    if not b:
+        break
+    got += b
+cout.close()                                      # the client goes away
+cin.close()
+try:
+    print("answer", got.decode().strip(), "status", p.wait(timeout=60))
+except subprocess.TimeoutExpired:
+    p.kill()
+    print("timeout")
+PY
+    local want="answer {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} status 0"
+    local errs=$'big Broken pipe\njunk+message Broken pipe'
+    run "$PYTHON" gone_client.py err "$PYTHON" nosig_srv.py
+    [ "$output" = "$want" ] || { echo "unwrapped: $output" >&2; cat err >&2; false; }
+    [ "$(cat err)" = "$errs" ] || { cat err >&2; false; }
+    run "$PYTHON" gone_client.py err "$ROOT/stdiogate" "$PYTHON" nosig_srv.py
+    [ "$output" = "$want" ] || { echo "wrapped: $output" >&2; cat err >&2; false; }
+    [ "$(grep -v '^junk$' err)" = "$errs" ] || { cat err >&2; false; }
+}

@@ -120,3 +120,21 @@ served ruby sync=false" ]
     interp_run gated gate-only
     assert_stderr_has "py-self write_through=False"
 }
+
+@test "interpreters: getenv of a name that begins a variable set before it (TERM after TERM_PROGRAM, HOME after HOMEBREW_PREFIX, USER after USERNAME) gives its own value, as unwrapped" {
+    # env unsets, then appends each variable in this order, the longer name first
+    local vars=(-u TERM -u TERM_PROGRAM -u HOME -u HOMEBREW_PREFIX -u USER -u USERNAME
+                TERM_PROGRAM=vscode TERM=xterm-256color HOMEBREW_PREFIX=/opt/homebrew HOME=/home/u
+                USERNAME=name USER=u)
+    # what libc's getenv (the library's, when preloaded) gives, into a file
+    local ask='import ctypes, sys
+getenv = ctypes.CDLL(None).getenv
+getenv.restype = ctypes.c_char_p
+with open(sys.argv[1], "w") as f:
+    f.write(" ".join(n + "=" + getenv(n.encode()).decode() for n in sys.argv[2:]))'
+    local want="TERM=xterm-256color HOME=/home/u USER=u"
+    env "${vars[@]}" "$PYTHON" -c "$ask" "$PWD/unwrapped" TERM HOME USER </dev/null
+    [ "$(cat unwrapped)" = "$want" ] || { cat unwrapped >&2; false; }
+    "$ROOT/stdiogate" env "${vars[@]}" "$PYTHON" -c "$ask" "$PWD/wrapped" TERM HOME USER </dev/null
+    [ "$(cat wrapped)" = "$want" ] || { cat wrapped >&2; false; }
+}
