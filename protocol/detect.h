@@ -1566,13 +1566,19 @@ close:                          /* p[i] closes level depth */
     return end + 1;
 }
 
+/* Can a JSON candidate start with c, between messages? */
+static inline int sg_json_opens(unsigned char protocol, unsigned char c)
+{
+    return protocol != SG_FRAMED && (c == '{' || c == '[');
+}
+
 /* Is p[0..n) exactly one message and its newline, read in one pass (the
  * usual call: sg_stream_scan, from between messages, would take it whole
  * as the wire)?  No: the caller scans. */
 static inline int sg_stream_one_line(unsigned char protocol, const unsigned char *p, size_t n)
 {
     unsigned char keys;
-    return protocol != SG_FRAMED && n && (p[0] == '{' || p[0] == '[') && sg_json_line(p, n, &keys) == n;
+    return n && sg_json_opens(protocol, p[0]) && sg_json_line(p, n, &keys) == n;
 }
 
 /* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if
@@ -1589,7 +1595,7 @@ static inline size_t sg_stream_scan(struct sg_stream *__restrict s, const unsign
         unsigned char c = p[i];
         switch (s->where) {
         case SW_OUTSIDE: {
-            int json = s->protocol != SG_FRAMED && (c == '{' || c == '[');
+            int json = sg_json_opens(s->protocol, c);
             int frame = s->protocol != SG_JSONL && (c == 'C' || c == 'c' || (s->bol && sg_is_tchar(c)));
             if (!json && !frame) {
                 /* (a word with a byte that starts a candidate is no run) */

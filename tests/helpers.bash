@@ -433,6 +433,17 @@ tree_check() {
 # row, each in a background subshell with errexit in force (a subshell on
 # the left of || would run with errexit off and pass every row), and names
 # every row that failed.
+# row_table_modes FN X...: row_table FN over "X MODE", each X in each of the
+# three modes (default, strict, gate-only)
+row_table_modes() {
+    local fn=$1 rows=() x m
+    shift
+    for x in "$@"; do
+        for m in default strict gate-only; do rows+=("$x $m"); done
+    done
+    row_table "$fn" "${rows[@]}"
+}
+
 row_table() {
     local fn=$1 r bad=()
     shift

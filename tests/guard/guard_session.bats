@@ -465,11 +465,7 @@ nb_row() {
 @test "guard: a non-blocking wire that takes part of a write (1 MiB answer; alone, after junk in one writev, glued behind junk): default, --strict, --gate-only" {
     printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/strict"
     chmod 755 "$BATS_TEST_TMPDIR/strict"
-    local rows=() m h
-    for m in write writev glued; do
-        for h in default strict gate-only; do rows+=("$m $h"); done
-    done
-    row_table nb_row "${rows[@]}"
+    row_table_modes nb_row write writev glued
 }
 
 # A server that execs another program after the gate while junk still waits

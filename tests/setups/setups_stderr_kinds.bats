@@ -62,11 +62,7 @@ kind_row() {
 }
 
 @test "setups: every kind of stderr (pipe, socket, file, tty, /dev/null, closed, reader gone, full, stalled then read) in every mode: the answers exactly, the status as unwrapped, the junk where stderr can be read" {
-    local rows=() k m
-    for k in pipe socket file tty devnull closed pipe-gone socket-gone pipe-full stalled socket-stalled; do
-        for m in default strict gate-only; do rows+=("$k $m"); done
-    done
-    row_table kind_row "${rows[@]}"
+    row_table_modes kind_row pipe socket file tty devnull closed pipe-gone socket-gone pipe-full stalled socket-stalled
 }
 
 # gone_row KIND MODE: at level 2 (the wrapper's checker says what it does
@@ -83,11 +79,7 @@ gone_row() {
 }
 
 @test "setups: at level 2, a stderr whose reader is gone (pipe, socket) in every mode: the server starts and answers (the wrapper's checker died of SIGPIPE at its first line)" {
-    local rows=() k m
-    for k in pipe-gone socket-gone; do
-        for m in default strict gate-only; do rows+=("$k $m"); done
-    done
-    row_table gone_row "${rows[@]}"
+    row_table_modes gone_row pipe-gone socket-gone
 }
 
 # Three junk lines of 2 MiB after the first request, stderr a full pipe read
