@@ -5,7 +5,7 @@
 # lib/*; protocol/detect.h, common/env.h, filter/*.c, the checker's check/*.c, common/inspect.c), the wrapper
 # (stdiogate) and the doctor (doctor/stdiogate-doctor) have mutations.
 #
-# usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-f FILE]... [-t FILE.bats]... [MUTATION]...
+# usage: tests/mutate.sh [-l] [-c] [-k] [-n] [-H FILE] [-f FILE]... [-t FILE.bats]... [MUTATION]...
 #   -l           list the mutations and exit
 #   -c           check that every mutation still applies to its file, and exit
 #   -k           keep the work directory (printed at the end)
@@ -17,6 +17,14 @@
 #                or fds.c..., protocol/detect.h, common/env.h, filter/relay.c, check/main.c, check/wrapper.c,
 #                check/report.c, check/output.c..., common/inspect.c, common/junk.h,
 #                stdiogate, doctor/stdiogate-doctor; repeatable)
+#   -H FILE      hints: the output of an earlier run (tests/mutate-kills.txt
+#                keeps the last full one).  A mutant it says was "killed by
+#                F.bats (TEST)" runs that test alone first (bats -f), and is
+#                killed by it if it fails twice; if it passes, the test files
+#                run as without hints.  Each hinted test is first run alone on
+#                the unmutated tree: one that fails there is no hint.  A kill
+#                counts the same either way; hints only make a run that kills
+#                as before take minutes instead of hours.
 #   -t FILE      run only this test file (tests/PART/x.bats or x.bats; repeatable).
 #                Default: for each mutation, the test files that exercise its
 #                source file (FIRST below) first, then every other tests/*/*.bats
@@ -524,13 +532,14 @@ source_named() {
     echo "$1"
 }
 
-list=0 check=0 keep=0 baseline=1 files=() only=() only_src=()
+list=0 check=0 keep=0 baseline=1 hints='' files=() only=() only_src=()
 while [ $# -gt 0 ]; do
     case $1 in
         -l) list=1 ;;
         -c) check=1 ;;
         -k) keep=1 ;;
         -n) baseline=0 ;;
+        -H) { [ $# -ge 2 ] && [ -r "$2" ]; } || usage; hints=$(cd "$(dirname "$2")" && pwd)/${2##*/}; shift ;;
         -f) [ $# -ge 2 ] || usage; only_src+=("$(source_named "$2")"); shift ;;
         -t) [ $# -ge 2 ] || usage; files+=("${2##*/}"); shift ;;
         -h|--help) usage ;;
@@ -713,7 +722,7 @@ new_failures() {
     grep -a '^not ok' "$1" | sed -E 's/^not ok [0-9]+ //; s/ # timeout after .*$//' | grep -vxFf "$KNOWN"
 }
 
-# run_file FILE LOG: run one bats file; stop it at its first new failing
+# run_file FILE LOG [BATS_ARGS...]: run one bats file; stop it at its first new failing
 # test (status 1), so that a killed mutant costs one failure, not a file of
 # time-outs.  The log is polled: bats writes one TAP line per test.
 # A test that takes longer than MUTATE_TEST_TIMEOUT seconds (default 90, well
@@ -721,12 +730,13 @@ new_failures() {
 # makes the suite hang is killed, not waited for.
 run_file() {
     local f=$1 log=$2 pid
+    shift 2
     : >"$log"
     # </dev/null: inside the loop over the mutations (`done <<<"$SPECS"`) a
     # background job inherits that list as its stdin, and a test that reads
     # stdin took the mutations still to run (the run of 2026-12-06 ended
     # after its first survivor)
-    BATS_TEST_TIMEOUT=${MUTATE_TEST_TIMEOUT:-90} setsid bats "$f" </dev/null >"$log" 2>&1 &
+    BATS_TEST_TIMEOUT=${MUTATE_TEST_TIMEOUT:-90} setsid bats "$@" "$f" </dev/null >"$log" 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
         if [ -n "$(new_failures "$log")" ]; then
@@ -767,6 +777,43 @@ if [ "$baseline" = 1 ]; then
     sed 's/^/  /' "$WORK/baseline-failures"
 fi
 
+# hint_regex TEXT: a bats -f pattern for the test names that begin with TEXT
+# (the output cuts a name at 80 characters)
+hint_regex() {
+    printf '^%s' "$(printf '%s' "$1" | sed -e 's/[][\.()*+?{}|$]/[&]/g' -e 's/\^/\\^/g')"
+}
+
+# The hints (-H): for each mutant selected, the test that killed it before,
+# if that test passes alone on the unmutated tree.
+declare -A hint_file hint_re
+if [ -n "$hints" ]; then
+    while IFS=$'\t' read -r n f name; do
+        test_path "$f" >/dev/null || continue
+        hint_file[$n]=$f hint_re[$n]=$(hint_regex "$name")
+    done < <(sed -nE 's/^[^ ]+ +([^ ]+) +killed by ([^ ]+\.bats) \((.+)\)$/\1\t\2\t\3/p' "$hints")
+    build || { echo "mutate: the unmutated copy does not build" >&2; exit 2; }
+    declare -A hint_ok
+    hinted=0 dropped=0
+    while IFS= read -r spec; do
+        rest=${spec#* | } name=${rest%% | *}
+        [ -n "${hint_file[$name]:-}" ] || continue
+        key="${hint_file[$name]} ${hint_re[$name]}"
+        if [ -z "${hint_ok[$key]:-}" ]; then
+            hint_ok[$key]=0
+            if run_file "$TREE/$(test_path "${hint_file[$name]}")" "$WORK/hint.log" -f "${hint_re[$name]}" &&
+               grep -q '^ok ' "$WORK/hint.log"; then
+                hint_ok[$key]=1
+            else
+                echo "hint dropped: ${hint_file[$name]} ${hint_re[$name]} (fails alone on the unmutated tree, or names no test)"
+                dropped=$((dropped + 1))
+            fi
+        fi
+        if [ "${hint_ok[$key]}" = 1 ]; then hinted=$((hinted + 1)); else unset "hint_file[$name]"; fi
+    done <<<"$SPECS"
+    kill_leftovers
+    echo "hints: $hinted mutant(s) run their earlier killing test first; $dropped hinted test(s) dropped"
+fi
+
 declare -A f_total f_killed
 total=0 killed=0 survivors=() stale=() stillborn=() equivalent=()
 while IFS= read -r spec; do
@@ -792,7 +839,14 @@ while IFS= read -r spec; do
     total=$((total + 1))
     f_total[$src]=$(( ${f_total[$src]:-0} + 1 ))
     by=
-    for f in $(files_for "$src"); do
+    if [ -n "${hint_file[$name]:-}" ]; then
+        f=${hint_file[$name]}
+        if ! run_file "$TREE/$(test_path "$f")" "$WORK/$name.$f.log" -f "${hint_re[$name]}" &&
+           ! run_file "$TREE/$(test_path "$f")" "$WORK/$name.$f.log" -f "${hint_re[$name]}"; then
+            by=$f
+        fi
+    fi
+    [ -n "$by" ] || for f in $(files_for "$src"); do
         if ! run_file "$TREE/$(test_path "$f")" "$WORK/$name.$f.log"; then
             # A test that fails now and then on its own (a race in the test)
             # would kill mutants it does not notice: the file has to fail
