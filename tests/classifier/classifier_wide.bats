@@ -70,6 +70,21 @@ in_mode() {
     done
 }
 
+@test "wide: the session's framing follows the client's first message: a JSON-lines server writing a JSON-RPC message in a Content-Length frame after the gate (it would glue to the next answer): the frame to stderr, default mode" {
+    unwrapped frame-late
+    # unwrapped, the frame's body and the first answer make one line: a
+    # JSON-lines client cannot parse it, and loses that answer
+    local note='{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":3,"message":"ready"}}'
+    grep -qF "$note"'{"jsonrpc":"2.0","id":1,' "$EXPECTED"
+    [ "$(grep -c '^{"jsonrpc":"2.0","id":' "$EXPECTED")" -eq 5 ]
+    # wrapped: the six answers, each its own line, and the frame whole on stderr
+    local i
+    for i in 1 2 3 4 5 6; do printf '{"jsonrpc":"2.0","id":%d,"result":{"n":%d}}\n' $i $i; done >"$EXPECTED"
+    printf 'Content-Length: %d\r\n\r\n%s' ${#note} "$note" >"$BATS_TEST_TMPDIR/junk"
+    in_mode default frame-late
+    perl -0pe 's/stdiogate\[\d+\]: [^\n]*\n//g' "$ERR" | cmp "$BATS_TEST_TMPDIR/junk" - || { show_run; return 1; }
+}
+
 @test "wide: a JSON-lines server printing an HTTP response (a Content-Length block) before it reads anything: the response to stderr, the six answers on the wire, default and --strict" {
     unwrapped http
     grep -q '^Content-Length: 12' "$EXPECTED"
