@@ -88,7 +88,7 @@ static void log_junk(const struct iovec *v, int n)
  * SIGPIPE that would kill the server over junk (blocked for the call, and
  * taken back if this write raised it).  System calls only: a signal handler
  * or a vfork child may be here. */
-static ssize_t fifo_write(const void *p, size_t k)
+static ssize_t fifo_write(int fd, const void *p, size_t k)
 {
     sigset_t pipe_only, old, pending;
     ssize_t w;
@@ -97,7 +97,7 @@ static ssize_t fifo_write(const void *p, size_t k)
     (void)syscall(SYS_rt_sigprocmask, SIG_BLOCK, &pipe_only, &old, _NSIG / 8);
     int was = syscall(SYS_rt_sigpending, &pending, _NSIG / 8) == 0 && sigismember(&pending, SIGPIPE);
     do
-        w = REAL(write)(2, p, k);
+        w = REAL(write)(fd, p, k);
     while (w < 0 && errno == EINTR);
     int e = errno;
     if (w < 0 && e == EPIPE && !was) {
@@ -109,11 +109,38 @@ static ssize_t fifo_write(const void *p, size_t k)
     return w;
 }
 
+/* As much of v[0..n) as the pipe fd (on stderr) takes: a page at a time
+ * while poll says it has room (a write of at most PIPE_BUF fits a free
+ * page whole), and not past that on a non-blocking fd: another writer may
+ * take the room between the poll and the write.  Bytes written, or -1 if
+ * none and its reader has gone. */
+static ssize_t fifo_put(int fd, const struct iovec *v, int n)
+{
+    size_t done = 0;
+    for (int i = 0; i < n; i++) {
+        for (size_t at = 0; at < v[i].iov_len;) {
+            struct pollfd p = { .fd = fd, .events = POLLOUT };
+            if (poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT))
+                return (ssize_t)done;
+            if (p.revents & POLLERR)
+                return done ? (ssize_t)done : -1;   /* its reader has gone */
+            size_t k = v[i].iov_len - at < PIPE_BUF ? v[i].iov_len - at : PIPE_BUF;
+            ssize_t w = fifo_write(fd, (const char *)v[i].iov_base + at, k);
+            if (w < 0 && errno == EAGAIN)
+                return (ssize_t)done;
+            if (w <= 0)
+                return done ? (ssize_t)done : -1;
+            at += (size_t)w;
+            done += (size_t)w;
+        }
+    }
+    return (ssize_t)done;
+}
+
 /* As much as stderr takes without waiting: a socket with MSG_DONTWAIT; a
- * pipe a page at a time while poll says it has room (a write of at most
- * PIPE_BUF fits a free page whole); a file or a terminal with a plain
- * writev.  No descriptor of ours is kept open for it after the gate.
- * Bytes written, or -1. */
+ * pipe through a non-blocking handle of its own for the call (fifo_put); a
+ * file or a terminal with a plain writev.  No descriptor of ours is kept
+ * open for it after the gate.  Bytes written, or -1. */
 ssize_t stderr_try(const struct iovec *v, int n)
 {
     struct stat st;
@@ -134,23 +161,10 @@ ssize_t stderr_try(const struct iovec *v, int n)
         while (w < 0 && errno == EINTR);
         return w < 0 && errno == EAGAIN ? 0 : w;
     }
-    size_t done = 0;
-    for (int i = 0; i < n; i++) {
-        for (size_t at = 0; at < v[i].iov_len;) {
-            struct pollfd p = { .fd = 2, .events = POLLOUT };
-            if (poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT))
-                return (ssize_t)done;
-            if (p.revents & POLLERR)
-                return done ? (ssize_t)done : -1;   /* its reader has gone */
-            size_t k = v[i].iov_len - at < PIPE_BUF ? v[i].iov_len - at : PIPE_BUF;
-            w = fifo_write((const char *)v[i].iov_base + at, k);
-            if (w <= 0)
-                return done ? (ssize_t)done : -1;
-            at += (size_t)w;
-            done += (size_t)w;
-        }
-    }
-    return (ssize_t)done;
+    int own = stderr_handle();
+    w = fifo_put(own >= 0 ? own : 2, v, n);
+    close_stderr_handle(own);
+    return w;
 }
 
 /* Junk stderr could not take at once (its reader behind, a line longer

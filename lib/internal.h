@@ -346,6 +346,8 @@ char *env_value(const char *name);
 extern int g_level;
 extern int g_log_ok;
 char *fmt_num(char *end, unsigned long long v);
+int stderr_handle(void);
+void close_stderr_handle(int fd);
 void say_line(int level, const char *first, ...);
 const char *err_name(int e);
 

@@ -21,10 +21,35 @@ char *fmt_num(char *end, unsigned long long v)
 
 static unsigned long long g_say_dropped;   /* lines stderr had no room for */
 
+/* A non-blocking handle on stderr's pipe for one call, where the process
+ * has no private one (before the constructor makes it, in a process that
+ * does not divert, after the gate): between a poll that saw room and the
+ * write after it another process or thread on the same pipe may take the
+ * room, and fd 2's own open file description is the program's, its flags
+ * not ours to change.  Never on 0, 1 or 2 (one of them closed is the
+ * program's to reuse).  -1 if none can be opened (no /proc): then fd 2,
+ * and the poll is all there is.  Closed by close_stderr_handle. */
+int stderr_handle(void)
+{
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd >= 0 && fd <= 2) {
+        int up = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+        (void)syscall(SYS_close, fd);
+        fd = up;
+    }
+    return fd;
+}
+
+void close_stderr_handle(int fd)
+{
+    if (fd >= 0)
+        (void)syscall(SYS_close, fd);
+}
+
 /* One line onto stderr, never waiting: a pipe that nobody reads (already
  * full of the server's own output) must not block the server in a
- * diagnostic.  A pipe gets the private non-blocking handle (or, if fd 2 is
- * another pipe by now, fd 2), after a poll: a line is shorter than
+ * diagnostic.  A pipe gets the private non-blocking handle (or, without one
+ * on this pipe, stderr_handle's), after a poll: a line is shorter than
  * PIPE_BUF and POLLOUT means a free page, and POLLERR a reader gone, where
  * a write would raise the SIGPIPE that kills the server over a line of
  * ours; a socket MSG_DONTWAIT; a file or a terminal a plain write.  A line
@@ -39,14 +64,18 @@ static void say_out(const char *line, size_t n)
     if (S_ISSOCK(st.st_mode)) {
         w = syscall(SYS_sendto, 2, line, n, MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
     } else if (S_ISFIFO(st.st_mode)) {
-        if (fd < 0 || sg_fstat(fd, &mine) != 0 || mine.st_dev != st.st_dev || mine.st_ino != st.st_ino)
-            fd = 2;
+        int own = -1;
+        if (fd < 0 || sg_fstat(fd, &mine) != 0 || mine.st_dev != st.st_dev || mine.st_ino != st.st_ino) {
+            own = stderr_handle();
+            fd = own >= 0 ? own : 2;
+        }
         struct pollfd p = { .fd = fd, .events = POLLOUT };
         if (!(poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) && !(p.revents & (POLLERR | POLLHUP))))
             fd = -1;
         if (fd >= 0)
             while ((w = REAL(write)(fd, line, n)) < 0 && errno == EINTR)
                 ;
+        close_stderr_handle(own);
     } else {
         while ((w = REAL(write)(2, line, n)) < 0 && errno == EINTR)
             ;

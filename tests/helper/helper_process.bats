@@ -59,6 +59,55 @@ load ../helper_helpers
     done
 }
 
+@test "helper: stderr filled between the library's poll and its write (by another thread of the server's): no diagnostic of ours waits for room, the client gets its answers" {
+    # say_race's own poll() fills stderr the first time a poll says stderr
+    # has room (from the start, or once main() runs: level 4's lines on
+    # each read while diverted go through the library's private handle), as
+    # a thread writing stderr could between the poll and the write after
+    # it; nobody reads stderr
+    local ans ping case level from mark=$BATS_TEST_TMPDIR/filled
+    ans=$(answer 0 initialize)
+    ping=$(answer '"p1"' ping)
+    for case in 0: 2: 3: 4:main; do
+        level=${case%%:*} from=${case#*:}
+        rm -f "$mark"
+        local wrap=""
+        [ "$level" = 0 ] || wrap=$ROOT/stdiogate
+        status=0
+        result=$(env SAY_RACE_MARK="$mark" ${from:+SAY_RACE_FROM=$from} STDIOGATE_DEBUG="$level" timeout 60 \
+            "$PYTHON" "$FIX/strict_fault_client.py" --out "$OUT" --err "$ERR" quiet-stderr -- $wrap "$BIN/say_race") ||
+            status=$?
+        [ "$status" -eq 0 ] && [ "$result" = "status 0" ] || { echo "${wrap:-unwrapped} at level $level: client $status: $result" >&2; false; }
+        [ "$(cat "$OUT")" = "$(printf '%s\n%s' "$ans" "$ping")" ] || { cat -A "$OUT" >&2; false; }
+        if [ -z "$wrap" ]; then
+            [ ! -e "$mark" ]            # unwrapped, nobody calls its poll
+        else
+            [ -e "$mark" ] || { echo "level $level: no diagnostic polled stderr" >&2; false; }
+        fi
+    done
+}
+
+@test "helper: stderr filled between the guard's poll and its write: the junk line it puts there after the gate does not wait for room, the client gets its answers" {
+    local ans ping mark=$BATS_TEST_TMPDIR/filled
+    ans=$(answer 0 initialize)
+    ping=$(answer '"p1"' ping)
+    # unwrapped: the junk line on stdout after the first answer
+    status=0
+    result=$(SAY_RACE_FROM=junk SAY_RACE_MARK=$mark timeout 60 "$PYTHON" "$FIX/strict_fault_client.py" --out "$OUT" \
+        --err "$ERR" quiet-stderr -- "$BIN/say_race") || status=$?
+    [ "$status" -eq 0 ] && [ "$result" = "status 0" ] || { echo "unwrapped: client $status: $result" >&2; false; }
+    [ "$(cat "$OUT")" = "$(printf '%s\n%s\n%s' "$ans" junk-after-answer "$ping")" ] || { cat -A "$OUT" >&2; false; }
+    [ ! -e "$mark" ]
+    # wrapped, no diagnostics: the guard's poll for the junk line is the
+    # first after it
+    status=0
+    result=$(SAY_RACE_FROM=junk SAY_RACE_MARK=$mark STDIOGATE_DEBUG=0 timeout 60 "$PYTHON" \
+        "$FIX/strict_fault_client.py" --out "$OUT" --err "$ERR" quiet-stderr -- "$ROOT/stdiogate" "$BIN/say_race") || status=$?
+    [ "$status" -eq 0 ] && [ "$result" = "status 0" ] || { echo "wrapped: client $status: $result" >&2; false; }
+    [ "$(cat "$OUT")" = "$(printf '%s\n%s' "$ans" "$ping")" ] || { cat -A "$OUT" >&2; false; }
+    [ -e "$mark" ] || { echo "the guard did not poll stderr" >&2; false; }
+}
+
 @test "helper: stderr a full pipe nobody reads: the wrapper's level-1 warning (a musl program, --gate-only) does not block it" {
     local ans wrap
     ans=$(answer 0 initialize)
