@@ -97,3 +97,35 @@ reused() {
 @test "identity: a stream read as a file, fclose, then fopen(\"/proc/self/fd/0\") (fgets)" { reused fopen fgets; }
 @test "identity: a stream read as a file, then freopen(\"/proc/self/fd/0\") on it (fgets)" { reused freopen fgets; }
 @test "identity: a stream read as a file, then stdin dup2'd under it (fgets)" { reused under fgets; }
+
+# same_ino RUNNER: say_race (junk after its first answer) with stdout a file
+# on one tmpfs and stderr a file on another, both the first file made there:
+# the same inode number on two devices.  Prints nothing; leaves out and err
+# in $BATS_TEST_TMPDIR/ino.
+same_ino() {
+    local d=$BATS_TEST_TMPDIR/ino
+    rm -rf "$d" && mkdir -p "$d/a" "$d/b"
+    printf '%s\n%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize"}' "$PING" >"$d/in"
+    SAY_RACE_FROM=junk timeout 60 unshare -m sh -c '
+        d=$1; shift
+        mount -t tmpfs a "$d/a" && mount -t tmpfs b "$d/b" || exit 3
+        : >"$d/a/out" && : >"$d/b/err" || exit 3
+        [ "$(stat -c %i "$d/a/out")" = "$(stat -c %i "$d/b/err")" ] || { echo "inode numbers differ" >&2; exit 4; }
+        [ "$(stat -c %d "$d/a/out")" != "$(stat -c %d "$d/b/err")" ] || exit 5
+        "$@" <"$d/in" >"$d/a/out" 2>"$d/b/err"
+        s=$?
+        cp "$d/a/out" "$d/out" && cp "$d/b/err" "$d/err"
+        exit $s' sh "$d" "$@"
+}
+
+@test "identity: stderr a file on another filesystem with the wire's inode number is not the wire: the junk reaches it, not discarded" {
+    unshare -m true || { echo "unshare -m failed: this test needs root" >&2; false; }
+    local d=$BATS_TEST_TMPDIR/ino ans ping
+    ans=$(answer 0 initialize)
+    ping=$(answer '"p1"' ping)
+    same_ino "$BIN/say_race"
+    [ "$(cat "$d/out")" = "$(printf '%s\n%s\n%s' "$ans" junk-after-answer "$ping")" ]
+    same_ino "$ROOT/stdiogate" "$BIN/say_race"
+    [ "$(cat "$d/out")" = "$(printf '%s\n%s' "$ans" "$ping")" ] || { cat -A "$d/out" >&2; false; }
+    grep -qx junk-after-answer "$d/err" || { echo "stderr:" >&2; cat "$d/err" >&2; false; }
+}
