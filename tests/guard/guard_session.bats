@@ -44,6 +44,87 @@ writer() {
     row_table writer sendfile splice vmsplice
 }
 
+# A file larger than the guard's piece (4 KiB) sent with sendfile(1, fd,
+# &offset, n), or spliced from it at an offset, in a loop that relies on the
+# call to advance the offset, as the kernel does: the client gets the file,
+# not its first piece again and again.  (Called through ctypes: Python's
+# os.sendfile passes the offset by value.)
+@test "guard: sendfile and splice with an offset, a 40 KiB answer in a loop: the offset advances, the answer arrives whole" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >moved_big.py <<'PY'
+import ctypes, os, sys, tempfile
+libc = ctypes.CDLL(None, use_errno=True)
+off_p = ctypes.POINTER(ctypes.c_int64)
+libc.sendfile.argtypes = [ctypes.c_int, ctypes.c_int, off_p, ctypes.c_size_t]
+libc.splice.argtypes = [ctypes.c_int, off_p, ctypes.c_int, off_p, ctypes.c_size_t, ctypes.c_uint]
+libc.sendfile.restype = libc.splice.restype = ctypes.c_ssize_t
+for line in sys.stdin:
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)]
+    text = "".join("%05d." % k for k in range(6800))
+    msg = ('{"jsonrpc":"2.0","id":' + rid + ',"result":{"text":"' + text + '"}}\n').encode()
+    os.write(1, b"moved-junk " + rid.encode() + b"\n")
+    f = tempfile.TemporaryFile()
+    f.write(msg)
+    f.flush()
+    at = ctypes.c_int64(0)
+    while at.value < len(msg):
+        left = len(msg) - at.value
+        if sys.argv[1] == "sendfile":
+            m = libc.sendfile(1, f.fileno(), ctypes.byref(at), left)
+        else:
+            m = libc.splice(f.fileno(), ctypes.byref(at), 1, None, left, 0)
+        if m <= 0:
+            sys.exit("moved: %d, errno %d" % (m, ctypes.get_errno()))
+PY
+    local how text want
+    text=$("$PYTHON" -c 'print("".join("%05d." % k for k in range(6800)), end="")')
+    want='{"jsonrpc":"2.0","id":1,"result":{"text":"'$text'"}}'$'\n''{"jsonrpc":"2.0","id":2,"result":{"text":"'$text'"}}'$'\n'
+    for how in sendfile splice; do
+        ungated --line "$INIT1" --line "$PING2" -- "$PYTHON" moved_big.py "$how"
+        assert_status 0
+        assert_stdout_bytes $'moved-junk 1\n''{"jsonrpc":"2.0","id":1,"result":{"text":"'$text'"}}'$'\n'$'moved-junk 2\n''{"jsonrpc":"2.0","id":2,"result":{"text":"'$text'"}}'$'\n'
+        gated --line "$INIT1" --line "$PING2" -- "$PYTHON" moved_big.py "$how"
+        assert_status 0
+        assert_stdout_bytes "$want"
+        assert_stderr_bytes $'moved-junk 1\nmoved-junk 2\n'
+    done
+}
+
+# An LSP session (Content-Length frames, as the client's first message
+# said): a JSON-RPC line the server writes bare after the gate, in a call of
+# its own (a JSON log in JSON-RPC shape), is not protocol in this session:
+# it goes to stderr, and the client's framing stays whole.
+@test "guard: in an LSP session a bare JSON-RPC line written in one call after the gate goes to stderr, the frames to the wire" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >lsp_bare.py <<'PY'
+import json, os, sys
+inp = sys.stdin.buffer
+while True:
+    line = inp.readline()
+    if not line:
+        break
+    if not line.lower().startswith(b"content-length:"):
+        continue
+    n = int(line.split(b":")[1])
+    inp.readline()
+    req = json.loads(inp.read(n))
+    os.write(1, b'{"jsonrpc":"2.0","method":"window/logMessage","params":{"n":%d}}\n' % req["id"])
+    body = b'{"jsonrpc":"2.0","id":%d,"result":null}' % req["id"]
+    os.write(1, b"Content-Length: %d\r\n\r\n" % len(body) + body)
+PY
+    local l1='{"jsonrpc":"2.0","method":"window/logMessage","params":{"n":1}}' l2='{"jsonrpc":"2.0","method":"window/logMessage","params":{"n":2}}'
+    local f1 f2
+    f1=$(lsp_frame '{"jsonrpc":"2.0","id":1,"result":null}') f2=$(lsp_frame '{"jsonrpc":"2.0","id":2,"result":null}')
+    ungated --framing lsp --frames 2 --lsp "$INIT1" --lsp "$PING2" -- "$PYTHON" lsp_bare.py
+    assert_status 0
+    assert_stdout_bytes "$l1"$'\n'"$f1$l2"$'\n'"$f2"
+    gated --framing lsp --frames 2 --lsp "$INIT1" --lsp "$PING2" -- "$PYTHON" lsp_bare.py
+    assert_status 0
+    assert_stdout_bytes "$f1$f2"
+    assert_stderr_bytes "$l1"$'\n'"$l2"$'\n'
+}
+
 @test "guard: C stdio's buffer is classified where glibc would write it (printf, puts, fputs, fwrite, putchar, inline putc)" {
     row_table writer printf puts fputs fwrite putchar fputc-unlocked
 }
@@ -245,6 +326,40 @@ junk_per_request() {
     assert_status 0
     assert_stdout_bytes "$A1"$'\n''{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"captured"}]}}'$'\n'
     assert_stderr_bytes $'Running code: echo captured\nExecuting command: sh -c \'echo captured\'\ninherited-child-junk\n'
+}
+
+# glibc's system gives the shell SIGINT and SIGQUIT back at their defaults
+# unless the caller ignores them; the guard's own system (lib/system.c) must
+# do the same: a shell left ignoring SIGINT outlives Ctrl-C and kill -INT.
+# The shell records its own SigIgn; wrapped and unwrapped must agree, with
+# the caller's SIGINT handled (Python's) and ignored.
+@test "guard: os.system after the gate: the shell's ignored signals are those it gets unwrapped (SIGINT, SIGQUIT back to their defaults unless the caller ignores them)" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >sys_sig.py <<'PY'
+import os, signal, sys
+if sys.argv[1] == "ignore":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+for line in sys.stdin:
+    os.system("grep '^SigIgn:' /proc/$$/status >" + sys.argv[2])
+    i = line.index('"id":') + 5
+    sys.stdout.write('{"jsonrpc":"2.0","id":' + line[i:line.index(",", i)] + ',"result":{}}\n')
+    sys.stdout.flush()
+PY
+    local how
+    for how in handle ignore; do
+        ungated --line "$INIT1" -- "$PYTHON" sys_sig.py "$how" plain.txt
+        assert_status 0
+        # unwrapped: SIGINT (bit 2) ignored in the shell only if the caller ignores it
+        local ign=$(sed 's/^SigIgn:[[:space:]]*//' plain.txt)
+        if [ "$how" = ignore ]; then (( (16#$ign & 6) == 6 )); else (( (16#$ign & 6) == 0 )); fi ||
+            { echo "unwrapped ($how): SigIgn $ign" >&2; return 1; }
+        gated --line "$INIT1" -- "$PYTHON" sys_sig.py "$how" wrapped.txt
+        assert_status 0
+        assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
+        [ "$(cat wrapped.txt)" = "$(cat plain.txt)" ] ||
+            { echo "$how: wrapped $(cat wrapped.txt), unwrapped $(cat plain.txt)" >&2; return 1; }
+    done
 }
 
 @test "guard: --gate-only (and STDIOGATE_GUARD=0) lets junk written while serving through, as before the guard" {
