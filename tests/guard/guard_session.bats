@@ -397,7 +397,10 @@ PY
 # more junk comes: the new junk queues behind the old.  The client reads the
 # pipe empty after the first answer (the guard has written what it took,
 # the rest waits), then asks again: the server's second junk finds the
-# backlog started past its beginning.
+# backlog started past its beginning.  Twice: 200 KiB then 10 KiB; and
+# 800 KiB then 320 KiB, which fits the backlog (1 MiB) only once what
+# waits is moved to its front (the 64 KiB stderr took are free there), the
+# move the backlog makes when its free tail is too short.
 @test "guard: junk written while older junk waits for a slow stderr queues behind it, byte for byte" {
     cd "$BATS_TEST_TMPDIR"
     cat >slow_err.py <<'PY'
@@ -405,19 +408,22 @@ import os, sys
 for req in sys.stdin.buffer:
     i = req.index(b'"id":') + 5
     rid = req[i:req.index(b",", i)]
-    n = 200 if rid == b"1" else 10
+    n = int(sys.argv[1]) if rid == b"1" else int(sys.argv[2])
     os.write(1, b"".join(b"junk-%s-%04d " % (rid, k) + b"x" * 1011 + b"\n" for k in range(n)))
     os.write(1, b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}\n')
 PY
-    "$PYTHON" - "$ROOT/stdiogate" "$PYTHON" <<'PY'
+    local sizes
+    for sizes in "200 10" "800 320"; do
+        # shellcheck disable=SC2086  # two numbers
+        "$PYTHON" - "$ROOT/stdiogate" "$PYTHON" $sizes <<'PY' || return 1
 import os, select, subprocess, sys, time
-gate, py = sys.argv[1], sys.argv[2]
+gate, py, n1, n2 = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 def junk(rid, n):
     return b"".join(b"junk-%s-%04d " % (rid, k) + b"x" * 1011 + b"\n" for k in range(n))
 def answer(rid):
     return b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}\n'
 req = [b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n', b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n']
-J1, J2 = junk(b"1", 200), junk(b"2", 10)
+J1, J2 = junk(b"1", n1), junk(b"2", n2)
 deadline = time.monotonic() + 60
 def read_line(f):
     got = b""
@@ -431,9 +437,9 @@ def read_line(f):
         got += b
     return got
 # unwrapped: the junk on stdout (the test can fail)
-out = subprocess.run([py, "slow_err.py"], input=b"".join(req), stdout=subprocess.PIPE, timeout=60).stdout
+out = subprocess.run([py, "slow_err.py", str(n1), str(n2)], input=b"".join(req), stdout=subprocess.PIPE, timeout=60).stdout
 assert out == J1 + answer(b"1") + J2 + answer(b"2"), out[:200]
-p = subprocess.Popen([gate, py, "slow_err.py"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+p = subprocess.Popen([gate, py, "slow_err.py", str(n1), str(n2)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 p.stdin.write(req[0]); p.stdin.flush()
 assert read_line(p.stdout) == answer(b"1")
 # what the pipe holds now; the rest of J1 waits in the guard's backlog
@@ -464,8 +470,9 @@ assert p.wait(max(deadline - time.monotonic(), 1)) == 0
 assert p.stdout.read() == b""
 if err != J1 + J2:
     k = next((i for i in range(min(len(err), len(J1 + J2))) if err[i] != (J1 + J2)[i]), min(len(err), len(J1 + J2)))
-    sys.exit("stderr: %d bytes, want %d; first difference at %d: %r" % (len(err), len(J1 + J2), k, err[k:k + 80]))
+    sys.exit("%d then %d lines: stderr: %d bytes, want %d; first difference at %d: %r" % (n1, n2, len(err), len(J1 + J2), k, err[k:k + 80]))
 PY
+    done
 }
 
 # Junk written while a reader takes stderr as it comes, faster than it
