@@ -590,6 +590,69 @@ nb_row() {
     row_table_modes nb_row write writev glued
 }
 
+# A non-blocking wire of one page (the server shrinks its pipe to 4 KiB):
+# an answer of 60 KB whose bytes differ all along goes out in fifteen
+# pieces or more, whatever the client's pace.  The guard knows the rest of
+# a message the wire took in part by its first bytes, the rest after each
+# piece: a rest taken for something else would be classified from after
+# the message, as junk.  Written with write(2) (os.write) and with C stdio,
+# unbuffered (fwrite through ctypes: it returns what the wire took;
+# clearerr and a poll when it took nothing).  A junk line before each
+# answer.
+@test "guard: a non-blocking wire of one page, a 60 KB answer of varied bytes in fifteen pieces or more, by write(2) and by C stdio (fwrite): every answer whole, the junk on stderr" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >nb_varied.py <<'PY'
+import ctypes, fcntl, os, select, sys
+libc = ctypes.CDLL(None, use_errno=True)
+stdout = ctypes.c_void_p.in_dll(libc, "stdout")
+libc.setvbuf.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t]
+libc.fwrite.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_void_p]
+libc.fwrite.restype = ctypes.c_size_t
+libc.clearerr.argtypes = [ctypes.c_void_p]
+libc.setvbuf(stdout, None, 2, 0)        # _IONBF: fwrite returns what the wire took
+how = sys.argv[1]
+for line in sys.stdin.buffer:
+    i = line.index(b'"id":') + 5
+    rid = line[i:line.index(b",", i)]
+    os.write(1, b"nb-varied-junk " + rid + b"\n")
+    msg = (b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"items":[' +
+           b",".join(b'"%07d"' % k for k in range(6000)) + b']}}\n')
+    fcntl.fcntl(1, 1031, 4096)          # F_SETPIPE_SZ: one page
+    os.set_blocking(1, False)
+    at = pieces = 0
+    while at < len(msg):
+        if how == "write":
+            try:
+                k = os.write(1, msg[at:])
+            except BlockingIOError:
+                k = 0
+        else:
+            k = libc.fwrite(msg[at:], 1, len(msg) - at, stdout)
+            if k == 0:
+                libc.clearerr(stdout)
+        at += k
+        pieces += k > 0
+        if at < len(msg):
+            select.select([], [1], [])
+    os.set_blocking(1, True)
+    if how == "write" and pieces < 15:
+        sys.exit("only %d pieces: the test cannot fail" % pieces)
+PY
+    local how text m1 m2
+    text=$("$PYTHON" -c 'print(",".join("\"%07d\"" % k for k in range(6000)), end="")')
+    m1='{"jsonrpc":"2.0","id":1,"result":{"items":['$text']}}'$'\n'
+    m2='{"jsonrpc":"2.0","id":2,"result":{"items":['$text']}}'$'\n'
+    for how in write fwrite; do
+        ungated --timeout 60 --line "$INIT1" --line "$PING2" -- "$PYTHON" nb_varied.py "$how"
+        assert_status 0
+        assert_stdout_bytes $'nb-varied-junk 1\n'"$m1"$'nb-varied-junk 2\n'"$m2"
+        gated --timeout 60 --line "$INIT1" --line "$PING2" -- "$PYTHON" nb_varied.py "$how"
+        assert_status 0
+        assert_stdout_bytes "$m1$m2"
+        assert_stderr_bytes $'nb-varied-junk 1\nnb-varied-junk 2\n'
+    done
+}
+
 # A server that execs another program after the gate while junk still waits
 # for a stderr nobody reads yet (--stderr-late): the exec gives stderr what
 # it takes within its bound, the rest is dropped, and the new program still
