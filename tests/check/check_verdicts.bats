@@ -428,6 +428,41 @@ setup() {
     expect banner_status 1 "$status"
 }
 
+# A DAP response's "success" says whether it is a result or an error: true
+# is answered, false an error with its "message".  A debug adapter that
+# refuses initialize and accepts disconnect.
+@test "check --protocol dap: a response with success true is a result, one with success false an error with its message" {
+    check --protocol dap --linger 0 -- "$SRV" --dap
+    expect status 0 "$status"
+    expect outcomes "result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    cat >"$BATS_TEST_TMPDIR/refusing_dap.py" <<'PY'
+import json, sys
+seq = 0
+while True:
+    line = sys.stdin.buffer.readline()
+    if not line:
+        break
+    if not line.lower().startswith(b"content-length:"):
+        continue
+    n = int(line.split(b":")[1])
+    sys.stdin.buffer.readline()
+    req = json.loads(sys.stdin.buffer.read(n))
+    seq += 1
+    ok = req["command"] != "initialize"
+    res = {"seq": seq, "type": "response", "request_seq": req["seq"], "command": req["command"], "success": ok}
+    if not ok:
+        res["message"] = "adapter refuses"
+    body = json.dumps(res).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    sys.stdout.buffer.flush()
+    if req["command"] == "disconnect":
+        break
+PY
+    check --protocol dap --linger 0 -- python3 "$BATS_TEST_TMPDIR/refusing_dap.py"
+    expect refused "error|adapter refuses result" \
+        "$(q '[.runs[0].requests[] | "\(.outcome)\(if .error then "|" + .error else "" end)"] | join(" ")')"
+}
+
 @test "check: bad options and no COMMAND keep the wrapper's 125, nothing on stdout" {
     for args in "" "--timeout" "--timeout x $SRV" "--timeout 0 $SRV" "--linger -1 $SRV" \
                 "--protocol xyz $SRV" "--bogus $SRV" "--args {} $SRV" "--call t --args [1] $SRV" \

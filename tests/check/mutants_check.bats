@@ -78,3 +78,22 @@ debug_of() {
     echo "summary: $summary" >&2
     [[ "$summary" == *" at exit)"* ]]
 }
+
+# The text report prints each run's command line quoted for a shell, to be
+# pasted: an argument with a single quote, a space or a '$' must come back
+# whole when a shell reads the line.
+@test "check: the text report's command lines, read by a shell, give back every argument (a quote, a space, a \$)" {
+    local args=("it's" 'a b' '$HOME' "x'y'z" '')
+    check_text --linger 0 -- "$SRV" banner -- "${args[@]}"
+    [ "$status" -eq 1 ] || { show_check; false; }
+    local want=("$SRV" banner -- "${args[@]}") lines line got n=0
+    mapfile -t lines < <(grep -E '^(run [0-9], unwrapped|stdiogate --check \()' check.txt | sed 's/^[^:]*: //')
+    [ "${#lines[@]}" -eq 2 ] || { show_check; false; }
+    for line in "${lines[@]}"; do
+        eval "got=($line)"
+        [ "${#got[@]}" -eq "${#want[@]}" ] || { echo "read back ${#got[@]} words from: $line"; false; }
+        for n in "${!want[@]}"; do
+            [ "${got[$n]}" = "${want[$n]}" ] || { echo "word $n: [${got[$n]}], not [${want[$n]}]: $line"; false; }
+        done
+    done
+}

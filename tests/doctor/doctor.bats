@@ -832,3 +832,46 @@ print("|".join([e["command"], *e["args"]]))' "$1"
         expect "backup mode (umask $mask)" "$mode" "$(stat -c %a "$f.stdiogate-backup")"
     done
 }
+
+# An entry turned off in its file ("disabled": true, or "enabled": false as
+# Codex writes it) is listed, not run, and left alone by --fix; its twin
+# turned on runs (a positive control for the markers) and is wrapped.
+@test "doctor: entries turned off (disabled = true, enabled = false) are not run and not fixed; their twins turned on are" {
+    local codex=$H/.codex/config.toml cursor=$H/.cursor/mcp.json
+    cat >"$codex" <<'TOML'
+[mcp_servers.turned-off]
+command = "sh"
+args = ["-c", "touch \"$HOME/ran-codex-off\"; exec check_srv banner"]
+enabled = false
+
+[mcp_servers.turned-on]
+command = "sh"
+args = ["-c", "touch \"$HOME/ran-codex-on\"; exec check_srv banner"]
+enabled = true
+TOML
+    cat >"$cursor" <<'JSON'
+{
+  "mcpServers": {
+    "off-too": {"command": "sh", "args": ["-c", "touch \"$HOME/ran-cursor-off\"; exec check_srv banner"], "disabled": true},
+    "on-too": {"command": "sh", "args": ["-c", "touch \"$HOME/ran-cursor-on\"; exec check_srv banner"], "disabled": false}
+  }
+}
+JSON
+    doctor --config "$codex" --fix --timeout 10 --linger 0
+    row codex turned-off "not run +disabled"
+    row codex turned-on "junk before the first message +wrap +check_srv: starting"
+    doctor --config "$cursor" --fix --timeout 10 --linger 0
+    row cursor off-too "not run +disabled"
+    row cursor on-too "junk before the first message +wrap +check_srv: starting"
+    expect markers "ran-codex-on ran-cursor-on " "$(markers)"
+    # --fix wrapped the twins turned on, and only them
+    python3 - "$codex" "$cursor" <<'PY' || { show; cat "$codex" "$cursor"; return 1; }
+import json, sys, tomllib
+codex = tomllib.load(open(sys.argv[1], "rb"))["mcp_servers"]
+cursor = json.load(open(sys.argv[2]))["mcpServers"]
+assert codex["turned-off"]["command"] == "sh", codex
+assert cursor["off-too"]["command"] == "sh", cursor
+assert codex["turned-on"]["command"].endswith("stdiogate"), codex
+assert cursor["on-too"]["command"].endswith("stdiogate"), cursor
+PY
+}

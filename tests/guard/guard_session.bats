@@ -44,6 +44,87 @@ writer() {
     row_table writer sendfile splice vmsplice
 }
 
+# A file larger than the guard's piece (4 KiB) sent with sendfile(1, fd,
+# &offset, n), or spliced from it at an offset, in a loop that relies on the
+# call to advance the offset, as the kernel does: the client gets the file,
+# not its first piece again and again.  (Called through ctypes: Python's
+# os.sendfile passes the offset by value.)
+@test "guard: sendfile and splice with an offset, a 40 KiB answer in a loop: the offset advances, the answer arrives whole" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >moved_big.py <<'PY'
+import ctypes, os, sys, tempfile
+libc = ctypes.CDLL(None, use_errno=True)
+off_p = ctypes.POINTER(ctypes.c_int64)
+libc.sendfile.argtypes = [ctypes.c_int, ctypes.c_int, off_p, ctypes.c_size_t]
+libc.splice.argtypes = [ctypes.c_int, off_p, ctypes.c_int, off_p, ctypes.c_size_t, ctypes.c_uint]
+libc.sendfile.restype = libc.splice.restype = ctypes.c_ssize_t
+for line in sys.stdin:
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)]
+    text = "".join("%05d." % k for k in range(6800))
+    msg = ('{"jsonrpc":"2.0","id":' + rid + ',"result":{"text":"' + text + '"}}\n').encode()
+    os.write(1, b"moved-junk " + rid.encode() + b"\n")
+    f = tempfile.TemporaryFile()
+    f.write(msg)
+    f.flush()
+    at = ctypes.c_int64(0)
+    while at.value < len(msg):
+        left = len(msg) - at.value
+        if sys.argv[1] == "sendfile":
+            m = libc.sendfile(1, f.fileno(), ctypes.byref(at), left)
+        else:
+            m = libc.splice(f.fileno(), ctypes.byref(at), 1, None, left, 0)
+        if m <= 0:
+            sys.exit("moved: %d, errno %d" % (m, ctypes.get_errno()))
+PY
+    local how text want
+    text=$("$PYTHON" -c 'print("".join("%05d." % k for k in range(6800)), end="")')
+    want='{"jsonrpc":"2.0","id":1,"result":{"text":"'$text'"}}'$'\n''{"jsonrpc":"2.0","id":2,"result":{"text":"'$text'"}}'$'\n'
+    for how in sendfile splice; do
+        ungated --line "$INIT1" --line "$PING2" -- "$PYTHON" moved_big.py "$how"
+        assert_status 0
+        assert_stdout_bytes $'moved-junk 1\n''{"jsonrpc":"2.0","id":1,"result":{"text":"'$text'"}}'$'\n'$'moved-junk 2\n''{"jsonrpc":"2.0","id":2,"result":{"text":"'$text'"}}'$'\n'
+        gated --line "$INIT1" --line "$PING2" -- "$PYTHON" moved_big.py "$how"
+        assert_status 0
+        assert_stdout_bytes "$want"
+        assert_stderr_bytes $'moved-junk 1\nmoved-junk 2\n'
+    done
+}
+
+# An LSP session (Content-Length frames, as the client's first message
+# said): a JSON-RPC line the server writes bare after the gate, in a call of
+# its own (a JSON log in JSON-RPC shape), is not protocol in this session:
+# it goes to stderr, and the client's framing stays whole.
+@test "guard: in an LSP session a bare JSON-RPC line written in one call after the gate goes to stderr, the frames to the wire" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >lsp_bare.py <<'PY'
+import json, os, sys
+inp = sys.stdin.buffer
+while True:
+    line = inp.readline()
+    if not line:
+        break
+    if not line.lower().startswith(b"content-length:"):
+        continue
+    n = int(line.split(b":")[1])
+    inp.readline()
+    req = json.loads(inp.read(n))
+    os.write(1, b'{"jsonrpc":"2.0","method":"window/logMessage","params":{"n":%d}}\n' % req["id"])
+    body = b'{"jsonrpc":"2.0","id":%d,"result":null}' % req["id"]
+    os.write(1, b"Content-Length: %d\r\n\r\n" % len(body) + body)
+PY
+    local l1='{"jsonrpc":"2.0","method":"window/logMessage","params":{"n":1}}' l2='{"jsonrpc":"2.0","method":"window/logMessage","params":{"n":2}}'
+    local f1 f2
+    f1=$(lsp_frame '{"jsonrpc":"2.0","id":1,"result":null}') f2=$(lsp_frame '{"jsonrpc":"2.0","id":2,"result":null}')
+    ungated --framing lsp --frames 2 --lsp "$INIT1" --lsp "$PING2" -- "$PYTHON" lsp_bare.py
+    assert_status 0
+    assert_stdout_bytes "$l1"$'\n'"$f1$l2"$'\n'"$f2"
+    gated --framing lsp --frames 2 --lsp "$INIT1" --lsp "$PING2" -- "$PYTHON" lsp_bare.py
+    assert_status 0
+    assert_stdout_bytes "$f1$f2"
+    assert_stderr_bytes "$l1"$'\n'"$l2"$'\n'
+}
+
 @test "guard: C stdio's buffer is classified where glibc would write it (printf, puts, fputs, fwrite, putchar, inline putc)" {
     row_table writer printf puts fputs fwrite putchar fputc-unlocked
 }
@@ -247,6 +328,40 @@ junk_per_request() {
     assert_stderr_bytes $'Running code: echo captured\nExecuting command: sh -c \'echo captured\'\ninherited-child-junk\n'
 }
 
+# glibc's system gives the shell SIGINT and SIGQUIT back at their defaults
+# unless the caller ignores them; the guard's own system (lib/system.c) must
+# do the same: a shell left ignoring SIGINT outlives Ctrl-C and kill -INT.
+# The shell records its own SigIgn; wrapped and unwrapped must agree, with
+# the caller's SIGINT handled (Python's) and ignored.
+@test "guard: os.system after the gate: the shell's ignored signals are those it gets unwrapped (SIGINT, SIGQUIT back to their defaults unless the caller ignores them)" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >sys_sig.py <<'PY'
+import os, signal, sys
+if sys.argv[1] == "ignore":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+for line in sys.stdin:
+    os.system("grep '^SigIgn:' /proc/$$/status >" + sys.argv[2])
+    i = line.index('"id":') + 5
+    sys.stdout.write('{"jsonrpc":"2.0","id":' + line[i:line.index(",", i)] + ',"result":{}}\n')
+    sys.stdout.flush()
+PY
+    local how
+    for how in handle ignore; do
+        ungated --line "$INIT1" -- "$PYTHON" sys_sig.py "$how" plain.txt
+        assert_status 0
+        # unwrapped: SIGINT (bit 2) ignored in the shell only if the caller ignores it
+        local ign=$(sed 's/^SigIgn:[[:space:]]*//' plain.txt)
+        if [ "$how" = ignore ]; then (( (16#$ign & 6) == 6 )); else (( (16#$ign & 6) == 0 )); fi ||
+            { echo "unwrapped ($how): SigIgn $ign" >&2; return 1; }
+        gated --line "$INIT1" -- "$PYTHON" sys_sig.py "$how" wrapped.txt
+        assert_status 0
+        assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
+        [ "$(cat wrapped.txt)" = "$(cat plain.txt)" ] ||
+            { echo "$how: wrapped $(cat wrapped.txt), unwrapped $(cat plain.txt)" >&2; return 1; }
+    done
+}
+
 @test "guard: --gate-only (and STDIOGATE_GUARD=0) lets junk written while serving through, as before the guard" {
     local -x STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/gate-only
     printf '#!/bin/sh\nexec "%s" --gate-only "$@"\n' "$ROOT/stdiogate" >"$STDIOGATE_WRAPPER"
@@ -282,7 +397,10 @@ junk_per_request() {
 # more junk comes: the new junk queues behind the old.  The client reads the
 # pipe empty after the first answer (the guard has written what it took,
 # the rest waits), then asks again: the server's second junk finds the
-# backlog started past its beginning.
+# backlog started past its beginning.  Twice: 200 KiB then 10 KiB; and
+# 800 KiB then 320 KiB, which fits the backlog (1 MiB) only once what
+# waits is moved to its front (the 64 KiB stderr took are free there), the
+# move the backlog makes when its free tail is too short.
 @test "guard: junk written while older junk waits for a slow stderr queues behind it, byte for byte" {
     cd "$BATS_TEST_TMPDIR"
     cat >slow_err.py <<'PY'
@@ -290,19 +408,22 @@ import os, sys
 for req in sys.stdin.buffer:
     i = req.index(b'"id":') + 5
     rid = req[i:req.index(b",", i)]
-    n = 200 if rid == b"1" else 10
+    n = int(sys.argv[1]) if rid == b"1" else int(sys.argv[2])
     os.write(1, b"".join(b"junk-%s-%04d " % (rid, k) + b"x" * 1011 + b"\n" for k in range(n)))
     os.write(1, b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}\n')
 PY
-    "$PYTHON" - "$ROOT/stdiogate" "$PYTHON" <<'PY'
+    local sizes
+    for sizes in "200 10" "800 320"; do
+        # shellcheck disable=SC2086  # two numbers
+        "$PYTHON" - "$ROOT/stdiogate" "$PYTHON" $sizes <<'PY' || return 1
 import os, select, subprocess, sys, time
-gate, py = sys.argv[1], sys.argv[2]
+gate, py, n1, n2 = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 def junk(rid, n):
     return b"".join(b"junk-%s-%04d " % (rid, k) + b"x" * 1011 + b"\n" for k in range(n))
 def answer(rid):
     return b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}\n'
 req = [b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n', b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n']
-J1, J2 = junk(b"1", 200), junk(b"2", 10)
+J1, J2 = junk(b"1", n1), junk(b"2", n2)
 deadline = time.monotonic() + 60
 def read_line(f):
     got = b""
@@ -316,9 +437,9 @@ def read_line(f):
         got += b
     return got
 # unwrapped: the junk on stdout (the test can fail)
-out = subprocess.run([py, "slow_err.py"], input=b"".join(req), stdout=subprocess.PIPE, timeout=60).stdout
+out = subprocess.run([py, "slow_err.py", str(n1), str(n2)], input=b"".join(req), stdout=subprocess.PIPE, timeout=60).stdout
 assert out == J1 + answer(b"1") + J2 + answer(b"2"), out[:200]
-p = subprocess.Popen([gate, py, "slow_err.py"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+p = subprocess.Popen([gate, py, "slow_err.py", str(n1), str(n2)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 p.stdin.write(req[0]); p.stdin.flush()
 assert read_line(p.stdout) == answer(b"1")
 # what the pipe holds now; the rest of J1 waits in the guard's backlog
@@ -349,8 +470,9 @@ assert p.wait(max(deadline - time.monotonic(), 1)) == 0
 assert p.stdout.read() == b""
 if err != J1 + J2:
     k = next((i for i in range(min(len(err), len(J1 + J2))) if err[i] != (J1 + J2)[i]), min(len(err), len(J1 + J2)))
-    sys.exit("stderr: %d bytes, want %d; first difference at %d: %r" % (len(err), len(J1 + J2), k, err[k:k + 80]))
+    sys.exit("%d then %d lines: stderr: %d bytes, want %d; first difference at %d: %r" % (n1, n2, len(err), len(J1 + J2), k, err[k:k + 80]))
 PY
+    done
 }
 
 # Junk written while a reader takes stderr as it comes, faster than it
@@ -466,6 +588,69 @@ nb_row() {
     printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/strict"
     chmod 755 "$BATS_TEST_TMPDIR/strict"
     row_table_modes nb_row write writev glued
+}
+
+# A non-blocking wire of one page (the server shrinks its pipe to 4 KiB):
+# an answer of 60 KB whose bytes differ all along goes out in fifteen
+# pieces or more, whatever the client's pace.  The guard knows the rest of
+# a message the wire took in part by its first bytes, the rest after each
+# piece: a rest taken for something else would be classified from after
+# the message, as junk.  Written with write(2) (os.write) and with C stdio,
+# unbuffered (fwrite through ctypes: it returns what the wire took;
+# clearerr and a poll when it took nothing).  A junk line before each
+# answer.
+@test "guard: a non-blocking wire of one page, a 60 KB answer of varied bytes in fifteen pieces or more, by write(2) and by C stdio (fwrite): every answer whole, the junk on stderr" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >nb_varied.py <<'PY'
+import ctypes, fcntl, os, select, sys
+libc = ctypes.CDLL(None, use_errno=True)
+stdout = ctypes.c_void_p.in_dll(libc, "stdout")
+libc.setvbuf.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t]
+libc.fwrite.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_void_p]
+libc.fwrite.restype = ctypes.c_size_t
+libc.clearerr.argtypes = [ctypes.c_void_p]
+libc.setvbuf(stdout, None, 2, 0)        # _IONBF: fwrite returns what the wire took
+how = sys.argv[1]
+for line in sys.stdin.buffer:
+    i = line.index(b'"id":') + 5
+    rid = line[i:line.index(b",", i)]
+    os.write(1, b"nb-varied-junk " + rid + b"\n")
+    msg = (b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"items":[' +
+           b",".join(b'"%07d"' % k for k in range(6000)) + b']}}\n')
+    fcntl.fcntl(1, 1031, 4096)          # F_SETPIPE_SZ: one page
+    os.set_blocking(1, False)
+    at = pieces = 0
+    while at < len(msg):
+        if how == "write":
+            try:
+                k = os.write(1, msg[at:])
+            except BlockingIOError:
+                k = 0
+        else:
+            k = libc.fwrite(msg[at:], 1, len(msg) - at, stdout)
+            if k == 0:
+                libc.clearerr(stdout)
+        at += k
+        pieces += k > 0
+        if at < len(msg):
+            select.select([], [1], [])
+    os.set_blocking(1, True)
+    if how == "write" and pieces < 15:
+        sys.exit("only %d pieces: the test cannot fail" % pieces)
+PY
+    local how text m1 m2
+    text=$("$PYTHON" -c 'print(",".join("\"%07d\"" % k for k in range(6000)), end="")')
+    m1='{"jsonrpc":"2.0","id":1,"result":{"items":['$text']}}'$'\n'
+    m2='{"jsonrpc":"2.0","id":2,"result":{"items":['$text']}}'$'\n'
+    for how in write fwrite; do
+        ungated --timeout 60 --line "$INIT1" --line "$PING2" -- "$PYTHON" nb_varied.py "$how"
+        assert_status 0
+        assert_stdout_bytes $'nb-varied-junk 1\n'"$m1"$'nb-varied-junk 2\n'"$m2"
+        gated --timeout 60 --line "$INIT1" --line "$PING2" -- "$PYTHON" nb_varied.py "$how"
+        assert_status 0
+        assert_stdout_bytes "$m1$m2"
+        assert_stderr_bytes $'nb-varied-junk 1\nnb-varied-junk 2\n'
+    done
 }
 
 # A server that execs another program after the gate while junk still waits

@@ -180,6 +180,26 @@ auto_case() {
     assert_no_filter noisy-go
 }
 
+# The filter that runs such a program takes the wrapper's marker
+# (STDIOGATE_WIRE=DEV:INO) out of its environment: the program sees the
+# caller's environment and LD_PRELOAD, no STDIOGATE_ variable (docs/CONTRACT.md:
+# the marker is the library's to remove, and the library never runs there).
+@test "auto strict: a static program started directly under the filter finds no STDIOGATE_ variable in its environment, the caller's variables as they were" {
+    local dump=$BIN/fam_envdump_static d=$BATS_TEST_TMPDIR
+    env -i PATH=/usr/bin:/bin HOME=/nowhere AUTO_ENV=kept "$dump" "$d/plain.env" </dev/null | cat >"$d/plain.out"
+    [ "$(cat "$d/plain.out")" = fam-envdump-output ]
+    # (the same caller, with STDIOGATE_DEBUG=2 for the level-2 line)
+    env -i PATH=/usr/bin:/bin HOME=/nowhere AUTO_ENV=kept STDIOGATE_DEBUG=2 \
+        "$ROOT/stdiogate" "$dump" "$d/wrapped.env" </dev/null 2>"$d/err" | cat >"$d/wrapped.out"
+    # (under the filter: its line is junk, on stderr)
+    grep -q "is a static program: strict mode" "$d/err" || { cat "$d/err" >&2; false; }
+    [ ! -s "$d/wrapped.out" ] && grep -qx fam-envdump-output "$d/err"
+    tr '\0' '\n' <"$d/plain.env" | sort >"$d/plain.sorted"
+    { cat "$d/plain.sorted"; echo "LD_PRELOAD=$ROOT/libstdiogate.so"; echo STDIOGATE_DEBUG=2; } | sort >"$d/want"
+    tr '\0' '\n' <"$d/wrapped.env" | sort >"$d/got"
+    diff "$d/want" "$d/got" >&2
+}
+
 @test "auto strict: the pid the client started is the server's, directly and through sh -c 'exec ...'" {
     local how pidfile="$BATS_TEST_TMPDIR/pid"
     for how in direct sh; do

@@ -317,6 +317,9 @@ env_of() {
     [ "$(env_of STDIOGATE_LOG env.txt)" = "$PWD/server.log" ]
     "$STUB/stdiogate" --log=/var/tmp/x.log env >env.txt
     [ "$(env_of STDIOGATE_LOG env.txt)" = /var/tmp/x.log ]
+    # a FILE with '=' in it: the value is all after the option's own '='
+    "$STUB/stdiogate" --log=/var/tmp/run=1/x.log env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = /var/tmp/run=1/x.log ]
     STDIOGATE_LOG=rel/y.log "$STUB/stdiogate" env >env.txt
     [ "$(env_of STDIOGATE_LOG env.txt)" = "$PWD/rel/y.log" ]
     # the option wins over the variable
