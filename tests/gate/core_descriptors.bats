@@ -61,6 +61,17 @@ closer() {
 
 @test "fds: close_range(3, ~0U, 0) before serving" { closer close_range; }
 @test "fds: closefrom(3) before serving" { closer closefrom; }
+# With stderr a regular file the library keeps no handle on stderr (it
+# needs none): one of its private descriptors is -1, which a close up to
+# ~0U must not take for the number 4294967295 (it would close 0 to 2 too).
+@test "fds: close_range(3, ~0U, 0) and closefrom(3) before serving, stderr a regular file" {
+    local how
+    for how in close_range closefrom; do
+        JUNK=(printf-junk write-junk)
+        diverted --stderr-file --line "$INIT" -- "$SRV" read printf write "$how"
+        assert_frames "$(answer 0 initialize)"
+    done
+}
 @test "fds: close() of every fd from 3 to RLIMIT_NOFILE before serving" { closer closeloop; }
 @test "fds: dup2(/dev/null, fd) onto every open fd >= 3 before serving" { closer dup2priv; }
 @test "fds: dup3(/dev/null, fd, O_CLOEXEC) onto every open fd >= 3 before serving" { closer dup3priv; }
