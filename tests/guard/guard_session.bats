@@ -337,9 +337,13 @@ junk_per_request() {
     cd "$BATS_TEST_TMPDIR"
     cat >sys_sig.py <<'PY'
 import os, signal, sys
+# both set here: a background job of a shell (mutate.sh's bats) starts with them ignored
 if sys.argv[1] == "ignore":
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+else:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 for line in sys.stdin:
     os.system("grep '^SigIgn:' /proc/$$/status >" + sys.argv[2])
     i = line.index('"id":') + 5
