@@ -474,11 +474,11 @@ static void open_err_handle(void)
     struct stat st;
     if (sg_fstat(2, &st) != 0 || !S_ISFIFO(st.st_mode))
         return;
-    int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int fd = stderr_handle();
     if (fd < 0)
         return;     /* no /proc, or nobody reads it: say_out polls first */
     int high = high_dup(fd);
-    REAL(close)(fd);
+    close_stderr_handle(fd);
     STORE(g_core.err, high);
 }
 
