@@ -42,6 +42,27 @@ teardown() { kill_listed "${PIDFILE:-}"; }
     assert_stderr_lacks after-reopen-junk freopen-null-junk
 }
 
+# The same with the gate alone (STDIOGATE_GUARD=0): the session guard would
+# catch on the wire what a gate that took the program's file for its own
+# diversion moved there, so only the gate alone shows the gate's choice.
+@test "correctness: freopen(\"/dev/null\") on stdout, --discard, the gate alone: fd 1 stays the program's /dev/null after the gate" {
+    JUNK=(freopen-null-junk-printf freopen-null-junk-write)
+    local -x STDIOGATE_GUARD=0
+    both --line "$INIT" -- "$FC" freopen-null
+    assert_stdout_lacks after-reopen-junk
+    STDIOGATE_DISCARD=1 gated --line "$INIT" -- "$FC" freopen-null
+    assert_status 0
+    assert_frames "$(fc_frame 0 freopen-null)"
+    assert_stderr_lacks after-reopen-junk freopen-null-junk
+}
+
+@test "correctness: freopen(\"/dev/stderr\") on stdout, the gate alone: what follows stays on stderr after the gate" {
+    JUNK=(freopen-stderr-junk-printf freopen-stderr-junk-write)
+    local -x STDIOGATE_GUARD=0
+    fc_both freopen-stderr freopen-stderr
+    assert_stderr_has after-reopen-junk
+}
+
 @test "correctness: freopen(\"/dev/null\") on stdout with 2>/dev/null: stays the program's" {
     ungated --line "$INIT" -- "$BIN/fault_exec" --stderr-file /dev/null --gate -- "$FC" freopen-null
     assert_status 0
