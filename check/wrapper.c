@@ -10,6 +10,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,27 +18,65 @@
 
 extern char **environ;
 
-/* A line of ours on stderr, unless stderr has no room for it: a pipe that
- * nobody reads must not hold up the server (a blocking write would stop the
- * wrapper before it execs COMMAND).  stderr's flags are the server's too, so
- * they are left alone: poll first; a pipe with room takes a line of less
- * than PIPE_BUF bytes whole. */
+/* A non-blocking handle of our own on stderr's pipe or terminal, for one
+ * line, or -1 (none opens: no /proc, a FIFO without a reader, a terminal
+ * kept exclusive).  stderr's open file is the server's too, its flags not
+ * ours to change; and a poll's room is not a line's: another writer may take
+ * it between the poll and the write, and a terminal says writable with room
+ * for part of a line only.  O_NOCTTY: the server's controlling terminal
+ * stays what it is.  Never on 0-2 (one of them closed stays closed). */
+static int nonblocking_stderr(void)
+{
+    int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd >= 0 && fd <= 2) {
+        int up = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        close(fd);
+        fd = up;
+    }
+    return fd;
+}
+
+/* line onto stderr, never waiting for room: a stderr nobody reads must not
+ * hold up the server (a blocking write would stop the wrapper before it
+ * execs COMMAND).  A socket: MSG_DONTWAIT; a pipe or a terminal: our own
+ * non-blocking handle (fd 2 where none opens); a file: fd 2.  A poll first:
+ * POLLERR is a reader gone, where a write would raise SIGPIPE (--inspect
+ * keeps its default).  On a full stderr the line is dropped (a pipe takes a
+ * line shorter than PIPE_BUF whole or not at all) or cut (a terminal). */
+static void put_line(const char *line, size_t n)
+{
+    struct stat st;
+    if (fstat(2, &st) != 0)
+        return;
+    if (S_ISSOCK(st.st_mode)) {
+        while (send(2, line, n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == EINTR)
+            ;
+        return;
+    }
+    int own = S_ISFIFO(st.st_mode) || isatty(2) ? nonblocking_stderr() : -1;
+    struct pollfd p = { .fd = own >= 0 ? own : 2, .events = POLLOUT };
+    if (poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) && !(p.revents & (POLLERR | POLLHUP)))
+        while (write(p.fd, line, n) < 0 && errno == EINTR)
+            ;
+    if (own >= 0)
+        close(own);
+}
+
+/* A line of ours on stderr, if it has room (put_line). */
 __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 {
     char line[PIPE_BUF];
-    struct pollfd p = { .fd = 2, .events = POLLOUT };
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (n < 0 || poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT) || (p.revents & (POLLERR | POLLHUP)))
-        return;     /* no room, or its reader has gone (the write would raise SIGPIPE) */
+    if (n < 0)
+        return;
     if ((size_t)n >= sizeof line) {   /* a path of thousands of bytes */
         n = sizeof line - 1;
         line[n - 1] = '\n';
     }
-    while (write(2, line, (size_t)n) < 0 && errno == EINTR)
-        ;
+    put_line(line, (size_t)n);
 }
 
 /* The finding that decides the warning, most important first. */

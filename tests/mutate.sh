@@ -355,6 +355,7 @@ check/wrapper.c | check-preload-replaced | the caller's LD_PRELOAD entries are d
 check/wrapper.c | check-wire-own-pipe | with stdout closed, the $(...) pipe is named as the wire |         if (stat(fd1, &st) != 0 \|\| (open1 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) |         if (stat(fd1, &st) != 0 \|\| (open1 && 0))
 check/wrapper.c | answer-fd-left-open | the here-document's descriptor the checker answers on is handed to COMMAND |         printf("exec %d<&-\\n", answer_fd); |         (void)0;
 check/wrapper.c | answer-any-file | the checker answers into whatever the descriptor is (a shell's /dev/null for an empty here-document) |     if (fstat(w, &st) != 0 \|\| !(S_ISFIFO(st.st_mode) \|\| S_ISREG(st.st_mode))) { |     if (fstat(w, &st) != 0) {
+check/wrapper.c | check-say-blocking | the checker's own handle on stderr is opened blocking: a terminal poll() calls writable though a line does not fit holds the wrapper before it execs COMMAND |     int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_NOCTTY \| O_CLOEXEC); |     int fd = open("/proc/self/fd/2", O_WRONLY \| O_NOCTTY \| O_CLOEXEC);
 # answer_fits makes room for the whole answer before its first byte is
 # written (an answer is at most a few variables of 128 KiB each, a pipe grows
 # to 1 MiB), so the write never finds the pipe full: O_NONBLOCK is a second

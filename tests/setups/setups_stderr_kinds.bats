@@ -116,3 +116,26 @@ PY
     waits=$(grep -c 'fd=2, events=POLLOUT}], 1, 5000) = 0 (Timeout)' "$BATS_TEST_TMPDIR/poll.trace")
     [ "$waits" = 1 ] || { echo "waits for stderr: $waits" >&2; grep 5000 "$BATS_TEST_TMPDIR/poll.trace" >&2; false; }
 }
+
+# tight_row KIND MODE: stderr a terminal nobody reads, filled until poll()
+# says it is writable while a line does not fit (tty-full: the driver
+# checks that first).  The wrapper's checker has a line to say before
+# COMMAND starts in the default mode and with --gate-only ("stderr is a
+# terminal"), and at level 2 with --strict ("preloading ... running ...");
+# (at level 2 the library itself writes a terminal with a plain write: the
+# other modes stay at the default level).  A blocking write of that line
+# waited for ever: COMMAND never started.  Now COMMAND starts and answers.
+tight_row() {
+    local kind=$1 mode=$2 opts=() level=
+    case $mode in strict) opts=(--strict); level=2 ;; gate-only) opts=(--gate-only) ;; esac
+    kind_run "$kind" "$BIN/core_srv" read
+    assert_status 0
+    assert_stdout_bytes "$ANSWERS"
+    STDIOGATE_DEBUG=$level kind_run "$kind" "$ROOT/stdiogate" "${opts[@]}" "$BIN/core_srv" read
+    assert_status 0
+    assert_stdout_bytes "$ANSWERS"
+}
+
+@test "setups: stderr a terminal nobody reads that poll() calls writable though a line does not fit, in every mode: the wrapper's checker does not wait on its line, the server starts and answers" {
+    row_table_modes tight_row tty-full
+}
