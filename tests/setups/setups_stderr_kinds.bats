@@ -6,7 +6,9 @@
 # terminal (a pty), /dev/null, closed, a pipe or a socket whose reader is
 # gone, a pipe already full that nobody reads, and a pipe already full whose
 # reader stalls until the first answer has reached the client and then
-# reads again (or a socket, until the second: socket-stalled-2).  The server (core_srv) writes two junk lines on stdout before
+# reads again (or a socket, until the second: socket-stalled-2); and a
+# terminal nobody reads that poll() calls writable though a line does not
+# fit (tty-full: its own test, below).  The server (core_srv) writes two junk lines on stdout before
 # its first read and one after its first answer (post-junk: the guard's,
 # or with --gate-only the wire's).  Unwrapped: status 0, the junk on stdout (the test can
 # fail).  Wrapped: the same status, stdout exactly the two answers; where
