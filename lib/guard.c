@@ -138,9 +138,9 @@ static ssize_t fifo_put(int fd, const struct iovec *v, int n)
 }
 
 /* As much as stderr takes without waiting: a socket with MSG_DONTWAIT; a
- * pipe through a non-blocking handle of its own for the call (fifo_put); a
- * file or a terminal with a plain writev.  No descriptor of ours is kept
- * open for it after the gate.  Bytes written, or -1. */
+ * pipe or a terminal through a non-blocking handle of its own for the call
+ * (fifo_put for a pipe); a file with a plain writev.  No descriptor of ours
+ * is kept open for it after the gate.  Bytes written, or -1. */
 ssize_t stderr_try(const struct iovec *v, int n)
 {
     struct stat st;
@@ -155,14 +155,16 @@ ssize_t stderr_try(const struct iovec *v, int n)
         while (w < 0 && errno == EINTR);
         return w < 0 && errno == EAGAIN ? 0 : w;    /* full, not gone: it takes nothing now */
     }
-    if (!S_ISFIFO(st.st_mode)) {
+    int own = stderr_waits(&st) ? stderr_handle() : -1;
+    if (S_ISFIFO(st.st_mode)) {
+        w = fifo_put(own >= 0 ? own : 2, v, n);
+    } else {
         do
-            w = REAL(writev)(2, v, n);
+            w = REAL(writev)(own >= 0 ? own : 2, v, n);
         while (w < 0 && errno == EINTR);
-        return w < 0 && errno == EAGAIN ? 0 : w;
+        if (w < 0 && errno == EAGAIN)
+            w = 0;
     }
-    int own = stderr_handle();
-    w = fifo_put(own >= 0 ? own : 2, v, n);
     close_stderr_handle(own);
     return w;
 }

@@ -2,6 +2,8 @@
 /* lib/say.c - diagnostics on stderr: one write(2) per line, no stdio, no
  * heap. */
 
+#include <termios.h>
+
 #include "internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -46,13 +48,24 @@ void close_stderr_handle(int fd)
         (void)syscall(SYS_close, fd);
 }
 
+/* stderr is a pipe or a terminal: what a write of ours may wait on, where
+ * stderr_handle's non-blocking handle is wanted.  A terminal waits when its
+ * reader stops (^S, a pty nobody reads), and poll calls it writable with
+ * room for part of a line. */
+int stderr_waits(const struct stat *st)
+{
+    struct termios t;
+    return S_ISFIFO(st->st_mode) ||
+           (S_ISCHR(st->st_mode) && syscall(SYS_ioctl, 2, TCGETS, &t) == 0);
+}
+
 /* One line onto stderr, never waiting: a pipe that nobody reads (already
  * full of the server's own output) must not block the server in a
  * diagnostic.  A pipe gets the private non-blocking handle (or, without one
  * on this pipe, stderr_handle's), after a poll: a line is shorter than
  * PIPE_BUF and POLLOUT means a free page, and POLLERR a reader gone, where
  * a write would raise the SIGPIPE that kills the server over a line of
- * ours; a socket MSG_DONTWAIT; a file or a terminal a plain write.  A line
+ * ours (a terminal the same); a socket MSG_DONTWAIT; a file a plain write.  A line
  * that does not fit is dropped and counted. */
 static void say_out(const char *line, size_t n)
 {
@@ -63,7 +76,7 @@ static void say_out(const char *line, size_t n)
         return;
     if (S_ISSOCK(st.st_mode)) {
         w = syscall(SYS_sendto, 2, line, n, MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
-    } else if (S_ISFIFO(st.st_mode)) {
+    } else if (stderr_waits(&st)) {
         int own = -1;
         if (fd < 0 || sg_fstat(fd, &mine) != 0 || mine.st_dev != st.st_dev || mine.st_ino != st.st_ino) {
             own = stderr_handle();
