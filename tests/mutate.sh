@@ -69,7 +69,8 @@ SLOW="fault_detector.bats fuzz_smoke.bats strict_fuzz.bats strict_lint.bats lint
 first_files() {
     case $1 in
         lib/exec.c) echo "families_exec.bats strict_auto.bats setups_wrapper.bats" ;;
-        lib/helper.c|lib/internal.h|lib/strict.c|common/quiet.h) echo "setups_stderr.bats helper_process.bats" ;;
+        lib/helper.c|lib/internal.h|common/quiet.h) echo "setups_stderr.bats helper_process.bats" ;;
+        lib/strict.c) echo "setups_stderr.bats helper_process.bats strict_faults.bats strict_alone.bats" ;;
         lib/system.c) echo "helper_process.bats guard_session.bats" ;;
         lib/stdout.c) echo "helper_process.bats guard_session.bats" ;;
         lib/guard.c|lib/transfer.c) echo "guard_threads.bats guard_session.bats fault_fds.bats strict_alone.bats edges_bound.bats" ;;
