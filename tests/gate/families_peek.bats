@@ -64,9 +64,10 @@ early() {
     assert_frames "$(answer 0 initialize)"
 }
 
-@test "families: nothing that reads no byte of the message opens the gate (EAGAIN, a 0-byte read, a peek, ungetc, another file, popen, STDIOGATE_OPEN=0), --gate-only" {
+@test "families: nothing that reads no byte of the message opens the gate (EAGAIN, fgets' EAGAIN, a 0-byte read, a peek, ungetc, another file, popen, STDIOGATE_OPEN=0), --gate-only" {
     row_table early \
         "read line read nonblock -- --wait-err core-srv-probed" \
+        "fgets line fgets nbfgets -- --wait-err core-srv-probed" \
         "read line read zeroread" \
         "read line read peek -- --sockets" \
         "fgets ws fgets ungetc" \
