@@ -59,8 +59,10 @@ reopened() {
 @test "reopen: an epoll registration made before the gate opened still wakes the writer (answer > 64 KiB)" {
     # The kernel drops the registration with the open file it was made for:
     # unless it is made again for the wire, the writer waits forever at the
-    # first EAGAIN (tokio, under rmcp).
-    export REOPEN_PAD=300000
+    # first EAGAIN (tokio, under rmcp).  4 MB: the writer meets a full
+    # wire (said on stderr) however fast the client reads (with 300 KB a
+    # fast client sometimes took it all without one EAGAIN).
+    export REOPEN_PAD=4000000
     local want=$BATS_TEST_TMPDIR/want
     { printf '{"jsonrpc":"2.0","id":0,"result":{"echo":"initialize","pad":"'
       head -c "$REOPEN_PAD" /dev/zero | tr '\0' x
@@ -68,7 +70,7 @@ reopened() {
     diverted --line "$INIT" --timeout 20 -- "$SRV" /proc/self/fd/1 epoll
     cmp "$OUT" "$want"
     assert_stderr_lacks "no write readiness"
-    assert_stderr_has "reopen: served on descriptor 3; stderr blocking"
+    assert_stderr_has "reopen: served on descriptor 3; stderr blocking" "reopen: the wire is full: waiting in epoll_wait"
 }
 
 @test "reopen: fd 1 itself registered with epoll before the gate (tokio's AsyncFd): 2,000,000 bytes reach the wire after the gate" {
