@@ -366,6 +366,38 @@ PY
     done
 }
 
+# system() blocks SIGCHLD while it waits; the shell it starts gets the
+# caller's mask, not that one (a program that waits for SIGCHLD would hang).
+# The shell execs grep, which records its SigBlk (the shell's); wrapped and
+# unwrapped must agree, with the caller blocking nothing and blocking
+# SIGUSR1 (ind5-system-sigmask-kept).
+@test "guard: os.system after the gate: the shell starts with the caller's signal mask (SIGCHLD not blocked, SIGUSR1 blocked if the caller blocks it)" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >sys_mask.py <<'PY'
+import os, signal, sys
+signal.pthread_sigmask(signal.SIG_SETMASK, {signal.SIGUSR1} if sys.argv[1] == "usr1" else set())
+for line in sys.stdin:
+    os.system("exec grep '^SigBlk:' /proc/self/status >" + sys.argv[2])
+    i = line.index('"id":') + 5
+    sys.stdout.write('{"jsonrpc":"2.0","id":' + line[i:line.index(",", i)] + ',"result":{}}\n')
+    sys.stdout.flush()
+PY
+    local how blk
+    for how in none usr1; do
+        ungated --line "$INIT1" -- "$PYTHON" sys_mask.py "$how" plain.txt
+        assert_status 0
+        # unwrapped: SIGCHLD (bit 16) never blocked; SIGUSR1 (bit 9) as the caller has it
+        blk=$(sed 's/^SigBlk:[[:space:]]*//' plain.txt)
+        if [ "$how" = usr1 ]; then (( (16#$blk & 16#10200) == 16#200 )); else (( (16#$blk & 16#10200) == 0 )); fi ||
+            { echo "unwrapped ($how): SigBlk $blk" >&2; return 1; }
+        gated --line "$INIT1" -- "$PYTHON" sys_mask.py "$how" wrapped.txt
+        assert_status 0
+        assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
+        [ "$(cat wrapped.txt)" = "$(cat plain.txt)" ] ||
+            { echo "$how: wrapped $(cat wrapped.txt), unwrapped $(cat plain.txt)" >&2; return 1; }
+    done
+}
+
 @test "guard: --gate-only (and STDIOGATE_GUARD=0) lets junk written while serving through, as before the guard" {
     local -x STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/gate-only
     printf '#!/bin/sh\nexec "%s" --gate-only "$@"\n' "$ROOT/stdiogate" >"$STDIOGATE_WRAPPER"
