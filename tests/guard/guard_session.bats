@@ -91,6 +91,50 @@ PY
     done
 }
 
+# A message kept in a larger file, sent a record at a time: sendfile(1, fd,
+# &offset, N) and splice with N under the guard's piece move N bytes, not
+# what follows in the file (ind5-transfer-piece-ignores-count).  The record
+# after the answer is a notification: nothing of it may reach the client,
+# and each call returns no more than it was asked.
+@test "guard: sendfile and splice of one record (under 4 KiB) from a larger file move that record only" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >moved_record.py <<'PY'
+import ctypes, sys, tempfile
+libc = ctypes.CDLL(None, use_errno=True)
+off_p = ctypes.POINTER(ctypes.c_int64)
+libc.sendfile.argtypes = [ctypes.c_int, ctypes.c_int, off_p, ctypes.c_size_t]
+libc.splice.argtypes = [ctypes.c_int, off_p, ctypes.c_int, off_p, ctypes.c_size_t, ctypes.c_uint]
+libc.sendfile.restype = libc.splice.restype = ctypes.c_ssize_t
+other = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"not-asked-for"}}\n'
+for line in sys.stdin:
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)]
+    msg = ('{"jsonrpc":"2.0","id":' + rid + ',"result":{}}\n').encode()
+    f = tempfile.TemporaryFile()
+    f.write(msg + other * 20)
+    f.flush()
+    at = ctypes.c_int64(0)
+    while at.value < len(msg):
+        left = len(msg) - at.value
+        if sys.argv[1] == "sendfile":
+            m = libc.sendfile(1, f.fileno(), ctypes.byref(at), left)
+        else:
+            m = libc.splice(f.fileno(), ctypes.byref(at), 1, None, left, 0)
+        if m <= 0 or m > left:
+            sys.exit("moved: %d of %d, errno %d" % (m, left, ctypes.get_errno()))
+PY
+    local how want='{"jsonrpc":"2.0","id":1,"result":{}}'$'\n''{"jsonrpc":"2.0","id":2,"result":{}}'$'\n'
+    for how in sendfile splice; do
+        ungated --line "$INIT1" --line "$PING2" -- "$PYTHON" moved_record.py "$how"
+        assert_status 0
+        assert_stdout_bytes "$want"
+        gated --line "$INIT1" --line "$PING2" -- "$PYTHON" moved_record.py "$how"
+        assert_status 0
+        assert_stdout_bytes "$want"
+        assert_stderr_bytes ''
+    done
+}
+
 # An LSP session (Content-Length frames, as the client's first message
 # said): a JSON-RPC line the server writes bare after the gate, in a call of
 # its own (a JSON log in JSON-RPC shape), is not protocol in this session:
