@@ -135,6 +135,40 @@ PY
     done
 }
 
+# A JSON dump's first line ('{"items": [', ending in '[', ':' or ',') in one
+# write, the one-line answer in the next: a line that begins with '{' or
+# '[' after a newline is a message of its own, also when the newline ended
+# the previous call (detect.h's col0; ind5-stream-col0-not-kept).  Within
+# one write the same holds (the control).
+@test "guard: a junk line ending in '[', ':' or ',' then a one-line answer in the next write: the answer to the wire, the line to stderr" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >dump_head.py <<'PY'
+import os, sys
+heads = [b'{"items": [\n', b'{"config":\n', b'[1,\n']
+for n, line in enumerate(sys.stdin):
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)]
+    ans = ('{"jsonrpc":"2.0","id":' + rid + ',"result":{}}\n').encode()
+    for h in heads:
+        if sys.argv[1] == "apart":
+            os.write(1, h)
+            os.write(1, ans)
+        else:
+            os.write(1, h + ans)
+PY
+    local how one='{"jsonrpc":"2.0","id":1,"result":{}}'$'\n' two='{"jsonrpc":"2.0","id":2,"result":{}}'$'\n'
+    local heads=$'{"items": [\n{"config":\n[1,\n'
+    for how in apart together; do
+        ungated --line "$INIT1" --line "$PING2" -- "$PYTHON" dump_head.py "$how"
+        assert_status 0
+        assert_stdout_bytes $'{"items": [\n'"$one"$'{"config":\n'"$one"$'[1,\n'"$one"$'{"items": [\n'"$two"$'{"config":\n'"$two"$'[1,\n'"$two"
+        gated --line "$INIT1" --line "$PING2" -- "$PYTHON" dump_head.py "$how"
+        assert_status 0
+        assert_stdout_bytes "$one$one$one$two$two$two"
+        assert_stderr_bytes "$heads$heads"
+    done
+}
+
 # An LSP session (Content-Length frames, as the client's first message
 # said): a JSON-RPC line the server writes bare after the gate, in a call of
 # its own (a JSON log in JSON-RPC shape), is not protocol in this session:
