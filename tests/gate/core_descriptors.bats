@@ -297,3 +297,17 @@ PY
     assert_frames '{"jsonrpc":"2.0","id":0,"result":{}}'
     diff plain.txt wrapped.txt >&2
 }
+
+# Before the first message, with stderr a pipe, the library keeps the read
+# end of the diversion's pipe until a helper needs it (the lazy drain): a
+# close of every descriptor from 3 up must leave it open, or the fork and
+# the system() that follow start the helper on a closed descriptor and
+# their output is lost (ind5-fds-close-range-drain-missed).
+@test "fds: close_range(3, ~0U, 0) or closefrom(3) before serving, then a forked child's and system()'s output: to stderr" {
+    local how
+    for how in close_range closefrom; do
+        JUNK=(write-junk forkchild-junk system-junk)
+        init_diverted -- "$SRV" read write "$how" forkchild system
+        assert_stderr_lacks "cannot start"
+    done
+}
