@@ -767,6 +767,37 @@ PY
     done
 }
 
+# After the gate, a stderr nobody reads while the server runs (--stderr-late)
+# and 3 MiB of junk in 48 writes of 64 KiB, then the answer: the pipe and the
+# backlog (1 MiB) fill, stderr takes nothing for 5 s once, and from then on
+# junk is dropped at once, not after another 5 s per write (that would be
+# two minutes: ind5-guard-stall-forgotten).  The client's bound (30 s) is
+# six times the one wait.  (Our level-2 lines would go to the same full
+# stderr: the bound is the measure.)
+@test "guard: a stderr nobody reads, 3 MiB of junk in 48 writes after the gate: one 5 s wait, then junk dropped at once; the answer within 30 s" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >stall_srv.py <<'PY'
+import os, sys
+for line in sys.stdin.buffer:
+    i = line.index(b'"id":') + 5
+    rid = line[i:line.index(b",", i)]
+    for w in range(48):
+        os.write(1, b"".join(b"stall-junk %02d %02d " % (w, k) + b"x" * 1009 + b"\n" for k in range(64)))
+    os.write(1, b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}\n')
+PY
+    ungated --timeout 30 --line "$INIT1" -- "$PYTHON" stall_srv.py
+    assert_status 0
+    [ "$(grep -c '^stall-junk' "$OUT")" -eq 3072 ]
+    gated --timeout 30 --stderr-late --line "$INIT1" -- "$PYTHON" stall_srv.py
+    assert_status 0
+    assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
+    # what stderr took first is there; most of it was dropped (the stall came)
+    grep -q '^stall-junk 00 00 x' "$ERR"
+    kept=$(grep -c '^stall-junk' "$ERR")
+    echo "junk lines kept: $kept of 3072" >&2
+    [ "$kept" -gt 0 ] && [ "$kept" -lt 3072 ]
+}
+
 # A server that execs another program after the gate while junk still waits
 # for a stderr nobody reads yet (--stderr-late): the exec gives stderr what
 # it takes within its bound, the rest is dropped, and the new program still
