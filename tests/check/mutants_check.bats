@@ -51,17 +51,6 @@ debug_of() {
     [ -z "$stderr" ]
 }
 
-# A number below 0 stands for level 0 (silent), not for its digits: -1 is
-# what a user writes for "nothing at all" (ind5-env-debug-sign-dropped).
-@test "check: STDIOGATE_DEBUG=-1 and -3 are below 0: a warning, and level 0" {
-    for given in -1 -3 ' -2'; do
-        debug_of STDIOGATE_DEBUG="$given" --
-        echo "$given: level $level, stderr $stderr" >&2
-        [ "$level" = 0 ]
-        [ "$stderr" = "stdiogate: warning: STDIOGATE_DEBUG=$given is not a level from 0 to 4: using 0" ]
-    done
-}
-
 @test "check: run by bash (a /bin/sh that is bash), variables bash does not pass on (PS1, PS2, OLDPWD) still reach COMMAND" {
     command -v bash >/dev/null || skip "no bash"
     # bash itself drops them: what the wrapper has to put back
