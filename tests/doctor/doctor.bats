@@ -456,6 +456,25 @@ print(json.dumps(list(tomllib.load(open(sys.argv[1], "rb"))["language-server"]))
     ! grep -q 'already wrapped' <<<"$output" || { show; return 1; }
 }
 
+# The doctor writes 'uvx stdiogate ...' itself when stdiogate runs from uv's
+# cache: every fetcher's form counts as wrapped (ind5-doctor-uvx-wrapper-unseen).
+@test "doctor: an entry run through stdiogate by any fetcher (npx, bunx, pnpx, uvx) is already wrapped: --fix leaves it" {
+    mkdir "$H/fetch"
+    local f
+    for f in npx bunx pnpx uvx; do
+        # a fetcher that runs the package's command from this tree (no registry)
+        printf '#!/bin/sh\n[ "$1" = -y ] && shift\ncase $1 in stdiogate|stdiogate@*) shift ;; *) exit 127 ;; esac\nexec "%s" "$@"\n' \
+            "$GATE" >"$H/fetch/$f"
+        chmod +x "$H/fetch/$f"
+        printf '{"mcpServers": {"fetched": {"command": "%s", "args": ["stdiogate", "check_srv", "banner"]}}}\n' "$f" >"$H/$f.json"
+        cp "$H/$f.json" "$H/$f.orig"
+        PATH=$H/fetch:$PATH doctor --config "$H/$f.json" --fix --linger 0
+        echo "fetcher $f" >&2
+        row file fetched "clean +already wrapped"
+        cmp "$H/$f.orig" "$H/$f.json" || { show; return 1; }
+    done
+}
+
 @test "doctor: on a terminal, it asks before running each unapproved project server (y runs it, anything else skips it)" {
     # script(1) gives the doctor a terminal; the answers: y for the first asked, n, no answer
     printf 'y\nn\n\n' | timeout "$CHECK_BOUND" script -qec \

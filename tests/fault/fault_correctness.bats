@@ -180,6 +180,51 @@ daemon_case() {  # daemon_case MODE WRAPPED(0|1)
     daemon_case daemon-after 1
 }
 
+# daemon(0, 1): a server that detaches (to "/") and keeps its stdio serves
+# from the daemon; the library passes both arguments as given (swapped, the
+# daemon's stdio would be /dev/null and its directory kept:
+# ind5-fds-daemon-args-swapped).  Before the first message and after the
+# first answer; the answer tells the daemon's directory and whether it is
+# the process the client started.
+@test "correctness: daemon(0, 1) (to /, stdio kept) before the first message and after the first answer: the daemon serves on the wire, as unwrapped" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >detach.py <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+first = os.getpid()
+def detach():
+    if libc.daemon(0, 1) != 0:
+        sys.exit("daemon: errno %d" % ctypes.get_errno())
+if sys.argv[1] == "before":
+    detach()
+for n, line in enumerate(sys.stdin):
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)]
+    sys.stdout.write('{"jsonrpc":"2.0","id":%s,"result":{"cwd":"%s","detached":%s}}\n'
+                     % (rid, os.getcwd(), "true" if os.getpid() != first else "false"))
+    sys.stdout.flush()
+    if n == 0 and sys.argv[1] == "after":
+        detach()
+PY
+    local when want
+    for when in before after; do
+        if [ $when = before ]; then
+            want='{"jsonrpc":"2.0","id":1,"result":{"cwd":"/","detached":true}}'
+        else
+            want='{"jsonrpc":"2.0","id":1,"result":{"cwd":"'$BATS_TEST_TMPDIR'","detached":false}}'
+        fi
+        want+=$'\n''{"jsonrpc":"2.0","id":2,"result":{"cwd":"/","detached":true}}'$'\n'
+        ungated --each --line '{"jsonrpc":"2.0","id":1,"method":"initialize"}' --line '{"jsonrpc":"2.0","id":2,"method":"ping"}' \
+            -- "$PYTHON" detach.py $when
+        assert_status 0
+        assert_stdout_bytes "$want"
+        gated --each --line '{"jsonrpc":"2.0","id":1,"method":"initialize"}' --line '{"jsonrpc":"2.0","id":2,"method":"ping"}' \
+            -- "$PYTHON" detach.py $when
+        assert_status 0
+        assert_stdout_bytes "$want"
+    done
+}
+
 # --- section 4: behaviours pinned down ---------------------------------------
 
 @test "correctness: close_range(first, last) leaves every descriptor above last open" {

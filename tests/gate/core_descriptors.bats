@@ -263,3 +263,51 @@ on_pty() {
     printf '%s\n' "$INIT" | SHELL=/bin/bash timeout 20 script -qec "$cmd" /dev/null >"$BATS_TEST_TMPDIR/pty"
     grep -qF printf-junk "$BATS_TEST_TMPDIR/pty"
 }
+
+# dup3(old, new, O_CLOEXEC) (Python's os.dup2(fd, n, inheritable=False))
+# makes a close-on-exec copy: the library's dup3 passes the flag on, before
+# the gate and after (a copy of the wire that a child inherited would keep
+# the client's stdout open; ind5-fds-dup3-flags-lost).  The server records
+# each copy's close-on-exec flag; wrapped and unwrapped must agree.
+@test "fds: dup3(fd, N, O_CLOEXEC) copies of stdout and stderr stay close-on-exec, before and after the gate; dup2 copies inheritable" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >dup3.py <<'PY'
+import os, sys
+def note(when):
+    for fd, inh in ((1, False), (2, False), (1, True)):
+        n = os.dup2(fd, 50, inheritable=inh)
+        print(when, fd, inh, os.get_inheritable(n), file=rec)
+        os.close(n)
+rec = open(sys.argv[1], "w")
+note("before")
+line = sys.stdin.readline()
+note("after")
+rec.close()
+i = line.index('"id":') + 5
+sys.stdout.write('{"jsonrpc":"2.0","id":' + line[i:line.index("}", i)] + ',"result":{}}\n')
+sys.stdout.flush()
+PY
+    ungated --line "$INIT" -- "$PYTHON" dup3.py plain.txt
+    assert_status 0
+    # unwrapped: an inheritable=False copy is close-on-exec (the test can fail)
+    grep -qx 'before 1 False False' plain.txt && grep -qx 'after 1 True True' plain.txt ||
+        { cat plain.txt >&2; return 1; }
+    gated --line "$INIT" -- "$PYTHON" dup3.py wrapped.txt
+    assert_status 0
+    assert_frames '{"jsonrpc":"2.0","id":0,"result":{}}'
+    diff plain.txt wrapped.txt >&2
+}
+
+# Before the first message, with stderr a pipe, the library keeps the read
+# end of the diversion's pipe until a helper needs it (the lazy drain): a
+# close of every descriptor from 3 up must leave it open, or the fork and
+# the system() that follow start the helper on a closed descriptor and
+# their output is lost (ind5-fds-close-range-drain-missed).
+@test "fds: close_range(3, ~0U, 0) or closefrom(3) before serving, then a forked child's and system()'s output: to stderr" {
+    local how
+    for how in close_range closefrom; do
+        JUNK=(write-junk forkchild-junk system-junk)
+        init_diverted -- "$SRV" read write "$how" forkchild system
+        assert_stderr_lacks "cannot start"
+    done
+}

@@ -91,6 +91,84 @@ PY
     done
 }
 
+# A message kept in a larger file, sent a record at a time: sendfile(1, fd,
+# &offset, N) and splice with N under the guard's piece move N bytes, not
+# what follows in the file (ind5-transfer-piece-ignores-count).  The record
+# after the answer is a notification: nothing of it may reach the client,
+# and each call returns no more than it was asked.
+@test "guard: sendfile and splice of one record (under 4 KiB) from a larger file move that record only" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >moved_record.py <<'PY'
+import ctypes, sys, tempfile
+libc = ctypes.CDLL(None, use_errno=True)
+off_p = ctypes.POINTER(ctypes.c_int64)
+libc.sendfile.argtypes = [ctypes.c_int, ctypes.c_int, off_p, ctypes.c_size_t]
+libc.splice.argtypes = [ctypes.c_int, off_p, ctypes.c_int, off_p, ctypes.c_size_t, ctypes.c_uint]
+libc.sendfile.restype = libc.splice.restype = ctypes.c_ssize_t
+other = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"not-asked-for"}}\n'
+for line in sys.stdin:
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)]
+    msg = ('{"jsonrpc":"2.0","id":' + rid + ',"result":{}}\n').encode()
+    f = tempfile.TemporaryFile()
+    f.write(msg + other * 20)
+    f.flush()
+    at = ctypes.c_int64(0)
+    while at.value < len(msg):
+        left = len(msg) - at.value
+        if sys.argv[1] == "sendfile":
+            m = libc.sendfile(1, f.fileno(), ctypes.byref(at), left)
+        else:
+            m = libc.splice(f.fileno(), ctypes.byref(at), 1, None, left, 0)
+        if m <= 0 or m > left:
+            sys.exit("moved: %d of %d, errno %d" % (m, left, ctypes.get_errno()))
+PY
+    local how want='{"jsonrpc":"2.0","id":1,"result":{}}'$'\n''{"jsonrpc":"2.0","id":2,"result":{}}'$'\n'
+    for how in sendfile splice; do
+        ungated --line "$INIT1" --line "$PING2" -- "$PYTHON" moved_record.py "$how"
+        assert_status 0
+        assert_stdout_bytes "$want"
+        gated --line "$INIT1" --line "$PING2" -- "$PYTHON" moved_record.py "$how"
+        assert_status 0
+        assert_stdout_bytes "$want"
+        assert_stderr_bytes ''
+    done
+}
+
+# A JSON dump's first line ('{"items": [', ending in '[', ':' or ',') in one
+# write, the one-line answer in the next: a line that begins with '{' or
+# '[' after a newline is a message of its own, also when the newline ended
+# the previous call (detect.h's col0; ind5-stream-col0-not-kept).  Within
+# one write the same holds (the control).
+@test "guard: a junk line ending in '[', ':' or ',' then a one-line answer in the next write: the answer to the wire, the line to stderr" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >dump_head.py <<'PY'
+import os, sys
+heads = [b'{"items": [\n', b'{"config":\n', b'[1,\n']
+for n, line in enumerate(sys.stdin):
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)]
+    ans = ('{"jsonrpc":"2.0","id":' + rid + ',"result":{}}\n').encode()
+    for h in heads:
+        if sys.argv[1] == "apart":
+            os.write(1, h)
+            os.write(1, ans)
+        else:
+            os.write(1, h + ans)
+PY
+    local how one='{"jsonrpc":"2.0","id":1,"result":{}}'$'\n' two='{"jsonrpc":"2.0","id":2,"result":{}}'$'\n'
+    local heads=$'{"items": [\n{"config":\n[1,\n'
+    for how in apart together; do
+        ungated --line "$INIT1" --line "$PING2" -- "$PYTHON" dump_head.py "$how"
+        assert_status 0
+        assert_stdout_bytes $'{"items": [\n'"$one"$'{"config":\n'"$one"$'[1,\n'"$one"$'{"items": [\n'"$two"$'{"config":\n'"$two"$'[1,\n'"$two"
+        gated --line "$INIT1" --line "$PING2" -- "$PYTHON" dump_head.py "$how"
+        assert_status 0
+        assert_stdout_bytes "$one$one$one$two$two$two"
+        assert_stderr_bytes "$heads$heads"
+    done
+}
+
 # An LSP session (Content-Length frames, as the client's first message
 # said): a JSON-RPC line the server writes bare after the gate, in a call of
 # its own (a JSON log in JSON-RPC shape), is not protocol in this session:
@@ -359,6 +437,38 @@ PY
         if [ "$how" = ignore ]; then (( (16#$ign & 6) == 6 )); else (( (16#$ign & 6) == 0 )); fi ||
             { echo "unwrapped ($how): SigIgn $ign" >&2; return 1; }
         gated --line "$INIT1" -- "$PYTHON" sys_sig.py "$how" wrapped.txt
+        assert_status 0
+        assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
+        [ "$(cat wrapped.txt)" = "$(cat plain.txt)" ] ||
+            { echo "$how: wrapped $(cat wrapped.txt), unwrapped $(cat plain.txt)" >&2; return 1; }
+    done
+}
+
+# system() blocks SIGCHLD while it waits; the shell it starts gets the
+# caller's mask, not that one (a program that waits for SIGCHLD would hang).
+# The shell execs grep, which records its SigBlk (the shell's); wrapped and
+# unwrapped must agree, with the caller blocking nothing and blocking
+# SIGUSR1 (ind5-system-sigmask-kept).
+@test "guard: os.system after the gate: the shell starts with the caller's signal mask (SIGCHLD not blocked, SIGUSR1 blocked if the caller blocks it)" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >sys_mask.py <<'PY'
+import os, signal, sys
+signal.pthread_sigmask(signal.SIG_SETMASK, {signal.SIGUSR1} if sys.argv[1] == "usr1" else set())
+for line in sys.stdin:
+    os.system("exec grep '^SigBlk:' /proc/self/status >" + sys.argv[2])
+    i = line.index('"id":') + 5
+    sys.stdout.write('{"jsonrpc":"2.0","id":' + line[i:line.index(",", i)] + ',"result":{}}\n')
+    sys.stdout.flush()
+PY
+    local how blk
+    for how in none usr1; do
+        ungated --line "$INIT1" -- "$PYTHON" sys_mask.py "$how" plain.txt
+        assert_status 0
+        # unwrapped: SIGCHLD (bit 16) never blocked; SIGUSR1 (bit 9) as the caller has it
+        blk=$(sed 's/^SigBlk:[[:space:]]*//' plain.txt)
+        if [ "$how" = usr1 ]; then (( (16#$blk & 16#10200) == 16#200 )); else (( (16#$blk & 16#10200) == 0 )); fi ||
+            { echo "unwrapped ($how): SigBlk $blk" >&2; return 1; }
+        gated --line "$INIT1" -- "$PYTHON" sys_mask.py "$how" wrapped.txt
         assert_status 0
         assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
         [ "$(cat wrapped.txt)" = "$(cat plain.txt)" ] ||
@@ -655,6 +765,37 @@ PY
         assert_stdout_bytes "$m1$m2"
         assert_stderr_bytes $'nb-varied-junk 1\nnb-varied-junk 2\n'
     done
+}
+
+# After the gate, a stderr nobody reads while the server runs (--stderr-late)
+# and 3 MiB of junk in 48 writes of 64 KiB, then the answer: the pipe and the
+# backlog (1 MiB) fill, stderr takes nothing for 5 s once, and from then on
+# junk is dropped at once, not after another 5 s per write (that would be
+# two minutes: ind5-guard-stall-forgotten).  The client's bound (30 s) is
+# six times the one wait.  (Our level-2 lines would go to the same full
+# stderr: the bound is the measure.)
+@test "guard: a stderr nobody reads, 3 MiB of junk in 48 writes after the gate: one 5 s wait, then junk dropped at once; the answer within 30 s" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >stall_srv.py <<'PY'
+import os, sys
+for line in sys.stdin.buffer:
+    i = line.index(b'"id":') + 5
+    rid = line[i:line.index(b",", i)]
+    for w in range(48):
+        os.write(1, b"".join(b"stall-junk %02d %02d " % (w, k) + b"x" * 1009 + b"\n" for k in range(64)))
+    os.write(1, b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}\n')
+PY
+    ungated --timeout 30 --line "$INIT1" -- "$PYTHON" stall_srv.py
+    assert_status 0
+    [ "$(grep -c '^stall-junk' "$OUT")" -eq 3072 ]
+    gated --timeout 30 --stderr-late --line "$INIT1" -- "$PYTHON" stall_srv.py
+    assert_status 0
+    assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
+    # what stderr took first is there; most of it was dropped (the stall came)
+    grep -q '^stall-junk 00 00 x' "$ERR"
+    kept=$(grep -c '^stall-junk' "$ERR")
+    echo "junk lines kept: $kept of 3072" >&2
+    [ "$kept" -gt 0 ] && [ "$kept" -lt 3072 ]
 }
 
 # A server that execs another program after the gate while junk still waits

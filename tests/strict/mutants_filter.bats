@@ -209,3 +209,36 @@ PY
 @test "filter: the client closes the wire after the server has exited: the filter's write fails and it exits" {
     drive closed-at-end "$REPO/stdiogate-filter"
 }
+
+# A wire that is non-blocking (the client's, or set by a Node launcher in
+# front of stdiogate: O_NONBLOCK is on the open file, which the filter
+# shares) and of one page (F_SETPIPE_SZ): the filter's writes come back
+# short, and the rest must go from where the wire stopped
+# (ind5-relay-wire-out-partial-repeats).  Twenty answers of 30 KB, each
+# under the hold (decided whole, then written) and with bytes that differ
+# all along: each arrives once, whole, in order.
+@test "filter: a non-blocking wire that takes each answer in parts: every byte once, in order" {
+    cat >nbwire.py <<'PY'
+import fcntl, os, sys
+fcntl.fcntl(1, 1031, 4096)      # F_SETPIPE_SZ: one page
+os.set_blocking(1, False)
+os.execv(sys.argv[1], sys.argv[1:])
+PY
+    cat >srv.py <<'PY'
+import sys
+for line in sys.stdin:
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)]
+    sys.stdout.write('{"jsonrpc":"2.0","id":%s,"result":{"items":[%s]}}\n'
+                     % (rid, ",".join('"%s-%05d"' % (rid, k) for k in range(3000))))
+    sys.stdout.flush()
+PY
+    local i want=
+    for i in $(seq 1 20); do
+        printf '{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' "$i"
+        want+=$(python3 -c 'import sys; r = sys.argv[1]; print("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"items\":[%s]}}" % (r, ",".join("\"%s-%05d\"" % (r, k) for k in range(3000))))' "$i")$'\n'
+    done >req
+    ( python3 nbwire.py "$REPO/stdiogate-filter" -- python3 srv.py <req 2>err | cat >out )
+    [ ! -s err ] || { cat err >&2; false; }
+    [ "$(cat out)" = "${want%$'\n'}" ] || { echo "out: $(wc -c <out) bytes, want ${#want}" >&2; false; }
+}

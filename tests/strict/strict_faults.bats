@@ -157,6 +157,26 @@ exit_held() {
     assert_no_filter "$TAG"
 }
 
+# stderr's reader gone while the server serves (the client closed its read
+# end), SIGPIPE at its default: the filter's next junk write fails with
+# EPIPE, which must not kill it (it ignores SIGPIPE: ind5-filter-sigpipe-not-ignored),
+# or the server's next answer would die with it.  The junk is dropped, the
+# protocol passes (two pings after the reader went: the first one's junk is
+# written before the second answer, whatever the order of junk and answer
+# within one), and the server ends as unwrapped.
+@test "strict fault: stderr's reader gone while serving (SIGPIPE at its default): junk dropped, the protocol passes, the server ends as unwrapped" {
+    FAULT_DEBUG=1 fault gone-stderr -- "$PYTHON" "$SRV" print tag=$TAG
+    [ "$status" -eq 0 ]
+    [ "$result" = "status 0" ]
+    grep -q 'py-request-junk ping' "$OUT"     # unwrapped: the junk on stdout (the test can fail)
+    FAULT_DEBUG=1 fault --wrapped gone-stderr -- "$PYTHON" "$SRV" print tag=$TAG
+    [ "$status" -eq 0 ] || { cat "$ERR" >&2; false; }
+    [ "$result" = "status 0" ]
+    printf '%s\n' "$(answer 0 initialize)" "$(answer '"p1"' ping)" "$(answer '"p2"' ping)" >"$BATS_TEST_TMPDIR/want"
+    cmp "$BATS_TEST_TMPDIR/want" "$OUT"
+    assert_no_filter "$TAG"
+}
+
 @test "strict fault: a client that reads stderr only after end of file on stdout gets end of file at once, then all the junk and the exit line" {
     # 300,000 bytes of junk: more than stderr's pipe takes, the rest queued in
     # the filter when the server exits.  The end of file must not wait for
