@@ -32,7 +32,10 @@ teardown() { kill_listed "${PIDFILE:-}"; }
 # --discard; the stderr pipe), only the open file tells them apart: the gate
 # must leave the program's choice alone.
 
-@test "correctness: freopen(\"/dev/null\") on stdout while diverted to /dev/null (--discard): stays the program's" {
+# freopen_null_discard: fault_correct freopen-null unwrapped (its junk on
+# stdout, the later junk nowhere), then with --discard: the answer exactly,
+# the later junk neither on the wire nor on stderr.
+freopen_null_discard() {
     JUNK=(freopen-null-junk-printf freopen-null-junk-write)
     both --line "$INIT" -- "$FC" freopen-null
     assert_stdout_lacks after-reopen-junk
@@ -40,27 +43,31 @@ teardown() { kill_listed "${PIDFILE:-}"; }
     assert_status 0
     assert_frames "$(fc_frame 0 freopen-null)"
     assert_stderr_lacks after-reopen-junk freopen-null-junk
+}
+
+# freopen_stderr: fault_correct freopen-stderr: what follows the freopen
+# stays on stderr.
+freopen_stderr() {
+    JUNK=(freopen-stderr-junk-printf freopen-stderr-junk-write)
+    fc_both freopen-stderr freopen-stderr
+    assert_stderr_has after-reopen-junk
+}
+
+@test "correctness: freopen(\"/dev/null\") on stdout while diverted to /dev/null (--discard): stays the program's" {
+    freopen_null_discard
 }
 
 # The same with the gate alone (STDIOGATE_GUARD=0): the session guard would
 # catch on the wire what a gate that took the program's file for its own
 # diversion moved there, so only the gate alone shows the gate's choice.
 @test "correctness: freopen(\"/dev/null\") on stdout, --discard, the gate alone: fd 1 stays the program's /dev/null after the gate" {
-    JUNK=(freopen-null-junk-printf freopen-null-junk-write)
     local -x STDIOGATE_GUARD=0
-    both --line "$INIT" -- "$FC" freopen-null
-    assert_stdout_lacks after-reopen-junk
-    STDIOGATE_DISCARD=1 gated --line "$INIT" -- "$FC" freopen-null
-    assert_status 0
-    assert_frames "$(fc_frame 0 freopen-null)"
-    assert_stderr_lacks after-reopen-junk freopen-null-junk
+    freopen_null_discard
 }
 
 @test "correctness: freopen(\"/dev/stderr\") on stdout, the gate alone: what follows stays on stderr after the gate" {
-    JUNK=(freopen-stderr-junk-printf freopen-stderr-junk-write)
     local -x STDIOGATE_GUARD=0
-    fc_both freopen-stderr freopen-stderr
-    assert_stderr_has after-reopen-junk
+    freopen_stderr
 }
 
 @test "correctness: freopen(\"/dev/null\") on stdout with 2>/dev/null: stays the program's" {
@@ -70,9 +77,7 @@ teardown() { kill_listed "${PIDFILE:-}"; }
 }
 
 @test "correctness: freopen(\"/dev/stderr\") on stdout while diverted to stderr: stays on stderr" {
-    JUNK=(freopen-stderr-junk-printf freopen-stderr-junk-write)
-    fc_both freopen-stderr freopen-stderr
-    assert_stderr_has after-reopen-junk
+    freopen_stderr
 }
 
 # --- copies of fd 1 past 4096, close-on-exec ---------------------------------
