@@ -411,6 +411,24 @@ $LAZY_ANSWER"
     assert_stderr_lacks lazy-banner
 }
 
+# The same, then a child that writes more than a pipe holds before the
+# first message (os.system): with no helper the startup output goes to
+# /dev/null, the diversion with it; left on a pipe nobody reads, the child
+# would wait there for ever, its parent with it.
+@test "helper: one that cannot start, then a child writing 200,000 bytes before the first message: to /dev/null, no hang, the answer on the wire" {
+    cd "$BATS_TEST_TMPDIR"
+    lazy_lib
+    printf '\177ELF, but not a program\n' >lazy/stdiogate-filter
+    local ans
+    ans=$(answer 0 initialize)
+    lazy_run "A = '$ans'; import ctypes, os; ctypes.CDLL(None).syscall(1, 1, b'lazy-banner\n', 12); os.system('head -c 200000 /dev/zero | tr \"\\\\0\" x'); $LAZY_ANSWER"
+    assert_status 0
+    assert_stdout_bytes "$ans"$'\n'
+    grep -Eq "^stdiogate\[[0-9]+\]: cannot start the helper $PWD/lazy/stdiogate-filter \(ENOEXEC\): startup output goes to /dev/null$" "$ERR" ||
+        { show_run; false; }
+    assert_stderr_lacks lazy-banner xxxxxxxx
+}
+
 # Issue 45: since the lazy helper, a launcher that writes only what stderr
 # takes at once starts no helper, so the exec hand-off above hands none on.
 # Here each program of the chain writes with a raw system call the library
