@@ -44,6 +44,14 @@ writer() {
     row_table writer sendfile splice vmsplice
 }
 
+# sendfile and splice through ctypes, with the offset by pointer (Python's
+# os.sendfile passes it by value), for the two tests below.
+MOVED_CALLS='libc = ctypes.CDLL(None, use_errno=True)
+off_p = ctypes.POINTER(ctypes.c_int64)
+libc.sendfile.argtypes = [ctypes.c_int, ctypes.c_int, off_p, ctypes.c_size_t]
+libc.splice.argtypes = [ctypes.c_int, off_p, ctypes.c_int, off_p, ctypes.c_size_t, ctypes.c_uint]
+libc.sendfile.restype = libc.splice.restype = ctypes.c_ssize_t'
+
 # A file larger than the guard's piece (4 KiB) sent with sendfile(1, fd,
 # &offset, n), or spliced from it at an offset, in a loop that relies on the
 # call to advance the offset, as the kernel does: the client gets the file,
@@ -51,13 +59,7 @@ writer() {
 # os.sendfile passes the offset by value.)
 @test "guard: sendfile and splice with an offset, a 40 KiB answer in a loop: the offset advances, the answer arrives whole" {
     cd "$BATS_TEST_TMPDIR"
-    cat >moved_big.py <<'PY'
-import ctypes, os, sys, tempfile
-libc = ctypes.CDLL(None, use_errno=True)
-off_p = ctypes.POINTER(ctypes.c_int64)
-libc.sendfile.argtypes = [ctypes.c_int, ctypes.c_int, off_p, ctypes.c_size_t]
-libc.splice.argtypes = [ctypes.c_int, off_p, ctypes.c_int, off_p, ctypes.c_size_t, ctypes.c_uint]
-libc.sendfile.restype = libc.splice.restype = ctypes.c_ssize_t
+    { echo 'import ctypes, os, sys, tempfile'; echo "$MOVED_CALLS"; cat; } >moved_big.py <<'PY'
 for line in sys.stdin:
     i = line.index('"id":') + 5
     rid = line[i:line.index(",", i)]
@@ -98,13 +100,7 @@ PY
 # and each call returns no more than it was asked.
 @test "guard: sendfile and splice of one record (under 4 KiB) from a larger file move that record only" {
     cd "$BATS_TEST_TMPDIR"
-    cat >moved_record.py <<'PY'
-import ctypes, sys, tempfile
-libc = ctypes.CDLL(None, use_errno=True)
-off_p = ctypes.POINTER(ctypes.c_int64)
-libc.sendfile.argtypes = [ctypes.c_int, ctypes.c_int, off_p, ctypes.c_size_t]
-libc.splice.argtypes = [ctypes.c_int, off_p, ctypes.c_int, off_p, ctypes.c_size_t, ctypes.c_uint]
-libc.sendfile.restype = libc.splice.restype = ctypes.c_ssize_t
+    { echo 'import ctypes, sys, tempfile'; echo "$MOVED_CALLS"; cat; } >moved_record.py <<'PY'
 other = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"not-asked-for"}}\n'
 for line in sys.stdin:
     i = line.index('"id":') + 5
