@@ -50,7 +50,20 @@ MOVED_CALLS='libc = ctypes.CDLL(None, use_errno=True)
 off_p = ctypes.POINTER(ctypes.c_int64)
 libc.sendfile.argtypes = [ctypes.c_int, ctypes.c_int, off_p, ctypes.c_size_t]
 libc.splice.argtypes = [ctypes.c_int, off_p, ctypes.c_int, off_p, ctypes.c_size_t, ctypes.c_uint]
-libc.sendfile.restype = libc.splice.restype = ctypes.c_ssize_t'
+libc.sendfile.restype = libc.splice.restype = ctypes.c_ssize_t
+def move(f, n):
+    """the first n bytes of file f onto fd 1, with sendfile or splice
+    (argv[1]) in a loop that relies on the call to advance the offset;
+    a call that moves more than it was asked fails the script"""
+    at = ctypes.c_int64(0)
+    while at.value < n:
+        left = n - at.value
+        if sys.argv[1] == "sendfile":
+            m = libc.sendfile(1, f.fileno(), ctypes.byref(at), left)
+        else:
+            m = libc.splice(f.fileno(), ctypes.byref(at), 1, None, left, 0)
+        if m <= 0 or m > left:
+            sys.exit("moved: %d of %d, errno %d" % (m, left, ctypes.get_errno()))'
 
 # A file larger than the guard's piece (4 KiB) sent with sendfile(1, fd,
 # &offset, n), or spliced from it at an offset, in a loop that relies on the
@@ -69,15 +82,7 @@ for line in sys.stdin:
     f = tempfile.TemporaryFile()
     f.write(msg)
     f.flush()
-    at = ctypes.c_int64(0)
-    while at.value < len(msg):
-        left = len(msg) - at.value
-        if sys.argv[1] == "sendfile":
-            m = libc.sendfile(1, f.fileno(), ctypes.byref(at), left)
-        else:
-            m = libc.splice(f.fileno(), ctypes.byref(at), 1, None, left, 0)
-        if m <= 0:
-            sys.exit("moved: %d, errno %d" % (m, ctypes.get_errno()))
+    move(f, len(msg))
 PY
     local how text want
     text=$("$PYTHON" -c 'print("".join("%05d." % k for k in range(6800)), end="")')
@@ -109,15 +114,7 @@ for line in sys.stdin:
     f = tempfile.TemporaryFile()
     f.write(msg + other * 20)
     f.flush()
-    at = ctypes.c_int64(0)
-    while at.value < len(msg):
-        left = len(msg) - at.value
-        if sys.argv[1] == "sendfile":
-            m = libc.sendfile(1, f.fileno(), ctypes.byref(at), left)
-        else:
-            m = libc.splice(f.fileno(), ctypes.byref(at), 1, None, left, 0)
-        if m <= 0 or m > left:
-            sys.exit("moved: %d of %d, errno %d" % (m, left, ctypes.get_errno()))
+    move(f, len(msg))
 PY
     local how want='{"jsonrpc":"2.0","id":1,"result":{}}'$'\n''{"jsonrpc":"2.0","id":2,"result":{}}'$'\n'
     for how in sendfile splice; do
