@@ -399,6 +399,17 @@ junk_per_request() {
     assert_stderr_bytes $'Running code: echo captured\nExecuting command: sh -c \'echo captured\'\ninherited-child-junk\n'
 }
 
+# wrapped_file_same SCRIPT HOW: SCRIPT HOW wrapped.txt run wrapped answers
+# the one request and writes to wrapped.txt what it wrote unwrapped to
+# plain.txt.
+wrapped_file_same() {
+    gated --line "$INIT1" -- "$PYTHON" "$1" "$2" wrapped.txt
+    assert_status 0
+    assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
+    [ "$(cat wrapped.txt)" = "$(cat plain.txt)" ] ||
+        { echo "$2: wrapped $(cat wrapped.txt), unwrapped $(cat plain.txt)" >&2; return 1; }
+}
+
 # glibc's system gives the shell SIGINT and SIGQUIT back at their defaults
 # unless the caller ignores them; the guard's own system (lib/system.c) must
 # do the same: a shell left ignoring SIGINT outlives Ctrl-C and kill -INT.
@@ -429,11 +440,7 @@ PY
         local ign=$(sed 's/^SigIgn:[[:space:]]*//' plain.txt)
         if [ "$how" = ignore ]; then (( (16#$ign & 6) == 6 )); else (( (16#$ign & 6) == 0 )); fi ||
             { echo "unwrapped ($how): SigIgn $ign" >&2; return 1; }
-        gated --line "$INIT1" -- "$PYTHON" sys_sig.py "$how" wrapped.txt
-        assert_status 0
-        assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
-        [ "$(cat wrapped.txt)" = "$(cat plain.txt)" ] ||
-            { echo "$how: wrapped $(cat wrapped.txt), unwrapped $(cat plain.txt)" >&2; return 1; }
+        wrapped_file_same sys_sig.py "$how"
     done
 }
 
@@ -461,11 +468,7 @@ PY
         blk=$(sed 's/^SigBlk:[[:space:]]*//' plain.txt)
         if [ "$how" = usr1 ]; then (( (16#$blk & 16#10200) == 16#200 )); else (( (16#$blk & 16#10200) == 0 )); fi ||
             { echo "unwrapped ($how): SigBlk $blk" >&2; return 1; }
-        gated --line "$INIT1" -- "$PYTHON" sys_mask.py "$how" wrapped.txt
-        assert_status 0
-        assert_stdout_bytes '{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
-        [ "$(cat wrapped.txt)" = "$(cat plain.txt)" ] ||
-            { echo "$how: wrapped $(cat wrapped.txt), unwrapped $(cat plain.txt)" >&2; return 1; }
+        wrapped_file_same sys_mask.py "$how"
     done
 }
 
