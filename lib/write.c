@@ -37,7 +37,7 @@ enum { AS_IS, FAILSAFE, GUARD };
 
 static int write_route(int fd, const struct iovec *iov, int cnt)
 {
-    if (to_diversion(fd))
+    if (LOAD(g_core.state) != GATE_OPEN && to_diversion(fd))
         return FAILSAFE;
     return guarding() && guard_fd(fd) && !guard_whole(iov, cnt) ? GUARD : AS_IS;
 }
@@ -55,10 +55,10 @@ static ssize_t routed_call(int route, struct put *c, const struct iovec *iov, in
 #define FD_WRITER(name, params, args, kind_, offset)                            \
     WRITER(ssize_t, name, params, args, {                                       \
         struct iovec v = { (void *)buf, n };                                    \
-        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         int route = write_route(fd, &v, 1);                                     \
         if (route == AS_IS)                                                     \
             return REAL(name) args;                                             \
+        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         return routed_call(route, &c, &v, 1, #name);                            \
     })
 FD_WRITER(write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
@@ -69,10 +69,10 @@ FD_WRITER(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, 
 /* pwritev2 with offset -1 writes at the file position, as writev does. */
 #define IOV_WRITER(name, params, args, kind_, offset)                           \
     WRITER(ssize_t, name, params, args, {                                       \
-        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         int route = write_route(fd, iov, cnt);                                  \
         if (route == AS_IS)                                                     \
             return REAL(name) args;                                             \
+        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         return routed_call(route, &c, iov, cnt, #name);                         \
     })
 IOV_WRITER(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), PUT_WRITE, 0)
@@ -91,11 +91,11 @@ IOV_WRITER(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, 
 #define SEND_WRITER(name, params, args, address, address_len)                   \
     WRITER(ssize_t, name, params, args, {                                       \
         struct iovec v = { (void *)buf, n };                                    \
-        struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,            \
-                         .addr = (address), .alen = (address_len) };            \
         int route = write_route(fd, &v, 1);                                     \
         if (route == AS_IS)                                                     \
             return REAL(name) args;                                             \
+        struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,            \
+                         .addr = (address), .alen = (address_len) };            \
         return routed_call(route, &c, &v, 1, #name);                            \
     })
 SEND_WRITER(send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags), NULL, 0)
@@ -224,11 +224,11 @@ static ssize_t send_control(int fd, const struct msghdr *msg, int flags)
 WRITER(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), (fd, msg, flags), {
     if (msg->msg_controllen != 0)
         return send_control(fd, msg, flags);
-    struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,
-                     .addr = msg->msg_name, .alen = msg->msg_namelen };
     int route = write_route(fd, msg->msg_iov, (int)msg->msg_iovlen);
     if (route == AS_IS)
         return REAL(sendmsg)(fd, msg, flags);
+    struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,
+                     .addr = msg->msg_name, .alen = msg->msg_namelen };
     return routed_call(route, &c, msg->msg_iov, (int)msg->msg_iovlen, "sendmsg");
 })
 
