@@ -250,20 +250,51 @@ ssize_t put_bytes(struct put *c, const void *p, size_t n)
     return REAL(write)(c->fd, p, n);
 }
 
-/* Puts bytes [from, to) of the call.  Returns how many went out, stopping
- * at the first short write, or -1 (errno set) if none did. */
+/* Several iovecs with one call of the program's kind. */
+static ssize_t put_iovecs(struct put *c, const struct iovec *v, int n)
+{
+    if (n == 1)
+        return put_bytes(c, v[0].iov_base, v[0].iov_len);
+    if (c->kind == PUT_PWRITE) {
+        ssize_t r = REAL(pwritev64)(c->fd, v, n, c->off);
+        if (r > 0)
+            c->off += r;
+        return r;
+    }
+    if (c->kind == PUT_SEND) {
+        struct msghdr m = { .msg_name = (void *)c->addr, .msg_namelen = c->alen,
+                            .msg_iov = (struct iovec *)v, .msg_iovlen = (size_t)n };
+        return REAL(sendmsg)(c->fd, &m, c->flags);
+    }
+    return REAL(writev)(c->fd, v, n);
+}
+
+/* Puts bytes [from, to) of the call, as few calls as the program made:
+ * whole iovecs as they are (a writev of a hundred messages is one writev
+ * still, not a hundred writes), a cut one copied.  Returns how many went
+ * out, stopping at the first short write, or -1 (errno set) if none did. */
+#define PUT_PIECES 16
+#define PUT_IOV_MAX 1024    /* (IOV_MAX on Linux) */
+
 ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to)
 {
     size_t done = 0;
     while (from + done < to) {
-        struct iovec piece;     /* the call's next stretch in one of its iovecs */
-        if (iov_slice(iov, cnt, from + done, to, &piece, 1) == 0)
+        struct iovec cut[PUT_PIECES];
+        const struct iovec *at = cut;
+        int n = iov_whole(iov, cnt, from + done, to, &at, PUT_IOV_MAX);
+        if (n == 0) {
+            at = cut;
+            n = iov_slice(iov, cnt, from + done, to, cut, PUT_PIECES);
+        }
+        if (n == 0)
             break;
-        ssize_t r = put_bytes(c, piece.iov_base, piece.iov_len);
+        size_t want = iov_total(at, n);
+        ssize_t r = put_iovecs(c, at, n);
         if (r < 0)
             return done ? (ssize_t)done : -1;
         done += (size_t)r;
-        if ((size_t)r < piece.iov_len)
+        if ((size_t)r < want)
             break;
     }
     return (ssize_t)done;

@@ -874,3 +874,36 @@ PY
     [ "$output" = "$want" ] || { echo "wrapped: $output" >&2; cat err >&2; false; }
     [ "$(grep -v '^junk$' err)" = "$errs" ] || { cat err >&2; false; }
 }
+
+# A writev of many messages goes out as the program wrote it, a writev (in
+# pieces of whole iovecs where junk is cut out), not one write(2) per
+# iovec: a Node server whose pipe filled hands libuv's queue of hundreds
+# of messages to one writev; a system call for each cost it a fifth of its
+# time (#43).  Counted with strace, never timed.
+@test "guard: a writev of 100 messages with junk between them: the junk to stderr, the messages with a few writev calls, not one write per message" {
+    command -v strace >/dev/null || { echo "strace is missing (make test-tools installs it)" >&2; return 1; }
+    cd "$BATS_TEST_TMPDIR"
+    cat >batch_srv.py <<'PY'
+import os
+os.read(0, 65536)
+os.write(1, b'{"jsonrpc":"2.0","id":1,"result":{}}\n')
+m = [b'{"jsonrpc":"2.0","method":"n","params":[%d]}\n' % i for i in range(100)]
+os.writev(1, [b"batch-junk 1\n"] + m[:50] + [b"batch-junk 2\n"] + m[50:])
+PY
+    local msgs="" i
+    for i in $(seq 0 99); do msgs+="{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":[$i]}"$'\n'; done
+    local answer='{"jsonrpc":"2.0","id":1,"result":{}}'$'\n'
+    # fd 1's write and writev calls of the server's process (strace -f)
+    calls() { awk '/^[0-9]+ +(write|writev)\(1,/ { n++ } END { print n + 0 }' "$1"; }
+    ungated --line "$INIT1" -- strace -f -qq -e trace=write,writev -o trace.plain "$PYTHON" batch_srv.py
+    assert_status 0
+    assert_stdout_bytes "$answer"batch-junk$' 1\n'"${msgs%%'{"jsonrpc":"2.0","method":"n","params":[50]}'*}"batch-junk$' 2\n'"{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":[50]}${msgs#*'"params":[50]}'}"
+    [ "$(calls trace.plain)" = 2 ] || { cat trace.plain >&2; false; }
+    gated --line "$INIT1" -- strace -f -qq -e trace=write,writev -o trace.gated "$PYTHON" batch_srv.py
+    assert_status 0
+    assert_stdout_bytes "$answer$msgs"
+    assert_stderr_has "batch-junk 1" "batch-junk 2"
+    local n
+    n=$(calls trace.gated)
+    [ "$n" -le 10 ] || { echo "$n write/writev calls on fd 1 for 1 write and 1 writev" >&2; grep -c 'write(1,' trace.gated >&2; false; }
+}
