@@ -44,6 +44,11 @@ writer() {
     row_table writer sendfile splice vmsplice
 }
 
+# (coverage round of 2026-12-07: members and options no test called)
+@test "guard: sendfile64, and splice with SPLICE_F_NONBLOCK (EAGAIN on an empty pipe, not a wait), go through the guard too" {
+    row_table writer sendfile64 splice-nb
+}
+
 # sendfile and splice through ctypes, with the offset by pointer (Python's
 # os.sendfile passes it by value), for the two tests below.
 MOVED_CALLS='libc = ctypes.CDLL(None, use_errno=True)
@@ -202,6 +207,41 @@ PY
 
 @test "guard: C stdio with the program's own buffering (setvbuf unbuffered, line-buffered), and flushed by fflush(NULL)" {
     row_table writer printf-unbuf printf-line printf-flushall
+}
+
+# padded TEXT LEN CHAR TAIL: TEXT, CHAR repeated, TAIL: LEN bytes in all.
+padded() {
+    local fill
+    printf -v fill '%*s' $(($2 - ${#1} - ${#4})) ''
+    printf '%s%s%s' "$1" "${fill// /$3}" "$4"
+}
+
+# long W: as writer, but the junk line is exactly 1024 bytes (printf's
+# buffer on the stack: one more would need the mapped one) and the log
+# line 6000 (more than C stdio's buffer holds: glibc would write it
+# itself, unseen, from inside the member).
+long_writer() {
+    local w=$1 j1 j2
+    j1=$(padded 'guard-junk initialize ' 1024 j $'\n'; padded '{"level":30,"msg":"handled initialize","pad":"' 6000 p $'"}\n'; echo x)
+    j2=$(padded 'guard-junk ping ' 1024 j $'\n'; padded '{"level":30,"msg":"handled ping","pad":"' 6000 p $'"}\n'; echo x)
+    j1=${j1%x} j2=${j2%x}
+    ungated --line "$INIT1" --line "$PING2" -- "$GS" long "$w"
+    assert_status 0
+    assert_stdout_bytes "$j1$A1"$'\n'"$j2$A2"$'\n'
+    gated --line "$INIT1" --line "$PING2" -- "$GS" long "$w"
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    assert_stderr_bytes "$j1$j2"
+}
+
+# (coverage round of 2026-12-07: members no test called, lines longer than
+# the buffers)
+@test "guard: C stdio's one-byte members called as functions (putchar, putchar_unlocked, fputc, putc, _IO_putc, fputc_unlocked, putc_unlocked), lines longer than stdio's buffer" {
+    row_table long_writer putchar-fn putchar-unlocked-fn fputc-fn putc-fn _IO_putc-fn fputc-unlocked-fn putc-unlocked-fn
+}
+
+@test "guard: printf of a line of exactly 1024 bytes and one of 6000, dprintf, and inline putc_unlocked flushed by fflush_unlocked" {
+    row_table long_writer printf dprintf unlocked
 }
 
 @test "guard: C stdio's buffer never flushed by the program: exit writes it, through the guard" {
