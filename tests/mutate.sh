@@ -609,6 +609,7 @@ check/json.c | cov-json-exponent-minus-refused | `stdiogate --check` on a server
 check/json.c | cov-json-utf8-last-char-cut | `stdiogate --check --json`: a text that ends in a two-, three- or four-byte UTF-8 character (a command-line argument, an error message ending in 'É') has that character replaced by U+FFFD |     if (len == 0 \|\| len > n) |     if (len == 0 \|\| len >= n)
 check/json.c | cov-json-invalid-utf8-raw | `stdiogate --check --json` on a command line (or message) with a byte that is not UTF-8 (a Latin-1 file name) writes the byte raw: the document is not valid JSON, and jq or the doctor (which reads it) rejects or alters it | fputs("\\\\ufffd", stdout); | putchar(p[i]);
 check/json.c | cov-json-control-1f-raw | `stdiogate --check --json` writes the control byte 0x1f raw when a command line or message holds one: the document is not valid JSON (jq: 'Invalid string: control characters ... must be escaped') |         } else if (c < 0x20 \|\| c == 0x7f) { |         } else if (c < 0x1f) {
+lib/guard.c | cov-guard-alone-junk-to-wire-too | after the gate, a signal handler (or a vfork child) that writes a log line and a message in one call while the server is inside a write of its own (a large answer on its way): the log line goes to stderr and to the wire as well; the client gets a line that is not JSON-RPC |                 from = pos + k; |                 from = pos;
 EOF
 )
 

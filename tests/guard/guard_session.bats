@@ -348,6 +348,38 @@ PY
 # stdiogate (default mode), stderr a pipe that nobody reads until the
 # notification is on the wire (or the wire has ended): the junk waits in
 # the guard's backlog at exit.
+# (coverage round of 2026-12-07: junk from a handler that interrupted the
+# guard, classified on its own, was never written by a test.)  The handler
+# writes a junk line and a notification in one call, every 200 us, while
+# 1 MB answers are on their way: each junk line on stderr, each
+# notification on the wire, whole, as many as the handler ran.
+@test "guard: a signal handler writing a junk line and a message in one call while large answers are on their way: the junk on stderr, the message on the wire, each as often as the handler ran" {
+    local args=() i
+    for i in $(seq 3 12); do args+=(--line "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"ping\"}"); done
+    ungated --timeout 120 --frames 0 --line "$INIT1" "${args[@]}" -- "$GS" signal-junk 1000000
+    assert_status 0
+    grep -q '^guard-junk alarm$' "$OUT" || { echo "unwrapped: no junk on stdout" >&2; show_run; return 1; }
+    gated --timeout 120 --frames 11 --line "$INIT1" "${args[@]}" -- "$GS" signal-junk 1000000
+    assert_status 0
+    "$PYTHON" - "$OUT" "$ERR" <<'PY'
+import json, re, sys
+alarms = answers = 0
+for line in open(sys.argv[1], "rb"):
+    m = json.loads(line)          # every line a whole message
+    if m.get("method") == "alarm":
+        alarms += 1
+    else:
+        assert len(m["result"]["text"]) == 1000000
+        answers += 1
+err = open(sys.argv[2]).read()
+ran = int(re.search(r"^alarms: (\d+)$", err, re.M).group(1))
+junk = err.count("guard-junk alarm\n")
+assert answers == 11, answers
+assert ran > 0 and alarms == ran and junk == ran, (alarms, junk, ran)
+assert err == "guard-junk alarm\n" * ran + "alarms: %d\n" % ran, err[:300]
+PY
+}
+
 late_run() {
     rm -f out err done errpipe
     mkfifo errpipe
