@@ -380,6 +380,43 @@ assert err == "guard-junk alarm\n" * ran + "alarms: %d\n" % ran, err[:300]
 PY
 }
 
+# escapes_row MODE: guard_bytes.py (coverage round of 2026-12-07: the
+# classifier's escapes and number states that no test wrote).  Unwrapped,
+# every line on stdout; wrapped (default, --strict), the two notifications
+# and answers on the wire, the junk lines on stderr, both byte for byte:
+# the first session's lines in one write each, the second's a byte a write.
+escapes_row() {
+    local how=$1 want_out want_err
+    want_out=$("$PYTHON" - "$FIX/guard_bytes.py" <<'PY'
+import sys
+src = open(sys.argv[1]).read().split("\nn = 0\n")[0]     # (its lines, not its loop)
+g = {}
+exec(src, g)
+sys.stdout.write(g["NOTE"] + g["ANSWER"] % "1" + g["NOTE"] + g["ANSWER"] % "2" + "x\n")
+sys.stdout.write("".join(g["JUNK"]) * 2)
+PY
+)
+    want_err=${want_out#*$'x\n'}
+    want_out=${want_out%%x$'\n'*}
+    ungated --frames 4 --line "$INIT1" --line "$PING2" -- "$PYTHON" "$FIX/guard_bytes.py"
+    assert_status 0
+    [ "$(grep -c '"log"' "$OUT")" = 16 ] || { echo "unwrapped: the junk is not on stdout" >&2; show_run; return 1; }
+    case $how in
+        default) gated --frames 4 --line "$INIT1" --line "$PING2" -- "$PYTHON" "$FIX/guard_bytes.py" ;;
+        strict)  local -x STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/strict
+                 gated --frames 4 --line "$INIT1" --line "$PING2" -- "$PYTHON" "$FIX/guard_bytes.py" ;;
+    esac
+    assert_status 0
+    assert_stdout_bytes "$want_out"
+    assert_stderr_bytes "${want_err%$'\n'}"$'\n'
+}
+
+@test "guard: every JSON escape and number form passes, almost-messages (bad escape, bad \\u, 1., 1.e5, 1e, -, .5, 1.5e+) are junk: in one write and a byte a write; default and --strict" {
+    printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/strict"
+    chmod 755 "$BATS_TEST_TMPDIR/strict"
+    row_table escapes_row default strict
+}
+
 late_run() {
     rm -f out err done errpipe
     mkfifo errpipe
