@@ -565,6 +565,34 @@ sys.stdout.write("{\"mcpServers\": {\"deep\": {\"command\": \"check_srv\", \"arg
     python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["mcpServers"]["fine"]["args"][0] == "check_srv", d["mcpServers"]["fine"]' "$H/deep.json"
 }
 
+# (coverage round of 2026-12-07: the entry and file checks no test's
+# configuration failed.)  Entries that are not an object, args that are a
+# string, env values that are not strings are listed as not run (the rest
+# of the file is); a file that is not UTF-8, not an object, or a directory
+# is named unreadable with why, exit status 6.
+@test "doctor: bad input: an entry not an object, args a string, env a list are not run; a file not UTF-8, not an object, a directory: status 6 and why" {
+    local d=$BATS_TEST_TMPDIR
+    printf '%s\n' '{"mcpServers": {"notobj": 5, "argsnotlist": {"command": "check_srv", "args": "banner"},' \
+        ' "envbad": {"command": "check_srv", "env": {"A": [1]}}, "fine": {"command": "check_srv"}}}' >"$d/bad.json"
+    doctor --config "$d/bad.json" --list
+    expect status 0 "$status"
+    row file notobj "file +no +not an object"
+    row file argsnotlist "file +no +args is not a list"
+    row file envbad "file +no +check_srv"
+    row file fine "file +yes +check_srv"
+    printf '{"mcpServers": {"a": {"command": "caf\xe9"}}}\n' >"$d/latin1.json"
+    echo '[{"mcpServers": {}}]' >"$d/array.json"
+    mkdir "$d/dir.json"
+    local f why
+    for f in latin1:'not UTF-8' array:'not an object' dir:'Is a directory'; do
+        why=${f#*:} f=$d/${f%%:*}.json
+        doctor --config "$f" --list
+        expect "status of $f" 6 "$status"
+        grep -qx "stdiogate: $f: $why" "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
+        ! grep -q Traceback "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
+    done
+}
+
 @test "doctor: bad input: a lone surrogate in a name or a command is shown escaped; the report, --json and --fix go on" {
     printf '{"mcpServers": {"ev\\ud800il": {"command": "check_srv", "args": ["banner"]},\n "cmd": {"command": "check_srv\\ud800"}}}\n' >"$H/surrogate.json"
     doctor --config "$H/surrogate.json" --linger 0
