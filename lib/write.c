@@ -35,7 +35,7 @@ int to_diversion(int fd)
  * gate shut) or through the guard (the wire, lib/guard.c). */
 enum { AS_IS, FAILSAFE, GUARD };
 
-static int write_route(int fd, const struct iovec *iov, int cnt)
+static inline __attribute__((always_inline)) int write_route(int fd, const struct iovec *iov, int cnt)
 {
     if (LOAD(g_core.state) != GATE_OPEN && to_diversion(fd))
         return FAILSAFE;
