@@ -58,14 +58,15 @@ static inline int iov_slice(const struct iovec *iov, int cnt, size_t from, size_
 }
 
 /* The whole iovecs of the call that [from, to) begins with, as the
- * program's own array (*at): how many (at most max); 0 if from is inside
- * an iovec or the first one goes past to. */
+ * program's own array (*at), the empty ones at from passed over (a run of
+ * them only would take nothing, for ever): how many (at most max); 0 if
+ * from is inside an iovec or the first one goes past to. */
 static inline int iov_whole(const struct iovec *iov, int cnt, size_t from, size_t to,
                             const struct iovec **at, int max)
 {
     size_t pos = 0;
     int i = 0, n = 0;
-    while (i < cnt && pos + iov[i].iov_len <= from && pos < from)
+    while (i < cnt && pos + iov[i].iov_len <= from && (pos < from || iov[i].iov_len == 0))
         pos += iov[i++].iov_len;
     if (pos != from)
         return 0;

@@ -250,17 +250,13 @@ ssize_t put_bytes(struct put *c, const void *p, size_t n)
     return REAL(write)(c->fd, p, n);
 }
 
-/* Several iovecs with one call of the program's kind. */
+/* Several iovecs with one call of the program's kind (a positional write
+ * gets one at a time: the caller's n is 1, pwritev64 being one of the
+ * calls resolved lazily, by dlsym, which a signal handler must not run). */
 static ssize_t put_iovecs(struct put *c, const struct iovec *v, int n)
 {
     if (n == 1)
         return put_bytes(c, v[0].iov_base, v[0].iov_len);
-    if (c->kind == PUT_PWRITE) {
-        ssize_t r = REAL(pwritev64)(c->fd, v, n, c->off);
-        if (r > 0)
-            c->off += r;
-        return r;
-    }
     if (c->kind == PUT_SEND) {
         struct msghdr m = { .msg_name = (void *)c->addr, .msg_namelen = c->alen,
                             .msg_iov = (struct iovec *)v, .msg_iovlen = (size_t)n };
@@ -279,13 +275,14 @@ static ssize_t put_iovecs(struct put *c, const struct iovec *v, int n)
 ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to)
 {
     size_t done = 0;
+    int one = c->kind == PUT_PWRITE;
     while (from + done < to) {
         struct iovec cut[PUT_PIECES];
         const struct iovec *at = cut;
-        int n = iov_whole(iov, cnt, from + done, to, &at, PUT_IOV_MAX);
+        int n = iov_whole(iov, cnt, from + done, to, &at, one ? 1 : PUT_IOV_MAX);
         if (n == 0) {
             at = cut;
-            n = iov_slice(iov, cnt, from + done, to, cut, PUT_PIECES);
+            n = iov_slice(iov, cnt, from + done, to, cut, one ? 1 : PUT_PIECES);
         }
         if (n == 0)
             break;

@@ -1016,3 +1016,25 @@ PY
     n=$(calls trace.gated)
     [ "$n" -le 10 ] || { echo "$n write/writev calls on fd 1 for 1 write and 1 writev" >&2; grep -c 'write(1,' trace.gated >&2; false; }
 }
+
+# The same path with empty iovecs where a piece begins (a program that
+# writes an empty header before its body; Node's process.stdout.write('')
+# in libuv's queue): the piece starts past them, it never loops on them.
+@test "guard: a writev whose first iovecs are empty, then a message and junk in one iovec: the message to the wire, the junk to stderr, no hang" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >empty_iov.py <<'PY'
+import os
+os.read(0, 65536)
+m = b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+os.writev(1, [b"", b"", m + b"empty-iov junk\n"])
+os.writev(1, [b"junk before\n", b"", b"", m])
+PY
+    local m='{"jsonrpc":"2.0","id":1,"result":{}}'
+    ungated --line "$INIT1" -- "$PYTHON" empty_iov.py
+    assert_status 0
+    assert_stdout_bytes "$m"$'\nempty-iov junk\njunk before\n'"$m"$'\n'
+    gated --line "$INIT1" -- "$PYTHON" empty_iov.py
+    assert_status 0
+    assert_stdout_bytes "$m"$'\n'"$m"$'\n'
+    assert_stderr_has "empty-iov junk" "junk before"
+}
