@@ -181,6 +181,21 @@ via_launcher() {
     assert_stderr_has "fopen: served"
 }
 
+# (coverage round 2 of 2026-12-07: fopen's mode read before the gate, where
+# the library opens the stand-in itself: only "w" was ever given.)  Each mode
+# a server may open its stdout with: the junk on stderr, the answers on the
+# wire, and "e" makes the descriptor close-on-exec, as glibc's fopen does.
+fopen_mode_row() {
+    local mode=$1 cloexec=$2
+    JUNK=(fopen-banner-junk)
+    CORE_FOPEN_MODE=$mode init_ping_diverted --timeout 10 -- "$BIN/core_fopen" before
+    assert_stderr_has "fopen: served" "fopen: cloexec $cloexec"
+}
+
+@test "reopen: fopen(\"/dev/stdout\", MODE) before the gate, MODE a, a+, w+, we, ae, wb: junk on stderr, answers on the wire, close-on-exec as asked" {
+    row_table fopen_mode_row "a 0" "a+ 0" "w+ 0" "we 1" "ae 1" "wb 0"
+}
+
 # (coverage round of 2026-12-07: the members no test called on a file that
 # is not stdout, while the library minds the opens: before the gate and
 # with the guard on.)  tests/fixtures/fam_open.py checks each open gives the
