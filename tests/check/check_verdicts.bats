@@ -359,6 +359,32 @@ setup() {
     expect outcomes "result result result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
 }
 
+# (coverage round 2 of 2026-12-07: no LSP or DAP server asked the client
+# anything.)  LSP servers ask (window/workDoneProgress/create,
+# client/registerCapability), DAP adapters too (runInTerminal): each gets an
+# answer in its protocol, in every run, and the session goes on.
+@test "check: a request from an LSP server or a DAP adapter gets an answer in its protocol (null result; success false), in every run" {
+    local rows=(
+        'mcp||{"jsonrpc":"2.0","id":"s1","error":{"code":-32601,"message":"stdiogate --check answers no requests"}}'
+        'lsp|--lsp|{"jsonrpc":"2.0","id":"s2","result":null}'
+        'dap|--dap|{"type":"response","request_seq":1,"command":"runInTerminal","success":false,"message":"not supported by stdiogate --check"}'
+    )
+    local row proto opt want bad=()
+    for row in "${rows[@]}"; do
+        IFS='|' read -r proto opt want <<<"$row"
+        rm -f answers
+        # shellcheck disable=SC2086  # no option is no word
+        CHECK_ANSWERS=$PWD/answers check --linger 0 --protocol "$proto" -- "$SRV" $opt asks
+        # (a DAP answer's own seq left out)
+        if [ "$status|$(q '[.runs[].stdout.server_requests] | join(" ")')" != "0|1 1 1" ] ||
+            ! printf '%s\n' "$want" "$want" "$want" | cmp -s - <(sed 's/^{"seq":[0-9]*,/{/' answers); then
+            echo "row $proto: status $status, answers:"; cat answers; show_check
+            bad+=("$proto")
+        fi
+    done
+    [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}"; false; }
+}
+
 @test "check: --call runs a tool; an error answer is an answer with its message" {
     check --linger 0 --call echo --args '{"x":1}' -- "$SRV"
     expect status 0 "$status"
