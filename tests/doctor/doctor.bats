@@ -368,6 +368,41 @@ no client configuration found" "$output"
     expect command_fix 0 "$status"
 }
 
+# (coverage round 2 of 2026-12-07: the doctor's option errors no test made.)
+# Each bad use of an option: status 125, one line that says what is wrong,
+# then the usage, nothing on stdout; --help is the doctor's help, status 0;
+# --list=FILE is --list FILE.
+@test "doctor: each bad option: 125 and the reason on stderr; --help after a doctor option; --list=FILE as --list FILE" {
+    local rows=(
+        "--config --jobs x|--jobs needs a number, not 'x'"
+        "--config --jobs=|--jobs needs a number, not ''"
+        "--config --timeout|option '--timeout' needs a value"
+        "--client nosuch -- cmd|unknown client 'nosuch' (claude-code, "
+        "--config --bogus|unknown option '--bogus' (try 'stdiogate --check --help')"
+        "--client cursor|--client needs a COMMAND: stdiogate --check --client NAME -- COMMAND [ARG]..."
+        "--config $H/.cursor/mcp.json cmd|--config takes no COMMAND (cmd); give a FILE or nothing"
+    )
+    local row args want bad=()
+    for row in "${rows[@]}"; do
+        IFS='|' read -r args want <<<"$row"
+        # shellcheck disable=SC2086  # the row's words
+        doctor $args
+        if [ "$status" != 125 ] || [ -n "$output" ] ||
+            [[ "$(head -1 "$BATS_TEST_TMPDIR/err.txt")" != "stdiogate: $want"* ]] ||
+            ! grep -q '^Usage: stdiogate --check --config' "$BATS_TEST_TMPDIR/err.txt"; then
+            echo "row [$args]: status $status, stdout [$output], stderr:"; cat "$BATS_TEST_TMPDIR/err.txt"
+            bad+=("$args")
+        fi
+    done
+    doctor --list --help
+    [ "$status" = 0 ] && [[ "$output" == "Usage: stdiogate --check --config"* ]] || bad+=("--list --help")
+    doctor --list "$H/.cursor/mcp.json"
+    local spaced=$output
+    doctor --list="$H/.cursor/mcp.json"
+    [ "$status" = 0 ] && [ "$output" = "$spaced" ] && [[ "$output" == *check_srv* ]] || { echo "--list=FILE: $output"; bad+=("--list=FILE"); }
+    [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}"; false; }
+}
+
 # client_entry CLIENT FILE ARG...: the entry `--check --client CLIENT --json
 # ARG...` prints for CLIENT, in FILE.
 client_entry() {
