@@ -919,6 +919,43 @@ print("|".join([e["command"], *e["args"]]))' "$1"
     expect plain_client "$GATE" "$(jq -r '.client_entries.cursor | fromjson | .mcpServers[].command' "$BATS_TEST_TMPDIR/client.json")"
 }
 
+# (coverage round 2 of 2026-12-07: npm's other layouts.)  npm hoists the
+# platform package beside the main one (PROJECT/node_modules/@stdiogate/
+# linux-CPU): the entry is the project's bin link; a package without a bin
+# link (npm --no-bin-links): the package's launcher; the platform package
+# alone (no launcher to name): the path it was run by.  And uv's cache where
+# UV_CACHE_DIR puts it: uvx.
+client_command() {  # client_command WRAPPER: the command --client cursor prints
+    "$1" --check --client cursor --json --linger 0 check_srv banner >"$BATS_TEST_TMPDIR/client.json" || true
+    jq -r '.client_entries.cursor | fromjson | .mcpServers[].command' "$BATS_TEST_TMPDIR/client.json"
+}
+
+@test "doctor: --client from npm's other layouts: a hoisted platform package (the bin link), no bin link (the launcher), the platform package alone (its own path); UV_CACHE_DIR's uv cache (uvx)" {
+    local cpu P Q R
+    case $(uname -m) in x86_64) cpu=x64 ;; *) cpu=arm64 ;; esac
+    # hoisted: P/stdiogate and P/@stdiogate/linux-CPU side by side, P/.bin
+    P=$BATS_TEST_TMPDIR/hoisted/node_modules
+    npm_layout "$P/stdiogate"
+    mv "$P/stdiogate/node_modules/@stdiogate" "$P/"
+    mkdir -p "$P/.bin" && ln -s ../stdiogate/bin/stdiogate "$P/.bin/stdiogate"
+    expect hoisted "$P/.bin/stdiogate" "$(client_command "$P/.bin/stdiogate")"
+    # no bin link: the launcher inside the package
+    Q=$BATS_TEST_TMPDIR/nolinks/node_modules
+    npm_layout "$Q/stdiogate"
+    expect no_link "$Q/stdiogate/bin/stdiogate" "$(client_command "$Q/stdiogate/bin/stdiogate")"
+    # the platform package alone
+    R=$BATS_TEST_TMPDIR/alone/node_modules
+    npm_layout "$R/stdiogate"
+    mv "$R/stdiogate/node_modules/@stdiogate" "$R/" && rm -r "$R/stdiogate"
+    expect alone "$R/@stdiogate/linux-$cpu/bin/stdiogate" "$(client_command "$R/@stdiogate/linux-$cpu/bin/stdiogate")"
+    # uv's cache where UV_CACHE_DIR puts it: the command that fetches it again
+    local U=$BATS_TEST_TMPDIR/uvcache/archive-v0/0123456789abcdef
+    mkdir -p "$U/bin" "$U/lib/stdiogate"
+    cp "$ROOT/stdiogate" "$U/bin/"
+    cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$ROOT/doctor/stdiogate-doctor" "$U/lib/stdiogate/"
+    expect uv_cache_dir uvx "$(UV_CACHE_DIR=$BATS_TEST_TMPDIR/uvcache client_command "$U/bin/stdiogate")"
+}
+
 # Issue 45: the doctor run from outside the project directory (its parent,
 # HOME, /) finds and treats the project's files as from inside it: --list
 # --json is the same from each, and --fix of a project file whose server
