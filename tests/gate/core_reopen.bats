@@ -88,6 +88,24 @@ reopened() {
     assert_stderr_lacks "no write readiness"
 }
 
+# (coverage round 2 of 2026-12-07: the table of registrations full, and a
+# registration deleted before the gate.)  fd 1 registered in 17 epoll
+# instances (one deleted again first): the library remembers 16 and says it
+# cannot remember the 17th; each of the 16 hears of the wire (the writer's
+# k-th EAGAIN waits on instance 15-(k mod 16), the last remembered first).
+@test "reopen: fd 1 registered with epoll in 17 instances before the gate (one more deleted): the 16 remembered hear of the wire, the 17th is said" {
+    local want=$BATS_TEST_TMPDIR/want
+    JUNK=(epoll-banner-junk)
+    { printf '{"jsonrpc":"2.0","id":0,"result":{"pad":"'
+      head -c 2000000 /dev/zero | tr '\0' x
+      printf '"}}\n'; } >"$want"
+    CORE_EPOLL_SETS=17 CORE_EPOLL_WAIT=16 CORE_EPOLL_DEL=1 diverted --line "$INIT" --timeout 60 -- "$BIN/core_epoll"
+    cmp "$OUT" "$want"
+    assert_stderr_has "epoll: wrote 2000063 bytes"
+    assert_stderr_lacks "no write readiness"
+    [ "$(grep -c "epoll: no room to remember descriptor 1's registration: it will not hear of the wire" "$ERR")" = 1 ] || { show_run; false; }
+}
+
 @test "reopen: the new descriptor closed before the gate opens: fd 1 serves" {
     init_ping_diverted --timeout 10 -- "$SRV" /dev/stdout close
     assert_stderr_has "reopen: served on descriptor 1; stderr blocking"
