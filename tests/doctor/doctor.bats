@@ -919,6 +919,22 @@ print("|".join([e["command"], *e["args"]]))' "$1"
     expect plain_client "$GATE" "$(jq -r '.client_entries.cursor | fromjson | .mcpServers[].command' "$BATS_TEST_TMPDIR/client.json")"
 }
 
+# (coverage round 2 of 2026-12-07: no entry's cwd was missing.)  An entry's
+# cwd is where its server runs (a relative command found there); a cwd that
+# does not exist: "cannot start", status 4, said why, nothing run.
+@test "doctor: an entry's cwd: the server runs there; a cwd that does not exist cannot start (4), said why" {
+    mkdir "$H/srvdir"
+    printf '#!/bin/sh\nexec check_srv\n' >"$H/srvdir/srv.sh"
+    chmod 755 "$H/srvdir/srv.sh"
+    printf '{"mcpServers": {"gone": {"command": "check_srv", "cwd": "%s/nope"}, "here": {"command": "./srv.sh", "cwd": "%s/srvdir"}}}\n' \
+        "$H" "$H" >"$H/cwd.json"
+    doctor --config "$H/cwd.json" --linger 0 --json
+    expect status 4 "$status"
+    expect gone "cannot start|4|cwd $H/nope: no such directory|null" \
+        "$(jq -r '.servers[] | select(.name == "gone") | .before | "\(.verdict)|\(.status)|\(.detail)|\(.check)"' "$BATS_TEST_TMPDIR/out.txt")"
+    expect here "clean|0" "$(jq -r '.servers[] | select(.name == "here") | .before | "\(.verdict)|\(.status)"' "$BATS_TEST_TMPDIR/out.txt")"
+}
+
 # (coverage round 2 of 2026-12-07: npm's other layouts.)  npm hoists the
 # platform package beside the main one (PROJECT/node_modules/@stdiogate/
 # linux-CPU): the entry is the project's bin link; a package without a bin
