@@ -385,6 +385,19 @@ setup() {
     [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}"; false; }
 }
 
+# (coverage round 2 of 2026-12-07: no server answered in a batch.)  A JSON-RPC
+# batch on one line (MCP 2025-03-26 allowed them), blanks around its
+# members: each member is taken, the answer as the answer, the notification
+# as a notification; clean.
+@test "check: answers in a JSON-RPC batch with a notification, blanks between the members: each taken, clean" {
+    check --timeout 5 --linger 0 -- "$SRV" batch
+    expect status 0 "$status"
+    expect outcomes "result result result result|result result result result|result result result result" \
+        "$(q '[.runs[] | [.requests[].outcome] | join(" ")] | join("|")')"
+    expect notifications "4 4 4" "$(q '[.runs[].stdout.notifications] | join(" ")')"
+    expect malformed "0 0 0" "$(q '[.runs[].stdout.malformed_messages] | join(" ")')"
+}
+
 @test "check: --call runs a tool; an error answer is an answer with its message" {
     check --linger 0 --call echo --args '{"x":1}' -- "$SRV"
     expect status 0 "$status"
