@@ -398,6 +398,19 @@ setup() {
     expect malformed "0 0 0" "$(q '[.runs[].stdout.malformed_messages] | join(" ")')"
 }
 
+# (coverage round 2 of 2026-12-07: no server answered a request twice.)  A
+# second answer to a request already answered is an answer to nothing asked:
+# a protocol error in every run (status 3), counted and said.
+@test "check: an answer to a request already answered (ping answered twice): a stray answer, status 3, said in JSON and text" {
+    check --timeout 5 --linger 0 -- "$SRV" twice
+    expect status 3 "$status"
+    expect stray "1 1 1" "$(q '[.runs[].stray_answers] | join(" ")')"
+    expect errors "1 1 1" "$(q '[.runs[].protocol_errors] | join(" ")')"
+    check_text --timeout 5 --linger 0 -- "$SRV" twice
+    expect text_status 3 "$status"
+    expect text_lines 3 "$(grep -c '^  1 answers to requests never made$' <<<"$output")"
+}
+
 @test "check: --call runs a tool; an error answer is an answer with its message" {
     check --linger 0 --call echo --args '{"x":1}' -- "$SRV"
     expect status 0 "$status"
