@@ -93,7 +93,8 @@ reopened() {
 # instances (one deleted again first): the library remembers 16 and says it
 # cannot remember the 17th; each of the 16 hears of the wire (the writer's
 # k-th EAGAIN waits on instance 15-(k mod 16), the last remembered first).
-@test "reopen: fd 1 registered with epoll in 17 instances before the gate (one more deleted): the 16 remembered hear of the wire, the 17th is said" {
+# Then two, with one registered before them and deleted after: both hear.
+@test "reopen: fd 1 registered with epoll in 17 instances before the gate (one more deleted): the 16 remembered hear of the wire, the 17th is said; a deleted one before two others" {
     local want=$BATS_TEST_TMPDIR/want
     JUNK=(epoll-banner-junk)
     { printf '{"jsonrpc":"2.0","id":0,"result":{"pad":"'
@@ -104,6 +105,10 @@ reopened() {
     assert_stderr_has "epoll: wrote 2000063 bytes"
     assert_stderr_lacks "no write readiness"
     [ "$(grep -c "epoll: no room to remember descriptor 1's registration: it will not hear of the wire" "$ERR")" = 1 ] || { show_run; false; }
+    # a registration deleted after two others: a hole before them
+    CORE_EPOLL_SETS=2 CORE_EPOLL_DEL=2 diverted --line "$INIT" --timeout 60 -- "$BIN/core_epoll"
+    cmp "$OUT" "$want"
+    assert_stderr_lacks "no write readiness" "no room"
 }
 
 @test "reopen: the new descriptor closed before the gate opens: fd 1 serves" {
