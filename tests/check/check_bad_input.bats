@@ -182,6 +182,18 @@ all_gone() {
     expect false_exit 1 "$(q .runs[0].exit.status)"
 }
 
+# (coverage round 2 of 2026-12-07: no server died of a signal.)
+@test "check: a server killed by a signal before it answers: status 4, the signal named (JSON and text)" {
+    check --timeout 5 --linger 0 -- sh -c 'kill -TERM $$'
+    expect status 4 "$status"
+    expect exit_status null "$(q .runs[0].exit.status)"
+    expect signal 15 "$(q .runs[0].exit.signal)"
+    expect text "killed by signal 15 (Terminated)" "$(q .runs[0].exit.text)"
+    [[ "$(q .verdict.summary)" == *"exited before it answered"* ]]
+    check_text --timeout 5 --linger 0 -- sh -c 'kill -TERM $$'
+    [[ "$output" == *"killed by signal 15 (Terminated)"* ]] || { echo "$output"; false; }
+}
+
 @test "check: a server that needs arguments and fails: status 4, its exit status and stderr shown" {
     check --timeout 5 --linger 0 -- "$SRV" needargs
     expect status 4 "$status"

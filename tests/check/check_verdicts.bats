@@ -359,6 +359,58 @@ setup() {
     expect outcomes "result result result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
 }
 
+# (coverage round 2 of 2026-12-07: no LSP or DAP server asked the client
+# anything.)  LSP servers ask (window/workDoneProgress/create,
+# client/registerCapability), DAP adapters too (runInTerminal): each gets an
+# answer in its protocol, in every run, and the session goes on.
+@test "check: a request from an LSP server or a DAP adapter gets an answer in its protocol (null result; success false), in every run" {
+    local rows=(
+        'mcp||{"jsonrpc":"2.0","id":"s1","error":{"code":-32601,"message":"stdiogate --check answers no requests"}}'
+        'lsp|--lsp|{"jsonrpc":"2.0","id":"s2","result":null}'
+        'dap|--dap|{"type":"response","request_seq":1,"command":"runInTerminal","success":false,"message":"not supported by stdiogate --check"}'
+    )
+    local row proto opt want bad=()
+    for row in "${rows[@]}"; do
+        IFS='|' read -r proto opt want <<<"$row"
+        rm -f answers
+        # shellcheck disable=SC2086  # no option is no word
+        CHECK_ANSWERS=$PWD/answers check --linger 0 --protocol "$proto" -- "$SRV" $opt asks
+        # (a DAP answer's own seq left out)
+        if [ "$status|$(q '[.runs[].stdout.server_requests] | join(" ")')" != "0|1 1 1" ] ||
+            ! printf '%s\n' "$want" "$want" "$want" | cmp -s - <(sed 's/^{"seq":[0-9]*,/{/' answers); then
+            echo "row $proto: status $status, answers:"; cat answers; show_check
+            bad+=("$proto")
+        fi
+    done
+    [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}"; false; }
+}
+
+# (coverage round 2 of 2026-12-07: no server answered in a batch.)  A JSON-RPC
+# batch on one line (MCP 2025-03-26 allowed them), blanks around its
+# members: each member is taken, the answer as the answer, the notification
+# as a notification; clean.
+@test "check: answers in a JSON-RPC batch with a notification, blanks between the members: each taken, clean" {
+    check --timeout 5 --linger 0 -- "$SRV" batch
+    expect status 0 "$status"
+    expect outcomes "result result result result|result result result result|result result result result" \
+        "$(q '[.runs[] | [.requests[].outcome] | join(" ")] | join("|")')"
+    expect notifications "4 4 4" "$(q '[.runs[].stdout.notifications] | join(" ")')"
+    expect malformed "0 0 0" "$(q '[.runs[].stdout.malformed_messages] | join(" ")')"
+}
+
+# (coverage round 2 of 2026-12-07: no server answered a request twice.)  A
+# second answer to a request already answered is an answer to nothing asked:
+# a protocol error in every run (status 3), counted and said.
+@test "check: an answer to a request already answered (ping answered twice): a stray answer, status 3, said in JSON and text" {
+    check --timeout 5 --linger 0 -- "$SRV" twice
+    expect status 3 "$status"
+    expect stray "1 1 1" "$(q '[.runs[].stray_answers] | join(" ")')"
+    expect errors "1 1 1" "$(q '[.runs[].protocol_errors] | join(" ")')"
+    check_text --timeout 5 --linger 0 -- "$SRV" twice
+    expect text_status 3 "$status"
+    expect text_lines 3 "$(grep -c '^  1 answers to requests never made$' <<<"$output")"
+}
+
 @test "check: --call runs a tool; an error answer is an answer with its message" {
     check --linger 0 --call echo --args '{"x":1}' -- "$SRV"
     expect status 0 "$status"

@@ -368,6 +368,41 @@ no client configuration found" "$output"
     expect command_fix 0 "$status"
 }
 
+# (coverage round 2 of 2026-12-07: the doctor's option errors no test made.)
+# Each bad use of an option: status 125, one line that says what is wrong,
+# then the usage, nothing on stdout; --help is the doctor's help, status 0;
+# --list=FILE is --list FILE.
+@test "doctor: each bad option: 125 and the reason on stderr; --help after a doctor option; --list=FILE as --list FILE" {
+    local rows=(
+        "--config --jobs x|--jobs needs a number, not 'x'"
+        "--config --jobs=|--jobs needs a number, not ''"
+        "--config --timeout|option '--timeout' needs a value"
+        "--client nosuch -- cmd|unknown client 'nosuch' (claude-code, "
+        "--config --bogus|unknown option '--bogus' (try 'stdiogate --check --help')"
+        "--client cursor|--client needs a COMMAND: stdiogate --check --client NAME -- COMMAND [ARG]..."
+        "--config $H/.cursor/mcp.json cmd|--config takes no COMMAND (cmd); give a FILE or nothing"
+    )
+    local row args want bad=()
+    for row in "${rows[@]}"; do
+        IFS='|' read -r args want <<<"$row"
+        # shellcheck disable=SC2086  # the row's words
+        doctor $args
+        if [ "$status" != 125 ] || [ -n "$output" ] ||
+            [[ "$(head -1 "$BATS_TEST_TMPDIR/err.txt")" != "stdiogate: $want"* ]] ||
+            ! grep -q '^Usage: stdiogate --check --config' "$BATS_TEST_TMPDIR/err.txt"; then
+            echo "row [$args]: status $status, stdout [$output], stderr:"; cat "$BATS_TEST_TMPDIR/err.txt"
+            bad+=("$args")
+        fi
+    done
+    doctor --list --help
+    [ "$status" = 0 ] && [[ "$output" == "Usage: stdiogate --check --config"* ]] || bad+=("--list --help")
+    doctor --list "$H/.cursor/mcp.json"
+    local spaced=$output
+    doctor --list="$H/.cursor/mcp.json"
+    [ "$status" = 0 ] && [ "$output" = "$spaced" ] && [[ "$output" == *check_srv* ]] || { echo "--list=FILE: $output"; bad+=("--list=FILE"); }
+    [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}"; false; }
+}
+
 # client_entry CLIENT FILE ARG...: the entry `--check --client CLIENT --json
 # ARG...` prints for CLIENT, in FILE.
 client_entry() {
@@ -882,6 +917,59 @@ print("|".join([e["command"], *e["args"]]))' "$1"
     # a plain install: the path it was run by, as before
     "$GATE" --check --client cursor --json --linger 0 check_srv banner >"$BATS_TEST_TMPDIR/client.json" || true
     expect plain_client "$GATE" "$(jq -r '.client_entries.cursor | fromjson | .mcpServers[].command' "$BATS_TEST_TMPDIR/client.json")"
+}
+
+# (coverage round 2 of 2026-12-07: no entry's cwd was missing.)  An entry's
+# cwd is where its server runs (a relative command found there); a cwd that
+# does not exist: "cannot start", status 4, said why, nothing run.
+@test "doctor: an entry's cwd: the server runs there; a cwd that does not exist cannot start (4), said why" {
+    mkdir "$H/srvdir"
+    printf '#!/bin/sh\nexec check_srv\n' >"$H/srvdir/srv.sh"
+    chmod 755 "$H/srvdir/srv.sh"
+    printf '{"mcpServers": {"gone": {"command": "check_srv", "cwd": "%s/nope"}, "here": {"command": "./srv.sh", "cwd": "%s/srvdir"}}}\n' \
+        "$H" "$H" >"$H/cwd.json"
+    doctor --config "$H/cwd.json" --linger 0 --json
+    expect status 4 "$status"
+    expect gone "cannot start|4|cwd $H/nope: no such directory|null" \
+        "$(jq -r '.servers[] | select(.name == "gone") | .before | "\(.verdict)|\(.status)|\(.detail)|\(.check)"' "$BATS_TEST_TMPDIR/out.txt")"
+    expect here "clean|0" "$(jq -r '.servers[] | select(.name == "here") | .before | "\(.verdict)|\(.status)"' "$BATS_TEST_TMPDIR/out.txt")"
+}
+
+# (coverage round 2 of 2026-12-07: npm's other layouts.)  npm hoists the
+# platform package beside the main one (PROJECT/node_modules/@stdiogate/
+# linux-CPU): the entry is the project's bin link; a package without a bin
+# link (npm --no-bin-links): the package's launcher; the platform package
+# alone (no launcher to name): the path it was run by.  And uv's cache where
+# UV_CACHE_DIR puts it: uvx.
+client_command() {  # client_command WRAPPER: the command --client cursor prints
+    "$1" --check --client cursor --json --linger 0 check_srv banner >"$BATS_TEST_TMPDIR/client.json" || true
+    jq -r '.client_entries.cursor | fromjson | .mcpServers[].command' "$BATS_TEST_TMPDIR/client.json"
+}
+
+@test "doctor: --client from npm's other layouts: a hoisted platform package (the bin link), no bin link (the launcher), the platform package alone (its own path); UV_CACHE_DIR's uv cache (uvx)" {
+    local cpu P Q R
+    case $(uname -m) in x86_64) cpu=x64 ;; *) cpu=arm64 ;; esac
+    # hoisted: P/stdiogate and P/@stdiogate/linux-CPU side by side, P/.bin
+    P=$BATS_TEST_TMPDIR/hoisted/node_modules
+    npm_layout "$P/stdiogate"
+    mv "$P/stdiogate/node_modules/@stdiogate" "$P/"
+    mkdir -p "$P/.bin" && ln -s ../stdiogate/bin/stdiogate "$P/.bin/stdiogate"
+    expect hoisted "$P/.bin/stdiogate" "$(client_command "$P/.bin/stdiogate")"
+    # no bin link: the launcher inside the package
+    Q=$BATS_TEST_TMPDIR/nolinks/node_modules
+    npm_layout "$Q/stdiogate"
+    expect no_link "$Q/stdiogate/bin/stdiogate" "$(client_command "$Q/stdiogate/bin/stdiogate")"
+    # the platform package alone
+    R=$BATS_TEST_TMPDIR/alone/node_modules
+    npm_layout "$R/stdiogate"
+    mv "$R/stdiogate/node_modules/@stdiogate" "$R/" && rm -r "$R/stdiogate"
+    expect alone "$R/@stdiogate/linux-$cpu/bin/stdiogate" "$(client_command "$R/@stdiogate/linux-$cpu/bin/stdiogate")"
+    # uv's cache where UV_CACHE_DIR puts it: the command that fetches it again
+    local U=$BATS_TEST_TMPDIR/uvcache/archive-v0/0123456789abcdef
+    mkdir -p "$U/bin" "$U/lib/stdiogate"
+    cp "$ROOT/stdiogate" "$U/bin/"
+    cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$ROOT/doctor/stdiogate-doctor" "$U/lib/stdiogate/"
+    expect uv_cache_dir uvx "$(UV_CACHE_DIR=$BATS_TEST_TMPDIR/uvcache client_command "$U/bin/stdiogate")"
 }
 
 # Issue 45: the doctor run from outside the project directory (its parent,

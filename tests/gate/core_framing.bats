@@ -218,3 +218,15 @@ sys.stdout.write("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"para
     assert_gate_opened_by read "$(printf %s "$msg" | wc -c)"
     assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
 }
+
+# (coverage round 2 of 2026-12-07: no first message began with a byte that
+# is none of '{', '[' or a letter.)  A client that puts a UTF-8 byte order
+# mark before its first message (a Windows tool, a pipe through PowerShell):
+# the message is a line, and the gate opens at its newline, by the read.
+@test "framing: a UTF-8 byte order mark before the first message, one byte at a time, chatter after each" {
+    JUNK=(printf-junk chatter)
+    msg=$'\xef\xbb\xbf'"$INIT"
+    diverted --bytewise --line "$msg" -- "$SRV" read1 printf chatter
+    assert_gate_opened_by read $((3 + INIT_BYTES + 1))
+    assert_frames "$(answer 0 initialize)"
+}

@@ -88,6 +88,29 @@ reopened() {
     assert_stderr_lacks "no write readiness"
 }
 
+# (coverage round 2 of 2026-12-07: the table of registrations full, and a
+# registration deleted before the gate.)  fd 1 registered in 17 epoll
+# instances (one deleted again first): the library remembers 16 and says it
+# cannot remember the 17th; each of the 16 hears of the wire (the writer's
+# k-th EAGAIN waits on instance 15-(k mod 16), the last remembered first).
+# Then two, with one registered before them and deleted after: both hear.
+@test "reopen: fd 1 registered with epoll in 17 instances before the gate (one more deleted): the 16 remembered hear of the wire, the 17th is said; a deleted one before two others" {
+    local want=$BATS_TEST_TMPDIR/want
+    JUNK=(epoll-banner-junk)
+    { printf '{"jsonrpc":"2.0","id":0,"result":{"pad":"'
+      head -c 2000000 /dev/zero | tr '\0' x
+      printf '"}}\n'; } >"$want"
+    CORE_EPOLL_SETS=17 CORE_EPOLL_WAIT=16 CORE_EPOLL_DEL=1 diverted --line "$INIT" --timeout 60 -- "$BIN/core_epoll"
+    cmp "$OUT" "$want"
+    assert_stderr_has "epoll: wrote 2000063 bytes"
+    assert_stderr_lacks "no write readiness"
+    [ "$(grep -c "epoll: no room to remember descriptor 1's registration: it will not hear of the wire" "$ERR")" = 1 ] || { show_run; false; }
+    # a registration deleted after two others: a hole before them
+    CORE_EPOLL_SETS=2 CORE_EPOLL_DEL=2 diverted --line "$INIT" --timeout 60 -- "$BIN/core_epoll"
+    cmp "$OUT" "$want"
+    assert_stderr_lacks "no write readiness" "no room"
+}
+
 @test "reopen: the new descriptor closed before the gate opens: fd 1 serves" {
     init_ping_diverted --timeout 10 -- "$SRV" /dev/stdout close
     assert_stderr_has "reopen: served on descriptor 1; stderr blocking"
@@ -179,6 +202,21 @@ via_launcher() {
     init_ping_diverted --timeout 10 -- "$BIN/core_fopen" before
     init_ping_diverted --timeout 10 -- "$BIN/core_fopen" before /proc/self/fd/1
     assert_stderr_has "fopen: served"
+}
+
+# (coverage round 2 of 2026-12-07: fopen's mode read before the gate, where
+# the library opens the stand-in itself: only "w" was ever given.)  Each mode
+# a server may open its stdout with: the junk on stderr, the answers on the
+# wire, and "e" makes the descriptor close-on-exec, as glibc's fopen does.
+fopen_mode_row() {
+    local mode=$1 cloexec=$2
+    JUNK=(fopen-banner-junk)
+    CORE_FOPEN_MODE=$mode init_ping_diverted --timeout 10 -- "$BIN/core_fopen" before
+    assert_stderr_has "fopen: served" "fopen: cloexec $cloexec"
+}
+
+@test "reopen: fopen(\"/dev/stdout\", MODE) before the gate, MODE a, a+, w+, we, ae, wb: junk on stderr, answers on the wire, close-on-exec as asked" {
+    row_table fopen_mode_row "a 0" "a+ 0" "w+ 0" "we 1" "ae 1" "wb 0"
 }
 
 # (coverage round of 2026-12-07: the members no test called on a file that
