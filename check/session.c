@@ -169,8 +169,7 @@ static void plan_session(struct run *r)
         add_dap_request(r, "initialize",
             "{\"clientID\":\"stdiogate-check\",\"adapterID\":\"stdiogate-check\","
             "\"linesStartAt1\":true,\"columnsStartAt1\":true,\"pathFormat\":\"path\"}");
-        add_dap_request(r, "disconnect", "{}");
-        break;
+        break;  /* disconnect once initialize is answered (plan_rest) */
     }
 }
 
@@ -212,11 +211,20 @@ static void plan_after_initialize(struct run *r, struct span answer)
     }
 }
 
-/* MCP: after the answer to initialize, whatever it was, the session goes on. */
+/* After the answer to initialize, whatever it was, the session goes on:
+ * MCP's lists and calls; DAP's disconnect, numbered only now, after what
+ * the checker has sent meanwhile (its answers to the adapter's requests:
+ * each message's seq one more than the one before). */
 void plan_rest(struct run *r, struct span answer)
 {
-    if (r->opt->protocol == PROTO_MCP && !r->planned && r->waiting == 0)
+    if (r->planned || r->waiting != 0)
+        return;
+    if (r->opt->protocol == PROTO_MCP) {
         plan_after_initialize(r, answer);
+    } else if (r->opt->protocol == PROTO_DAP) {
+        add_dap_request(r, "disconnect", "{}");
+        r->planned = 1;
+    }
 }
 
 /* Sends items up to and including the next request, which then waits. */

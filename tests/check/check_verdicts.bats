@@ -515,6 +515,49 @@ PY
         "$(q '[.runs[0].requests[] | "\(.outcome)\(if .error then "|" + .error else "" end)"] | join(" ")')"
 }
 
+# DAP numbers every message an actor sends, one more than the one before
+# (the spec's "seq"): the checker's answer to an adapter's request during
+# initialize comes between its initialize and its disconnect, and is
+# numbered so (it was numbered after disconnect, planned before it was sent).
+@test "check --protocol dap: the checker's messages are numbered in the order it sends them (an answer to the adapter's request between initialize and disconnect)" {
+    cat >"$BATS_TEST_TMPDIR/asking_dap.py" <<'PY'
+import json, sys
+inp, out, seq = sys.stdin.buffer, sys.stdout.buffer, 0
+log = open(sys.argv[1], "w")
+def send(o):
+    global seq
+    seq += 1
+    o["seq"] = seq
+    b = json.dumps(o).encode()
+    out.write(b"Content-Length: %d\r\n\r\n" % len(b) + b)
+    out.flush()
+while True:
+    n = None
+    while True:
+        line = inp.readline()
+        if not line:
+            sys.exit(0)
+        if line in (b"\r\n", b"\n"):
+            break
+        if line.lower().startswith(b"content-length:"):
+            n = int(line.split(b":")[1])
+    m = json.loads(inp.read(n))
+    log.write("%s %s %s\n" % (m["seq"], m["type"], m.get("command")))
+    log.flush()
+    if m["type"] != "request":
+        continue
+    if m["command"] == "initialize":
+        send({"type": "request", "command": "runInTerminal", "arguments": {"args": ["sh"]}})
+    send({"type": "response", "request_seq": m["seq"], "command": m["command"], "success": True})
+    if m["command"] == "disconnect":
+        sys.exit(0)
+PY
+    check --protocol dap --linger 0 -- python3 "$BATS_TEST_TMPDIR/asking_dap.py" "$BATS_TEST_TMPDIR/seen"
+    expect status 0 "$status"
+    expect outcomes "result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    expect seen "1 request initialize|2 response runInTerminal|3 request disconnect" "$(paste -sd'|' "$BATS_TEST_TMPDIR/seen")"
+}
+
 # (coverage round of 2026-12-07: the checker's JSON reader and writer on
 # what no other server gives it.)  Answers with every string escape and
 # number form are answers (clean, status 0, nothing malformed); the error
