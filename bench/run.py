@@ -807,6 +807,8 @@ class Bench:
         if self.have_node:
             variants.append(("proxy: node line filter",
                              self.v_none() + ["--", "node", os.path.join(FIX, "linefilter.js")] + srv))
+        if self.alt:
+            variants.append(("alt, gated", self.v_alt_div() + ["--"] + srv))
         log(f"throughput: {len(variants)} variants x {self.p['tp_rounds']} rounds")
         whole = {}
 

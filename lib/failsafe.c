@@ -369,7 +369,7 @@ ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, const char 
  * what follows stays for the flush, which writes it to the wire.  (The
  * gate's own flush_stdout finds the lock held by this thread and leaves
  * the buffer alone.) */
-void stdout_through_hold(const char *how)
+void stdout_into_hold(const char *how)
 {
     FILE *fp = stdout;
     int tries = 0;

@@ -176,11 +176,9 @@ int stdout_locked_here(void)
  * to glibc (its buffer reaches the wire unguarded).  1 known, -1 not. */
 int g_stdio_flags_known;
 
-int stdio_flags_known(void)
+int stdio_flags_probe(void)
 {
-    int known = LOAD(g_stdio_flags_known);
-    if (known)
-        return known > 0;
+    int known;
     FILE *fp = fopen("/dev/null", "w");
     known = -1;
     if (fp && setvbuf(fp, NULL, _IONBF, 0) == 0 && (fp->_flags & SG_IO_UNBUFFERED) &&

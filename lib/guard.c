@@ -64,11 +64,6 @@ static struct sg_log g_log = { .fd = -1 };     /* STDIOGATE_LOG, appended to aft
 /* After the gate, fds.c's bookkeeping tracks copies of the wire where it
  * tracked copies of the diversion before: fd 1 (g_core.fd1_ours) and the
  * bitmap. */
-int guard_fd(int fd)
-{
-    return is_diversion(fd);
-}
-
 /* ---- Junk: stderr, never waiting; the log ---- */
 
 /* What the log does not take now is lost, unsaid: it never holds up the
@@ -947,6 +942,8 @@ ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *
     if (guard_whole(iov, cnt)) {
         if (c->kind == PUT_WRITE && cnt > 1)
             return REAL(writev)(c->fd, iov, cnt);
+        if (c->kind == PUT_WRITE && cnt == 1 && iov[0].iov_len)
+            return REAL(write)(c->fd, iov[0].iov_base, iov[0].iov_len);
         return put_range(c, iov, cnt, 0, iov_total(iov, cnt));
     }
     if (in_vfork_child())

@@ -368,7 +368,13 @@ void check_stdio_lock(void);
 #define SG_IO_UNBUFFERED 0x0002
 #define SG_IO_LINE_BUF 0x0200
 #define SG_IO_CURRENTLY_PUTTING 0x0800
-int stdio_flags_known(void);
+int stdio_flags_probe(void);
+extern int g_stdio_flags_known;
+static inline int stdio_flags_known(void)
+{
+    int known = __atomic_load_n(&g_stdio_flags_known, __ATOMIC_RELAXED);
+    return known ? known > 0 : stdio_flags_probe();
+}
 int stdout_locked_here(void);
 
 /* ------------------------------------------------------------------ */
@@ -500,7 +506,13 @@ void hold_unlock(void);
 void hold_forget(void);
 void hold_settle(const char *how, int try);
 ssize_t divert_call(struct put *c, const struct iovec *iov, int cnt, const char *how);
-void stdout_through_hold(const char *how);
+void stdout_into_hold(const char *how);
+/* (only while the gate is not open: after it, every fflush of stdout) */
+static inline void stdout_through_hold(const char *how)
+{
+    if (__atomic_load_n(&g_core.state, __ATOMIC_RELAXED) != GATE_OPEN)
+        stdout_into_hold(how);
+}
 
 /* ------------------------------------------------------------------ */
 /* lib/interpreters.c: their stdout unbuffered where no guard comes. */
@@ -514,7 +526,11 @@ extern int g_guard;                 /* on: what reaches the wire is classified *
 extern int g_guard_wanted;          /* the guard starts when the gate opens (STDIOGATE_GUARD) */
 extern enum sg_protocol g_protocol; /* STDIOGATE_PROTOCOL */
 void guard_start(const char *why);
-int guard_fd(int fd);
+/* Does the guard look at writes to fd: the wire, or a copy of it? */
+static inline int guard_fd(int fd)
+{
+    return is_diversion(fd);
+}
 int guard_whole(const struct iovec *iov, int cnt);
 ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *how);
 ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt);

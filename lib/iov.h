@@ -57,6 +57,24 @@ static inline int iov_slice(const struct iovec *iov, int cnt, size_t from, size_
     return n;
 }
 
+/* The whole iovecs of the call that [from, to) begins with, as the
+ * program's own array (*at): how many (at most max); 0 if from is inside
+ * an iovec or the first one goes past to. */
+static inline int iov_whole(const struct iovec *iov, int cnt, size_t from, size_t to,
+                            const struct iovec **at, int max)
+{
+    size_t pos = 0;
+    int i = 0, n = 0;
+    while (i < cnt && pos + iov[i].iov_len <= from && pos < from)
+        pos += iov[i++].iov_len;
+    if (pos != from)
+        return 0;
+    *at = iov + i;
+    while (i + n < cnt && n < max && pos + iov[i + n].iov_len <= to)
+        pos += iov[i + n++].iov_len;
+    return n;
+}
+
 /* Bytes [from, to) of the call copied to out; how many. */
 static inline size_t iov_copy(const struct iovec *iov, int cnt, size_t from, size_t to,
                               unsigned char *out)

@@ -35,9 +35,9 @@ int to_diversion(int fd)
  * gate shut) or through the guard (the wire, lib/guard.c). */
 enum { AS_IS, FAILSAFE, GUARD };
 
-static int write_route(int fd, const struct iovec *iov, int cnt)
+static inline __attribute__((always_inline)) int write_route(int fd, const struct iovec *iov, int cnt)
 {
-    if (to_diversion(fd))
+    if (LOAD(g_core.state) != GATE_OPEN && to_diversion(fd))
         return FAILSAFE;
     return guarding() && guard_fd(fd) && !guard_whole(iov, cnt) ? GUARD : AS_IS;
 }
@@ -55,10 +55,10 @@ static ssize_t routed_call(int route, struct put *c, const struct iovec *iov, in
 #define FD_WRITER(name, params, args, kind_, offset)                            \
     WRITER(ssize_t, name, params, args, {                                       \
         struct iovec v = { (void *)buf, n };                                    \
-        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         int route = write_route(fd, &v, 1);                                     \
         if (route == AS_IS)                                                     \
             return REAL(name) args;                                             \
+        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         return routed_call(route, &c, &v, 1, #name);                            \
     })
 FD_WRITER(write, (int fd, const void *buf, size_t n), (fd, buf, n), PUT_WRITE, 0)
@@ -69,10 +69,10 @@ FD_WRITER(pwrite64, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, 
 /* pwritev2 with offset -1 writes at the file position, as writev does. */
 #define IOV_WRITER(name, params, args, kind_, offset)                           \
     WRITER(ssize_t, name, params, args, {                                       \
-        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         int route = write_route(fd, iov, cnt);                                  \
         if (route == AS_IS)                                                     \
             return REAL(name) args;                                             \
+        struct put c = { .fd = fd, .kind = (kind_), .off = (offset) };          \
         return routed_call(route, &c, iov, cnt, #name);                         \
     })
 IOV_WRITER(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), PUT_WRITE, 0)
@@ -91,11 +91,11 @@ IOV_WRITER(pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t off, 
 #define SEND_WRITER(name, params, args, address, address_len)                   \
     WRITER(ssize_t, name, params, args, {                                       \
         struct iovec v = { (void *)buf, n };                                    \
-        struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,            \
-                         .addr = (address), .alen = (address_len) };            \
         int route = write_route(fd, &v, 1);                                     \
         if (route == AS_IS)                                                     \
             return REAL(name) args;                                             \
+        struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,            \
+                         .addr = (address), .alen = (address_len) };            \
         return routed_call(route, &c, &v, 1, #name);                            \
     })
 SEND_WRITER(send, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags), NULL, 0)
@@ -224,11 +224,11 @@ static ssize_t send_control(int fd, const struct msghdr *msg, int flags)
 WRITER(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), (fd, msg, flags), {
     if (msg->msg_controllen != 0)
         return send_control(fd, msg, flags);
-    struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,
-                     .addr = msg->msg_name, .alen = msg->msg_namelen };
     int route = write_route(fd, msg->msg_iov, (int)msg->msg_iovlen);
     if (route == AS_IS)
         return REAL(sendmsg)(fd, msg, flags);
+    struct put c = { .fd = fd, .kind = PUT_SEND, .flags = flags,
+                     .addr = msg->msg_name, .alen = msg->msg_namelen };
     return routed_call(route, &c, msg->msg_iov, (int)msg->msg_iovlen, "sendmsg");
 })
 
@@ -250,20 +250,51 @@ ssize_t put_bytes(struct put *c, const void *p, size_t n)
     return REAL(write)(c->fd, p, n);
 }
 
-/* Puts bytes [from, to) of the call.  Returns how many went out, stopping
- * at the first short write, or -1 (errno set) if none did. */
+/* Several iovecs with one call of the program's kind. */
+static ssize_t put_iovecs(struct put *c, const struct iovec *v, int n)
+{
+    if (n == 1)
+        return put_bytes(c, v[0].iov_base, v[0].iov_len);
+    if (c->kind == PUT_PWRITE) {
+        ssize_t r = REAL(pwritev64)(c->fd, v, n, c->off);
+        if (r > 0)
+            c->off += r;
+        return r;
+    }
+    if (c->kind == PUT_SEND) {
+        struct msghdr m = { .msg_name = (void *)c->addr, .msg_namelen = c->alen,
+                            .msg_iov = (struct iovec *)v, .msg_iovlen = (size_t)n };
+        return REAL(sendmsg)(c->fd, &m, c->flags);
+    }
+    return REAL(writev)(c->fd, v, n);
+}
+
+/* Puts bytes [from, to) of the call, as few calls as the program made:
+ * whole iovecs as they are (a writev of a hundred messages is one writev
+ * still, not a hundred writes), a cut one copied.  Returns how many went
+ * out, stopping at the first short write, or -1 (errno set) if none did. */
+#define PUT_PIECES 16
+#define PUT_IOV_MAX 1024    /* (IOV_MAX on Linux) */
+
 ssize_t put_range(struct put *c, const struct iovec *iov, int cnt, size_t from, size_t to)
 {
     size_t done = 0;
     while (from + done < to) {
-        struct iovec piece;     /* the call's next stretch in one of its iovecs */
-        if (iov_slice(iov, cnt, from + done, to, &piece, 1) == 0)
+        struct iovec cut[PUT_PIECES];
+        const struct iovec *at = cut;
+        int n = iov_whole(iov, cnt, from + done, to, &at, PUT_IOV_MAX);
+        if (n == 0) {
+            at = cut;
+            n = iov_slice(iov, cnt, from + done, to, cut, PUT_PIECES);
+        }
+        if (n == 0)
             break;
-        ssize_t r = put_bytes(c, piece.iov_base, piece.iov_len);
+        size_t want = iov_total(at, n);
+        ssize_t r = put_iovecs(c, at, n);
         if (r < 0)
             return done ? (ssize_t)done : -1;
         done += (size_t)r;
-        if ((size_t)r < piece.iov_len)
+        if ((size_t)r < want)
             break;
     }
     return (ssize_t)done;

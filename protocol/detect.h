@@ -17,6 +17,9 @@
 #define STDIOGATE_DETECT_H
 
 #include <stddef.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 enum sg_mode {
     SG_START,   /* skipping leading white space */
@@ -1140,33 +1143,48 @@ static inline size_t sg_plain_string_word(const unsigned char *p)
 typedef unsigned char sg_v16 __attribute__((vector_size(16)));
 typedef unsigned long long sg_q2 __attribute__((vector_size(16)));
 
-static inline int sg_plain_string_block(const unsigned char *p)
+/* The same for the 16 bytes at p: 16, or (on a little-endian machine) the
+ * offset of the first that needs a look (on a big-endian one, 0 for any:
+ * the caller goes on one byte at a time).  The compare gives each byte
+ * 0xff or 0; the first such byte is the lowest set bit of the two words. */
+static inline size_t sg_plain_string_block(const unsigned char *p)
 {
     sg_v16 v;
     __builtin_memcpy(&v, p, sizeof v);
-    sg_q2 m = (sg_q2)((v == '"') | (v == '\\') | (v < 0x20));
-    return !(m[0] | m[1]);
+    sg_v16 m = (sg_v16)((v == '"') | (v == '\\') | (v < 0x20));
+#if defined(__SSE2__)
+    /* one bit a byte, in order: x86's own instruction for it */
+    unsigned bits = (unsigned)_mm_movemask_epi8((__m128i)m);
+    return bits ? (size_t)__builtin_ctz(bits) : 16;
+#else
+    sg_q2 q = (sg_q2)m;
+    if (!(q[0] | q[1]))
+        return 16;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return q[0] ? (size_t)__builtin_ctzll(q[0]) / 8 : 8 + (size_t)__builtin_ctzll(q[1]) / 8;
+#else
+    return 0;
+#endif
+#endif
 }
 
 /* How many of p[0..n), at most max, are string bytes with nothing to look
- * at.  Two words first (short strings: member names, "2.0"), then 16 bytes
- * at a time (the bulk of a large message), then words, then bytes. */
+ * at.  16 bytes at a time while 16 are left (member names and the bulk of
+ * a large message alike), then words, then bytes. */
 __attribute__((always_inline)) static inline size_t sg_plain_string_bytes(const unsigned char *p, size_t n,
                                                                           unsigned long long max)
 {
     const int exact = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
     size_t k = 0, lim = (unsigned long long)n < max ? n : (size_t)max;
-    for (int words = 0; words < 2 && k + 8 <= lim; words++) {
-        size_t r = sg_plain_string_word(p + k);
+    while (k + 16 <= lim) {
+        size_t r = sg_plain_string_block(p + k);
         k += r;
-        if (r < 8) {
+        if (r < 16) {
             if (exact)
                 return k;
             goto bytes;
         }
     }
-    while (k + 16 <= lim && sg_plain_string_block(p + k))
-        k += 16;
     while (k + 8 <= lim) {
         size_t r = sg_plain_string_word(p + k);
         k += r;
@@ -1464,24 +1482,64 @@ static inline size_t sg_line_number(const unsigned char *p, size_t i)
  * or 0. */
 static inline size_t sg_line_literal(const unsigned char *p, size_t i, size_t end)
 {
-    static const char *const literals[] = { "true", "false", "null" };
-    for (unsigned k = 0; k < 3; k++) {
-        size_t len = __builtin_strlen(literals[k]);
-        if (p[i] == (unsigned char)literals[k][0])
-            return end - i >= len && __builtin_memcmp(p + i, literals[k], len) == 0 ? i + len : 0;
-    }
-    return 0;
+    unsigned w, t, f, u;        /* four bytes each, loaded alike: any byte order */
+    if (end - i < 4)
+        return 0;
+    __builtin_memcpy(&w, p + i, 4);
+    __builtin_memcpy(&t, "true", 4);
+    __builtin_memcpy(&f, "fals", 4);
+    __builtin_memcpy(&u, "null", 4);
+    if (w == t || w == u)
+        return i + 4;
+    return w == f && end - i >= 5 && p[i + 4] == 'e' ? i + 5 : 0;
 }
 
-/* p[0..n) begins with '{' or '[': if it is a whole message and its
- * newline, as above, how many bytes that is, with *keys (as s->keys);
- * else 0. */
-__attribute__((noinline)) static size_t sg_json_line(const unsigned char *p, size_t n, unsigned char *keys)
+/* A top-level member name most messages have, at p[0], written with its
+ * colon right after it ("id":, "result":): how many bytes that is, the
+ * colon's included, with *key (as sg_name_key has it, less SG_RPC_NAME),
+ * in one compare; 0 for anything else, which the caller reads as a name
+ * like any other.  avail: the bytes at p before the line's newline. */
+static inline size_t sg_line_common_name(const unsigned char *p, size_t avail, unsigned *key)
 {
-    const unsigned char *nl = __builtin_memchr(p, '\n', n < SG_LINE_MAX ? n : SG_LINE_MAX);
-    if (!nl)
+    /* by the name's first letter, whose low four bits differ */
+    static const struct { char text[10]; unsigned char len, key; } names[16] = {
+        ['i' & 15] = { "\"id\":", 5, SGK_ID },
+        ['r' & 15] = { "\"result\":", 9, SGK_RESULT },
+        ['m' & 15] = { "\"method\":", 9, SGK_METHOD },
+        ['p' & 15] = { "\"params\":", 9, 0 },
+        ['e' & 15] = { "\"error\":", 8, SGK_ERROR },
+    };
+    if (avail < 2)
         return 0;
-    size_t end = (size_t)(nl - p), i = 0, at;
+    const __typeof__(names[0]) *n = &names[p[1] & 15];
+    if (n->len == 0 || avail <= n->len)
+        return 0;
+    /* words loaded alike from both sides: equal in either byte order */
+    unsigned long long a, b;
+    unsigned c, d;
+    if (n->len == 5) {
+        __builtin_memcpy(&c, p, 4);
+        __builtin_memcpy(&d, n->text, 4);
+        if (c != d || p[4] != ':')
+            return 0;
+    } else {
+        __builtin_memcpy(&a, p, 8);
+        __builtin_memcpy(&b, n->text, 8);
+        if (a != b || (n->len == 9 && p[8] != ':'))
+            return 0;
+    }
+    *key = n->key;
+    return n->len;
+}
+
+/* p[0..end] begins with '{' or '[' and ends with a newline (p[end]), the
+ * first or not (one before it fails the line): if p[0..end) is a whole
+ * message, end + 1, with *keys (as s->keys) if keys; else 0.  Without
+ * keys, a top-level name is only looked at for "jsonrpc". */
+__attribute__((always_inline)) static inline size_t sg_json_line_to(const unsigned char *p, size_t end,
+                                                                    unsigned char *keys)
+{
+    size_t i = 0, at;
     unsigned long long arrays = 0;      /* bit d: level d+1 is an array */
     unsigned depth = 0, found = 0, record = p[0] == '[' ? 2 : 1;
     int batch = p[0] == '[', has_jsonrpc = 0, elements = 0;
@@ -1537,12 +1595,23 @@ after:                          /* after a value */
     if ((arrays >> (depth - 1)) & 1)
         goto value;
 name:                           /* a member name at p[i], then its colon */
+    if (depth == record) {
+        unsigned key;
+        size_t k = sg_line_common_name(p + i, end - i, &key);
+        if (k) {
+            found |= key;
+            i += k;
+            goto value;
+        }
+    }
     if (p[i] != '"' || (at = i + 1, i = sg_line_string(p, at, end, 1)) == 0)
         return 0;
-    if (depth == record) {
+    if (depth == record && keys) {
         unsigned key = sg_name_key(p + at, i - 1 - at);
         has_jsonrpc |= (key & SGK_JSONRPC) != 0;
         found |= key & ~SG_RPC_NAME;
+    } else if (depth == record && !has_jsonrpc) {
+        has_jsonrpc = i - 1 - at == 7 && sg_name_is(p + at, "jsonrpc", 7);
     }
     i = sg_line_white(p, i);
     if (p[i] != ':')
@@ -1562,8 +1631,18 @@ close:                          /* p[i] closes level depth */
         goto after;
     if (sg_line_white(p, i) != end)
         return 0;
-    *keys = (unsigned char)found;
+    if (keys)
+        *keys = (unsigned char)found;
     return end + 1;
+}
+
+/* p[0..n) begins with '{' or '[': if it is a whole message and its
+ * newline, as above, how many bytes that is, with *keys (as s->keys);
+ * else 0. */
+__attribute__((noinline)) static size_t sg_json_line(const unsigned char *p, size_t n, unsigned char *keys)
+{
+    const unsigned char *nl = __builtin_memchr(p, '\n', n < SG_LINE_MAX ? n : SG_LINE_MAX);
+    return nl ? sg_json_line_to(p, (size_t)(nl - p), keys) : 0;
 }
 
 /* Can a JSON candidate start with c, between messages? */
@@ -1574,11 +1653,12 @@ static inline int sg_json_opens(unsigned char protocol, unsigned char c)
 
 /* Is p[0..n) exactly one message and its newline, read in one pass (the
  * usual call: sg_stream_scan, from between messages, would take it whole
- * as the wire)?  No: the caller scans. */
+ * as the wire)?  No: the caller scans.  Its last byte is the newline the
+ * parse stops at, not searched for: a newline before it fails the parse. */
 static inline int sg_stream_one_line(unsigned char protocol, const unsigned char *p, size_t n)
 {
-    unsigned char keys;
-    return n && sg_json_opens(protocol, p[0]) && sg_json_line(p, n, &keys) == n;
+    return n && n <= SG_LINE_MAX && p[n - 1] == '\n' && sg_json_opens(protocol, p[0]) &&
+           sg_json_line_to(p, n - 1, NULL) == n;
 }
 
 /* Scan p[0..n).  Returns how many bytes it took (k), with *verdict: if

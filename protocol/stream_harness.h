@@ -385,6 +385,41 @@ static inline const char *sh_check_jsonl(const uint8_t *p, size_t n, const uint8
     return NULL;
 }
 
+/* guard_whole's shortcut (sg_stream_one_line) on each line of the input,
+ * alone and with the rest of the input after it: the same answer as the
+ * line parser after memchr found the newline, and yes only for bytes that
+ * a fresh stream of that framing takes whole as the wire. */
+static inline const char *sh_check_one_line(const uint8_t *p, size_t n, enum sg_protocol proto)
+{
+    static struct sg_stream s;
+    for (size_t at = 0; at < n;) {
+        const uint8_t *nl = memchr(p + at, '\n', n - at);
+        size_t line = nl ? (size_t)(nl - p) + 1 - at : n - at;
+        size_t lens[2] = { line, n - at };
+        for (int k = 0; k < 2; k++) {
+            size_t len = lens[k], off = 0;
+            unsigned char keys;
+            int fast = sg_stream_one_line(proto, p + at, len);
+            int slow = sg_json_opens(proto, p[at]) && sg_json_line(p + at, len, &keys) == len;
+            if (fast != slow)
+                return "sg_stream_one_line differs from sg_json_line";
+            if (!fast || proto == SG_AUTO)
+                continue;
+            sg_stream_init(&s, proto);
+            while (off < len) {
+                enum sg_verdict v;
+                off += sg_stream_scan(&s, p + at + off, len - off, &v);
+                if (v == SG_JUNK)
+                    return "sg_stream_one_line takes a line that a fresh stream calls junk";
+            }
+            if (s.where != SW_OUTSIDE || s.held)
+                return "sg_stream_one_line takes a line that a fresh stream does not end";
+        }
+        at += line;
+    }
+    return NULL;
+}
+
 /* Everything on one input.  NULL if all is well. */
 static inline const char *sh_check(const uint8_t *p, size_t n, enum sg_protocol proto, int splits,
                                    char *msg, size_t msgsz)
@@ -409,6 +444,8 @@ static inline const char *sh_check(const uint8_t *p, size_t n, enum sg_protocol 
     }
     if (!why && proto == SG_JSONL)
         why = sh_check_jsonl(p, n, whole);
+    if (!why)
+        why = sh_check_one_line(p, n, proto);
     free(whole);
     free(other);
     free(wa);

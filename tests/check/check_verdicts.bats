@@ -463,6 +463,29 @@ PY
         "$(q '[.runs[0].requests[] | "\(.outcome)\(if .error then "|" + .error else "" end)"] | join(" ")')"
 }
 
+# (coverage round of 2026-12-07: the checker's JSON reader and writer on
+# what no other server gives it.)  Answers with every string escape and
+# number form are answers (clean, status 0, nothing malformed); the error
+# message of the tools/call answer, made of escapes, is decoded to UTF-8 (a
+# lone surrogate U+FFFD); a command-line argument with invalid UTF-8 and a
+# character cut at its end is written as valid JSON (U+FFFD for each bad
+# byte, control bytes as \u0001, \u001f); stderr's bytes are shown escaped, ASCII.
+@test "check: escapes and exponents in answers are answers; an error message of escapes decoded; bad UTF-8 in an argument and stderr shown safely" {
+    local arg=$'caf\xc3\xa9 \xf0\x9f\x98\x80 \xff\x01\x1f \xc3'
+    check --linger 0 --call echo -- python3 "$ROOT/tests/fixtures/check_escapes.py" "$arg"
+    expect status 0 "$status"
+    expect outcomes "result result error" "$(q '[.runs[] | [.requests[].outcome] | join(" ")] | unique | join(",")')"
+    expect malformed "0 0 0" "$(q '[.runs[].stdout.malformed_messages] | join(" ")')"
+    expect runs 3 "$(q '.runs | length')"
+    printf 'bad \xc3\xa9\xe4\xb8\xad\xef\xbf\xbd \b\f\n\r\t"q" \\ / \xc3\x89' >want-error
+    jq -j '.runs[0].requests[] | select(.method == "tools/call") | .error' check.json | cmp - want-error
+    printf 'caf\xc3\xa9 \xf0\x9f\x98\x80 \xef\xbf\xbd\x01\x1f \xef\xbf\xbd' >want-arg
+    jq -j '.runs[0].argv[-1]' check.json | cmp - want-arg
+    grep -qF '\ufffd\u0001\u001f \ufffd"' check.json
+    expect stderr 'err \xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80 \x01\x7f tab\t \xff \xe9x \"q\" back\\ end\n' \
+        "$(q '.runs[0].stderr.first_bytes')"
+}
+
 @test "check: bad options and no COMMAND keep the wrapper's 125, nothing on stdout" {
     for args in "" "--timeout" "--timeout x $SRV" "--timeout 0 $SRV" "--linger -1 $SRV" \
                 "--protocol xyz $SRV" "--bogus $SRV" "--args {} $SRV" "--call t --args [1] $SRV" \

@@ -99,6 +99,13 @@ frame_of() {
     [ "$(cat err)" = "$(printf '{"jsonrpc":"2.0","method":"a\037b"}')" ]
 }
 
+@test "classifier: a top-level \"id\" or \"result\" without its colon right after it is junk (the one-line parse takes such names whole)" {
+    make_input "b'{\"jsonrpc\":\"2.0\",\"id\"=1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\"x{}}\n{\"jsonrpc\":\"2.0\",\"id\" :2,\"result\" : {}}\n'"
+    filtered jsonl
+    [ "$(cat out)" = '{"jsonrpc":"2.0","id" :2,"result" : {}}' ]
+    [ "$(cat err)" = "$(printf '%s\n%s' '{"jsonrpc":"2.0","id"=1,"result":{}}' '{"jsonrpc":"2.0","id":1,"result"x{}}')" ]
+}
+
 @test "classifier: a number's exponent takes a sign, + or - (1e+21: how JavaScript and Python write large floats); none without digits after it" {
     make_input "b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":1e+21,\"b\":2.5E-7,\"c\":-3e8,\"d\":[4E+0]}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":1e+}\n'"
     filtered jsonl

@@ -427,6 +427,58 @@ $H/srv/server.sh
     grep -q 'neovim runs LSP servers, not MCP ones: add --protocol lsp' "$BATS_TEST_TMPDIR/err.txt"
 }
 
+# A launcher's last argument is the server's own (a path, a port): the name is
+# what the launcher runs, as the user would name it.
+@test "doctor: --client names a launched server by its package, module, image or script, not its last argument" {
+    # launchers that run a clean server whatever their arguments (nothing fetched, nothing run)
+    mkdir "$H/launch"
+    local l row cmd want="" got=""
+    for l in npx bunx uvx uv pipx npm pnpm node python3 deno docker podman java go env sh bash; do
+        printf '#!/bin/sh\nexec "%s"\n' "$SRV" >"$H/launch/$l"
+        chmod +x "$H/launch/$l"
+    done
+    while IFS='|' read -r row cmd; do
+        eval "set -- $cmd"
+        l=$1 && shift
+        client_entry cursor "$BATS_TEST_TMPDIR/cursor.json" -- "$H/launch/$l" "$@"
+        want+="$row|$cmd"$'\n'
+        got+="$(jq -r '.mcpServers | keys | join(",")' "$BATS_TEST_TMPDIR/cursor.json")|$cmd"$'\n'
+    done <<'EOF'
+server-filesystem|npx -y @modelcontextprotocol/server-filesystem /tmp
+pkg|npx -y pkg@1.2.3
+pkg|npx -y @scope/pkg@latest --flag value
+pkg|bunx pkg@1 arg
+mcp-server-git|uvx mcp-server-git --repository /repo
+mcp-server-fetch|uvx --from mcp-server-fetch==1.0 mcp-server-fetch --ignore-robots-txt
+server|uv run server.py
+weather|uv --directory /srv/weather run weather.py --verbose
+weather|uv run --with mcp python weather.py
+mcp-server-time|uv tool run mcp-server-time --local-timezone UTC
+pkg|pipx run pkg arg
+mcp-server-fetch|pipx run --spec mcp-server-fetch==1.0 mcp-server-fetch arg
+pkg|npm exec -- pkg --flag
+pkg|npm exec --yes -- pkg@2 arg
+pkg|pnpm dlx pkg arg
+srv|node srv.js --port 80
+srv|node -r dotenv/config /app/srv.mjs
+node|node
+mcp_server_fetch|python3 -m mcp_server_fetch --ignore-robots-txt
+server|python3 /abs/dir/server.py --flag
+server|python3 -u /abs/dir/server.py --flag x
+y|deno run -A jsr:@x/y
+pkg|deno run --allow-net npm:pkg@1.2 arg
+fetch|docker run -i --rm mcp/fetch
+x|docker run -i --rm -e KEY=VAL -v /a:/b mcp/x
+github-mcp-server|podman run -i --rm --env-file /e ghcr.io/github/github-mcp-server:latest arg
+srv|java -jar /opt/srv.jar --port 1
+server|go run ./cmd/server -addr :80
+srv|env FOO=1 node srv.js --port 80
+srv|sh -c 'cd /srv && exec node srv.js --port 80'
+run|bash /opt/run.sh arg
+EOF
+    [ "$want" = "$got" ] || { diff <(printf %s "$want") <(printf %s "$got"); return 1; }
+}
+
 @test "doctor: --client codex and helix, a server name with a dot (my.server): the TOML table key is quoted, one server of that name" {
     mkdir -p "$H/srv" && cp "$SRV" "$H/srv/my.server"
     client_entry codex "$BATS_TEST_TMPDIR/codex.toml" "$H/srv/my.server" banner
@@ -458,15 +510,17 @@ print(json.dumps(list(tomllib.load(open(sys.argv[1], "rb"))["language-server"]))
 
 # The doctor writes 'uvx stdiogate ...' itself when stdiogate runs from uv's
 # cache: every fetcher's form counts as wrapped (ind5-doctor-uvx-wrapper-unseen).
-@test "doctor: an entry run through stdiogate by any fetcher (npx, bunx, pnpx, uvx) is already wrapped: --fix leaves it" {
+# pipx run, uv tool run, npm exec, pnpm dlx: the subcommand is not the package.
+@test "doctor: an entry run through stdiogate by any fetcher (npx, bunx, pnpx, uvx, pipx run, uv tool run, npm exec, pnpm dlx) is already wrapped: --fix leaves it" {
     mkdir "$H/fetch"
-    local f
-    for f in npx bunx pnpx uvx; do
+    local f sub
+    for f in npx bunx pnpx uvx pipx uv npm pnpm; do
+        case $f in pipx) sub='"run", ' ;; uv) sub='"tool", "run", ' ;; npm) sub='"exec", "--yes", ' ;; pnpm) sub='"dlx", ' ;; *) sub= ;; esac
         # a fetcher that runs the package's command from this tree (no registry)
-        printf '#!/bin/sh\n[ "$1" = -y ] && shift\ncase $1 in stdiogate|stdiogate@*) shift ;; *) exit 127 ;; esac\nexec "%s" "$@"\n' \
+        printf '#!/bin/sh\nwhile case $1 in -y|--yes|run|tool|exec|dlx) true ;; *) false ;; esac; do shift; done\ncase $1 in stdiogate|stdiogate@*) shift ;; *) exit 127 ;; esac\nexec "%s" "$@"\n' \
             "$GATE" >"$H/fetch/$f"
         chmod +x "$H/fetch/$f"
-        printf '{"mcpServers": {"fetched": {"command": "%s", "args": ["stdiogate", "check_srv", "banner"]}}}\n' "$f" >"$H/$f.json"
+        printf '{"mcpServers": {"fetched": {"command": "%s", "args": [%s"stdiogate", "check_srv", "banner"]}}}\n' "$f" "$sub" >"$H/$f.json"
         cp "$H/$f.json" "$H/$f.orig"
         PATH=$H/fetch:$PATH doctor --config "$H/$f.json" --fix --linger 0
         echo "fetcher $f" >&2
@@ -563,6 +617,34 @@ sys.stdout.write("{\"mcpServers\": {\"deep\": {\"command\": \"check_srv\", \"arg
     row file deep "not run +args is not a list of strings"
     grep -qx 'file fine: junk -> clean: fixed' <<<"$output" || { show; return 1; }
     python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["mcpServers"]["fine"]["args"][0] == "check_srv", d["mcpServers"]["fine"]' "$H/deep.json"
+}
+
+# (coverage round of 2026-12-07: the entry and file checks no test's
+# configuration failed.)  Entries that are not an object, args that are a
+# string, env values that are not strings are listed as not run (the rest
+# of the file is); a file that is not UTF-8, not an object, or a directory
+# is named unreadable with why, exit status 6.
+@test "doctor: bad input: an entry not an object, args a string, env a list are not run; a file not UTF-8, not an object, a directory: status 6 and why" {
+    local d=$BATS_TEST_TMPDIR
+    printf '%s\n' '{"mcpServers": {"notobj": 5, "argsnotlist": {"command": "check_srv", "args": "banner"},' \
+        ' "envbad": {"command": "check_srv", "env": {"A": [1]}}, "fine": {"command": "check_srv"}}}' >"$d/bad.json"
+    doctor --config "$d/bad.json" --list
+    expect status 0 "$status"
+    row file notobj "file +no +not an object"
+    row file argsnotlist "file +no +args is not a list"
+    row file envbad "file +no +check_srv"
+    row file fine "file +yes +check_srv"
+    printf '{"mcpServers": {"a": {"command": "caf\xe9"}}}\n' >"$d/latin1.json"
+    echo '[{"mcpServers": {}}]' >"$d/array.json"
+    mkdir "$d/dir.json"
+    local f why
+    for f in latin1:'not UTF-8' array:'not an object' dir:'Is a directory'; do
+        why=${f#*:} f=$d/${f%%:*}.json
+        doctor --config "$f" --list
+        expect "status of $f" 6 "$status"
+        grep -qx "stdiogate: $f: $why" "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
+        ! grep -q Traceback "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
+    done
 }
 
 @test "doctor: bad input: a lone surrogate in a name or a command is shown escaped; the report, --json and --fix go on" {

@@ -207,3 +207,14 @@ sys.stdout.write("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"para
     assert_gate_opened_by read "$(printf %s "$msg" | wc -c)"
     assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
 }
+
+# (coverage round of 2026-12-07: no client sent blanks after the value.)
+# Blanks after the Content-Length value are allowed (HTTP's optional white
+# space): the gate opens at the end of the body, by the read.
+@test "framing: LSP Content-Length with a tab and a space after its value, one byte at a time" {
+    JUNK=(printf-junk chatter)
+    msg=$'Content-Length: '"${#LSP_INIT}"$'\t \r\n\r\n'"$LSP_INIT"
+    diverted --bytewise --send "$msg" --framing lsp -- "$SRV" read1 printf chatter
+    assert_gate_opened_by read "$(printf %s "$msg" | wc -c)"
+    assert_stdout_bytes "$(lsp_frame "$(answer 1 initialize)")"
+}

@@ -180,3 +180,20 @@ via_launcher() {
     init_ping_diverted --timeout 10 -- "$BIN/core_fopen" before /proc/self/fd/1
     assert_stderr_has "fopen: served"
 }
+
+# (coverage round of 2026-12-07: the members no test called on a file that
+# is not stdout, while the library minds the opens: before the gate and
+# with the guard on.)  tests/fixtures/fam_open.py checks each open gives the
+# file asked for, with the flags asked; it answers with the members that
+# did not (none, unwrapped).
+@test "reopen: every open member and fopen/freopen mode on an ordinary file (the *at ones relative to a directory descriptor), before the gate and after: the file, with the flags asked" {
+    local d=$BATS_TEST_TMPDIR/od want='{"jsonrpc":"2.0","id":0,"result":{"bad":[]}}'
+    mkdir -p "$d"
+    printf 'fam-open-text' >"$d/f"
+    ungated --line "$INIT" -- "$PYTHON" "$FIX/fam_open.py" "$d"
+    assert_status 0
+    assert_stdout_bytes "$want"$'\n'
+    gated --line "$INIT" -- "$PYTHON" "$FIX/fam_open.py" "$d"
+    assert_status 0
+    assert_stdout_bytes "$want"$'\n'
+}

@@ -207,6 +207,43 @@ run_synced() {
     cmp want log || { cat -A log; false; }
 }
 
+# (coverage round of 2026-12-07: the log's write error, stdout closed)
+# A log that takes nothing (/dev/full): one warning, at the first write
+# that fails, and no more; the junk still reaches stderr whole, the
+# protocol the wire.  30000 junk lines: many writes of the log, in more
+# than one batch and more than one read.
+@test "strict --log FILE that fails every write (/dev/full): one warning, the junk on stderr whole, the protocol on stdout" {
+    cd "$BATS_TEST_TMPDIR"
+    srv='seq 1 30000 | sed "s/^/junk /"; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"'
+    seq 1 30000 | sed 's/^/junk /' >want-err
+    run_synced sh -c "$srv"
+    [ "$status" -eq 0 ]
+    [ "$(printf '%s\n' "$output" | grep -c '^junk ')" = 30000 ]    # unwrapped: on stdout
+    run_synced "$ROOT/stdiogate" --strict --log /dev/full -- sh -c "$srv"
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"jsonrpc":"2.0","id":1,"result":{}}' ]
+    printf '%s\n' "$stderr" | grep -v '^stdiogate\[' | cmp - want-err
+    printf '%s\n' "$stderr" | grep '^stdiogate\[' >said || true
+    [ "$(wc -l <said)" = 1 ] || { cat said; false; }
+    grep -q '^stdiogate\[[0-9]*\]: cannot write the log: No space left on device: not logging any more$' said
+}
+
+# stdout closed (>&-): no filter (it would make COMMAND's writes succeed
+# into a pipe), a warning; COMMAND's write fails as unwrapped (EBADF).
+@test "strict launcher: stdout closed: a warning, COMMAND runs without the filter and its write fails as unwrapped" {
+    cd "$BATS_TEST_TMPDIR"
+    srv='echo x; echo "echo: $?" >&2'
+    sh -c "$srv" >&- 2>unwrapped
+    grep -qx 'echo: 1' unwrapped || { cat unwrapped; false; }  # the write failed
+    status=0
+    timeout 30 "$ROOT/stdiogate" --strict -- sh -c "$srv" >&- 2>wrapped </dev/null || status=$?
+    [ "$status" -eq 0 ]
+    grep '^stdiogate\[' wrapped >said || true
+    grep -qx 'stdiogate\[[0-9]*\]: strict: stdout is closed: running without the filter' said || { cat wrapped; false; }
+    [ "$(wc -l <said)" = 1 ]
+    grep -v '^stdiogate\[' wrapped | cmp - unwrapped || { cat wrapped; false; }
+}
+
 @test "strict install: the filter goes beside the library, the installed wrapper finds it, uninstall removes it" {
     cd "$BATS_TEST_TMPDIR"
     make -C "$ROOT" -s install PREFIX="$PWD/prefix" >&2

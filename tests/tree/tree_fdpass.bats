@@ -80,3 +80,11 @@ fdpass_case() {
 @test "tree/fdpass: stdin, stdout and 70 copies of stderr in one message (control data larger than the library's stack copy): the answers arrive" {
     fdpass_case wide
 }
+
+# (coverage round of 2026-12-07: a control message other than SCM_RIGHTS
+# before it was never sent.)  The launcher's credentials first, then its
+# stdin and stdout, before the gate: the service still gets the wire.
+@test "tree/fdpass: SCM_CREDENTIALS before the descriptors in one message: the service still gets the wire, the answers arrive" {
+    fdpass_case creds
+    assert_stderr_has "sendmsg: stdout passed to another process: it gets the wire"
+}
