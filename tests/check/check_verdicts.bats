@@ -352,6 +352,33 @@ setup() {
     expect strict_outcome no_answer "$(q .runs[2].requests[0].outcome)"
 }
 
+# An answer is a result or an error: one with its id and neither (or both)
+# answers nothing (the JSON-RPC 2.0 specification; clients reject it).
+@test "check: an answer with its id but neither result nor error, or both, is no result: not clean" {
+    cat >"$BATS_TEST_TMPDIR/bare_answer.py" <<'PY'
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" in m:
+        a = {"jsonrpc": "2.0", "id": m["id"]}
+        if sys.argv[1] == "both":
+            a["result"] = {}
+            a["error"] = {"code": -32603, "message": "both"}
+        sys.stdout.write(json.dumps(a, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+PY
+    # (the server answers as said: the test can fail)
+    [ "$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' | python3 "$BATS_TEST_TMPDIR/bare_answer.py" bare)" = \
+      '{"jsonrpc":"2.0","id":1}' ]
+    check --linger 0 --timeout 2 -- python3 "$BATS_TEST_TMPDIR/bare_answer.py" bare
+    expect bare_status 5 "$status"
+    expect bare_outcome no_answer "$(q .runs[0].requests[0].outcome)"
+    expect bare_malformed 1 "$(q .runs[0].stdout.malformed_messages)"
+    check --linger 0 --timeout 2 -- python3 "$BATS_TEST_TMPDIR/bare_answer.py" both
+    expect both_status 3 "$status"
+    expect both_outcomes "malformed malformed" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+}
+
 @test "check: a request from the server is answered, the session goes on" {
     check --linger 0 -- "$SRV" asks
     expect status 0 "$status"
@@ -655,11 +682,12 @@ PY
 
 # Issue 44: with no --protocol, the check finds out which protocol the server
 # speaks, and says how; --protocol takes the wrapper's words too.
-@test "check, no --protocol: a name that says LSP (language server) is checked as LSP, at once; --call means MCP" {
+@test "check, no --protocol: a name that says LSP (language server, langserver) is checked as LSP, at once; --call means MCP" {
     mkdir bin
     ln -s "$SRV" bin/my-lsp
     ln -s "$SRV" bin/some-language-server
-    for name in my-lsp some-language-server; do
+    ln -s "$SRV" bin/pyright-langserver     # (and vscode-json-langserver, ...)
+    for name in my-lsp some-language-server pyright-langserver; do
         check --linger 0 -- "bin/$name" --lsp
         expect "$name status" 0 "$status"
         expect "$name protocol" "lsp command" "$(q '"\(.protocol) \(.protocol_source)"')"

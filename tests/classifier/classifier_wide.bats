@@ -122,3 +122,15 @@ in_mode() {
     in_mode strict pretty
     [ ! -s "$ERR" ] || { show_run; return 1; }
 }
+
+# Past the 64 KiB bound a message over lines streams to the wire through its
+# value's close (detect.h's SW_VALUE): the nesting counted there is of
+# arrays as well as objects.
+@test "wide: pretty-printed answers over 64 KiB with arrays opened and closed past the bound reach the client whole, default and --strict" {
+    unwrapped pretty-big
+    [ "$(grep -c '^}$' "$EXPECTED")" -eq 6 ] && [ "$(wc -c <"$EXPECTED")" -gt $((6 * 65536)) ]
+    in_mode default pretty-big
+    [ ! -s "$ERR" ] || { show_run; return 1; }
+    in_mode strict pretty-big
+    [ ! -s "$ERR" ] || { show_run; return 1; }
+}

@@ -446,6 +446,14 @@ $H/srv/server.sh
     client_entry neovim "$BATS_TEST_TMPDIR/neovim.lua" --protocol lsp check_srv --lsp banner
     expect neovim "$GATE $SRV --lsp banner" \
         "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/neovim.lua" | tr '\n' ' ' | sed 's/ $//')"
+    # --protocol before --check (stdiogate --protocol lsp --check ...: the wrapper
+    # hands it on first), its value a separate word: still the doctor's run
+    status=0
+    timeout "$CHECK_BOUND" "$GATE" --protocol lsp --check --client neovim --json --linger 0 check_srv --lsp banner \
+        >"$BATS_TEST_TMPDIR/out.txt" 2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    expect neovim_protocol_first_status 1 "$status"
+    jq -r '.client_entries.neovim' "$BATS_TEST_TMPDIR/out.txt" >"$BATS_TEST_TMPDIR/neovim-first.lua"
+    cmp "$BATS_TEST_TMPDIR/neovim.lua" "$BATS_TEST_TMPDIR/neovim-first.lua"
     # clean: the command as it is, absolute; all: every MCP client, and no LSP one
     doctor --client all --linger 0 check_srv
     expect clean_status 0 "$status"
@@ -845,6 +853,41 @@ file    fine    clean                                   none" "$(sed -n 1,5p "$B
     # from the check's last_bytes: the end of what it wrote, escaped
     jq -r '.servers[0].before.check.runs[0].stderr.last_bytes' "$BATS_TEST_TMPDIR/out.txt" |
         grep -q 'is not in this registry\.\\nnpm error A complete log of this run can be found in: /tmp/npm-cache/_logs/debug-0\.log\\n$' || { show; return 1; }
+}
+
+@test "doctor: a server that exits before it answers with one line on stderr (node's 'Cannot find module'): that line is shown" {
+    printf '#!/bin/sh\necho "Error: Cannot find module %s" >&2\nexit 1\n' "'/srv/index.js'" >"$H/nomodule.sh"
+    chmod +x "$H/nomodule.sh"
+    # unwrapped: the one line, then status 1
+    run --separate-stderr "$H/nomodule.sh"
+    [ "$status" = 1 ] && [ "$stderr" = "Error: Cannot find module '/srv/index.js'" ]
+    printf '{"mcpServers": {"nomod": {"command": "%s"}}}\n' "$H/nomodule.sh" >"$H/nomod.json"
+    doctor --config "$H/nomod.json" --linger 0
+    expect status 4 "$status"
+    row file nomod "cannot start +- +the server exited before it answered \(what it wrote last on stderr: below\)"
+    # all of it was kept (the check's first and last bytes): no line is cut off
+    expect tail "what nomod (file) wrote last on stderr:
+  Error: Cannot find module '/srv/index.js'" \
+        "$(sed -n '/^what nomod (file) wrote last on stderr:$/,/^$/p' "$BATS_TEST_TMPDIR/out.txt" | sed '/^$/d')"
+    doctor --config "$H/nomod.json" --json --linger 0
+    expect json_tail '["Error: Cannot find module '"'/srv/index.js'"'"]' \
+        "$(jq -c '.servers[0].before.stderr_tail' "$BATS_TEST_TMPDIR/out.txt")"
+}
+
+@test "doctor: an entry's env overrides the caller's variable of the same name: the server is checked as its client runs it" {
+    # noisy when SRV_MODE=noisy (a banner before the first message), clean otherwise
+    printf '#!/bin/sh\nif [ "$SRV_MODE" = noisy ]; then exec check_srv banner; fi\nexec check_srv\n' >"$H/moded.sh"
+    chmod +x "$H/moded.sh"
+    printf '{"mcpServers": {"moded": {"command": "%s", "env": {"SRV_MODE": "noisy"}}}}\n' "$H/moded.sh" >"$H/moded.json"
+    # the caller's shell has SRV_MODE=quiet: the entry's noisy wins, as in the client
+    SRV_MODE=quiet doctor --config "$H/moded.json" --linger 0
+    expect status 1 "$status"
+    row file moded "junk before the first message +wrap +check_srv: starting"
+    # the same entry without its env: the caller's quiet, clean (the test can fail)
+    printf '{"mcpServers": {"moded": {"command": "%s"}}}\n' "$H/moded.sh" >"$H/moded.json"
+    SRV_MODE=quiet doctor --config "$H/moded.json" --linger 0
+    expect quiet_status 0 "$status"
+    row file moded "clean +none"
 }
 
 # npm_layout MAIN: the npm packages laid out as npm installs them, from this

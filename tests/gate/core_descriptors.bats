@@ -298,6 +298,61 @@ PY
     diff plain.txt wrapped.txt >&2
 }
 
+# A copy of stdout taken before the first message, then close_range: a
+# range that only marks descriptors close-on-exec (CLOSE_RANGE_CLOEXEC, done
+# before spawning helpers) leaves the copy open, and it follows fd 1 onto the
+# wire; a range that ends exactly at the copy closes it, and a file the
+# program then opens on that number is the program's (its bytes in the
+# file, at once: not held as if they might begin an answer).
+RANGES='import ctypes, json, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.close_range.argtypes = [ctypes.c_uint, ctypes.c_uint, ctypes.c_int]
+def closed_range(first, last, flags):
+    if libc.close_range(first, last, flags) != 0:
+        sys.exit("close_range: errno %d" % ctypes.get_errno())
+os.write(1, b"startup-junk\n")
+out = os.dup(1)
+if sys.argv[1] == "cloexec":
+    closed_range(3, 0xFFFFFFFF, 4)      # CLOSE_RANGE_CLOEXEC
+else:
+    closed_range(out, out, 0)
+    f = os.open(sys.argv[2], os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+    assert f == out, (f, out)
+    os.write(f, b"{\"cache\":1}")
+    os.write(2, b"read back: " + os.pread(f, 100, 0) + b"\n")
+    os.close(f)
+    out = 1
+line = sys.stdin.readline()
+os.write(1, b"serving-junk\n")
+os.write(out, b"{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{}}\n" % json.loads(line)["id"])'
+
+@test "fds: a copy of stdout, then close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) before serving: the copy stays a copy and answers on the wire" {
+    cd "$BATS_TEST_TMPDIR"
+    printf '%s\n' "$RANGES" >ranges.py
+    ungated --line "$INIT" -- "$PYTHON" ranges.py cloexec
+    assert_status 0
+    assert_stdout_bytes $'startup-junk\nserving-junk\n{"jsonrpc":"2.0","id":0,"result":{}}\n'
+    gated --timeout 30 --line "$INIT" -- "$PYTHON" ranges.py cloexec
+    assert_status 0
+    assert_frames '{"jsonrpc":"2.0","id":0,"result":{}}'
+    assert_stderr_bytes $'startup-junk\nserving-junk\n'
+}
+
+@test "fds: a copy of stdout closed by close_range(N, N, 0) before serving, a file opened on N: the file's bytes reach the file at once" {
+    cd "$BATS_TEST_TMPDIR"
+    printf '%s\n' "$RANGES" >ranges.py
+    ungated --line "$INIT" -- "$PYTHON" ranges.py last plain.json
+    assert_status 0
+    assert_stderr_bytes $'read back: {"cache":1}\n'
+    [ "$(cat plain.json)" = '{"cache":1}' ]
+    gated --timeout 30 --line "$INIT" -- "$PYTHON" ranges.py last wrapped.json
+    assert_status 0
+    assert_frames '{"jsonrpc":"2.0","id":0,"result":{}}'
+    # (the diverted startup line and the direct one in either order)
+    [ "$(LC_ALL=C sort "$ERR")" = $'read back: {"cache":1}\nserving-junk\nstartup-junk' ] || { show_run; false; }
+    cmp plain.json wrapped.json
+}
+
 # Before the first message, with stderr a pipe, the library keeps the read
 # end of the diversion's pipe until a helper needs it (the lazy drain): a
 # close of every descriptor from 3 up must leave it open, or the fork and

@@ -96,6 +96,23 @@ assert_prefix_pid() {
     [ ! -e "$BATS_TEST_TMPDIR/log" ]
 }
 
+# The log is opened non-blocking (common/junk.h): a named pipe nobody reads
+# yet (a log viewer not started) is no log, said at level 1, and never holds
+# up the server: not at start (the helper), the gate (the guard's log) nor
+# under --strict (the filter's).
+@test "log: STDIOGATE_LOG a FIFO nobody reads: the server answers, its junk on stderr, 'cannot open the log' (default mode, --strict)" {
+    mkfifo "$BATS_TEST_TMPDIR/logfifo"
+    printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/strict"
+    chmod +x "$BATS_TEST_TMPDIR/strict"
+    JUNK=(write-junk printf-junk post-junk)
+    for wrapper in "$STDIOGATE_WRAPPER" "$BATS_TEST_TMPDIR/strict"; do
+        STDIOGATE_WRAPPER=$wrapper STDIOGATE_LOG=$BATS_TEST_TMPDIR/logfifo \
+            diverted --timeout 30 --line "$INIT" --line "$PING" -- "$SRV" read write printf postjunk stderr-mark
+        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+        assert_stderr_has "cannot open the log $BATS_TEST_TMPDIR/logfifo"
+    done
+}
+
 @test "diagnostics: level 2 with --discard semantics says /dev/null" {
     STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write stderr-mark
     assert_status 0

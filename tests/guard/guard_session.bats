@@ -40,6 +40,12 @@ writer() {
     row_table writer write writev dprintf
 }
 
+# STDIOGATE_OPEN=1 at start (docs/CONTRACT.md: the server says it is ready from
+# the start): no gate to wait for, but the session guard is on as after any gate.
+@test "guard: a server started with STDIOGATE_OPEN=1 already set (no gate): its junk while serving still goes to stderr" {
+    STDIOGATE_OPEN=1 row_table writer write writev
+}
+
 @test "guard: bytes the kernel moves onto the wire (sendfile, splice, vmsplice) go through the guard too" {
     row_table writer sendfile splice vmsplice
 }
@@ -165,6 +171,29 @@ PY
         assert_stdout_bytes "$one$one$one$two$two$two"
         assert_stderr_bytes "$heads$heads"
     done
+}
+
+# One writev (or sendmsg) whose first buffer is a whole JSON-RPC line and
+# whose next buffers are something else (a log line, the start of a dump):
+# the whole call is classified, not its first buffer (the one-line fast path
+# takes a call of one buffer only).
+@test "guard: an answer and a log line in one writev, the answer's buffer first: the answer to the wire, the log line to stderr" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >answer_first.py <<'PY'
+import json, os, sys
+for line in sys.stdin:
+    rid = json.loads(line)["id"]
+    ans = b'{"jsonrpc":"2.0","id":%d,"result":{}}\n' % rid
+    os.writev(1, [ans, b"log: handled %d\n" % rid, b'{"rows":\n'])
+PY
+    local one='{"jsonrpc":"2.0","id":1,"result":{}}'$'\n' two='{"jsonrpc":"2.0","id":2,"result":{}}'$'\n'
+    ungated --line "$INIT1" --line "$PING2" -- "$PYTHON" answer_first.py
+    assert_status 0
+    assert_stdout_bytes "$one"$'log: handled 1\n{"rows":\n'"$two"$'log: handled 2\n{"rows":\n'
+    gated --line "$INIT1" --line "$PING2" -- "$PYTHON" answer_first.py
+    assert_status 0
+    assert_stdout_bytes "$one$two"
+    assert_stderr_bytes $'log: handled 1\n{"rows":\nlog: handled 2\n{"rows":\n'
 }
 
 # An LSP session (Content-Length frames, as the client's first message

@@ -59,6 +59,23 @@ pieces() {
     pieces nonblock 20 100000
 }
 
+# An answer's JSON in calls of its own (held: no newline yet), then its
+# newline, on a non-blocking wire of one page: the wire takes the held bytes
+# in part, the rest waits for the next calls, which return EAGAIN until it is
+# out (the junk line of the next request among them).
+@test "threads: answers held whole until their newline, on a non-blocking wire of one page: the held bytes the wire could not take wait, every answer whole" {
+    requests 20
+    expected 20 30000
+    # (--frames 0: the client reads to the server's exit; a lost piece shows at once)
+    ungated --timeout 120 --frames 0 "${REQ[@]}" -- "$GT" nbsplit 30000
+    assert_status 0
+    assert_stdout_bytes "$ALL_WANT"
+    gated --timeout 120 --frames 0 "${REQ[@]}" -- "$GT" nbsplit 30000
+    assert_status 0
+    assert_stdout_bytes "$ANSWERS_WANT"
+    assert_stderr_bytes "$JUNK_WANT"
+}
+
 @test "threads: another thread's whole message between an answer's JSON and its newline: both arrive whole (unwrapped, one corrupt line)" {
     local n=10 size=3000 i x want=
     requests "$n"
@@ -89,6 +106,35 @@ pieces() {
     gated --timeout 120 --frames 10001 --line '{"jsonrpc":"2.0","id":1,"method":"ping"}' -- "$GT" raise 1000000
     assert_status 0
     assert_stdout_bytes "$want"
+}
+
+# The same in pieces: an answer past the 64 KiB bound (its line committed,
+# the rest streaming) written 16 KiB at a time on a non-blocking wire, and
+# after every write the wire took in part, messages from a signal handler
+# (queued).  When a piece's rest is out, the answer is not: its next piece
+# follows, so what waits goes out only once the answer's line has ended.
+@test "threads: signal handler messages while an answer past 64 KiB is written in pieces the wire takes in part: every answer whole, every message after it" {
+    local note='{"jsonrpc":"2.0","method":"usr1"}'
+    requests 5
+    ungated --timeout 120 --frames 0 "${REQ[@]}" -- "$GT" raisepieces 300000
+    assert_status 0
+    assert_stdout_has "xxx$note"            # unwrapped: inside an answer
+    gated --timeout 120 --frames 0 "${REQ[@]}" -- "$GT" raisepieces 300000
+    assert_status 0
+    "$PYTHON" - "$OUT" "$ERR" <<'PY'
+import json, re, sys
+ids, notes = [], 0
+for line in open(sys.argv[1], "rb"):
+    m = json.loads(line)          # every line a whole message
+    if m.get("method") == "usr1":
+        notes += 1
+    else:
+        assert len(m["result"]["text"]) == 300000
+        ids.append(m["id"])
+raised = int(re.search(r"^raised: (\d+)$", open(sys.argv[2]).read(), re.M).group(1))
+assert ids == [1, 2, 3, 4, 5], ids
+assert raised > 0 and notes == raised, (notes, raised)
+PY
 }
 
 @test "threads: one thread, the newline written with a signal blocked (pthread_sigmask): not taken for a signal handler's message" {

@@ -151,8 +151,9 @@ LIST_FDS='for fd in 3 4 5 6 7 8 9; do [ -h /proc/self/fd/$fd ] && echo "$fd $(re
 
 # --- STDIOGATE_DEBUG
 
-@test "STDIOGATE_DEBUG invalid (abc, -1, 9, 12, x1): one warning for the whole tree, the nearest level used" {
-    for pair in abc:1 -1:0 9:4 12:4 x1:1; do
+@test "STDIOGATE_DEBUG invalid (abc, -1, 9, 12, x1, 2x, 0,): one warning for the whole tree, the nearest level used" {
+    # (a number with anything after it is no number: 1, not its digits)
+    for pair in abc:1 -1:0 9:4 12:4 x1:1 2x:1 0,:1; do
         given=${pair%:*} want=${pair#*:}
         STDIOGATE_DEBUG=$given "$STDIOGATE_WRAPPER" sh -c 'sh -c "echo \$STDIOGATE_DEBUG >level"; true' </dev/null >out 2>err
         [ "$(grep -c 'is not a level from 0 to 4' err)" -eq 1 ] || { echo "$given:"; cat err; false; }
@@ -250,6 +251,21 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
             assert_stderr_has "env: LD_PRELOAD=$PWD/other.so STDIOGATE_WIRE=<unset>"
             assert_stderr_lacks "Error relocating"
         done
+    done
+}
+
+@test "musl program started by a diverted launcher, LD_PRELOAD holding only our entry: it starts with no LD_PRELOAD at all, as unwrapped (not an empty one)" {
+    unset LD_PRELOAD
+    # unwrapped: no LD_PRELOAD (the test can fail)
+    ungated --line "$INIT" -- sh -c "exec $MUSL 128 show-env"
+    assert_status 0
+    assert_stderr_has "env: LD_PRELOAD=<unset> STDIOGATE_WIRE=<unset>"
+    for cmd in "sh -c 'exec $MUSL 128 show-env'" "$BIN/tree_spawn plain $MUSL 128 show-env"; do
+        STDIOGATE_AUTO_STRICT=0 STDIOGATE_DEBUG=2 eval gated --line "\"\$INIT\"" -- "$cmd"
+        assert_status 0
+        assert_stdout_has "$ANSWER"
+        assert_stderr_has "has a loader that cannot load libstdiogate.so: it runs without it, unguarded"
+        assert_stderr_has "env: LD_PRELOAD=<unset> STDIOGATE_WIRE=<unset>"
     done
 }
 
