@@ -410,6 +410,14 @@ static void owe(struct feed *f, size_t end)
 /* The run decided for the wire goes out.  A short write stops the call:
  * what the wire did not take of the call's bytes is owed (the program
  * writes it again), of the held bytes pending (ours to write first). */
+static int pend_out(struct feed *f);
+
+static int blocking(int fd)
+{
+    int fl = REAL(fcntl)(fd, F_GETFL);
+    return fl >= 0 && !(fl & O_NONBLOCK);
+}
+
 static void run_out(struct feed *f)
 {
     size_t held = f->run_held, len = f->run_to - f->run_from;
@@ -440,9 +448,23 @@ static void run_out(struct feed *f)
         g_hold.pend_at = out;
         g_hold.pend = held - out;
         g_hold.pend_fd = f->c->fd;
+        if (w > 0 && blocking(f->c->fd) && pend_out(f)) {
+            /* A blocking wire that a signal cut short inside the held
+             * bytes (earlier calls'): the call has written nothing of its
+             * own, and waits as a blocking write does (EAGAIN would be a
+             * lie): the held bytes are out now, its run goes on. */
+            f->stop = 0;
+            run_out(f);
+            return;
+        }
         out = 0;
     } else {
         out -= held;
+        if (held && out == 0 && w > 0 && blocking(f->c->fd)) {
+            f->stop = 0;        /* (the same, cut right after the held bytes) */
+            run_out(f);
+            return;
+        }
     }
     f->taken = f->run_from + out;
     owe(f, f->run_to);

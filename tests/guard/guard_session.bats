@@ -372,6 +372,23 @@ assert ran > 0 and alarms == ran, (alarms, ran)
 PY
 }
 
+# A blocking stdout and a signal handler that writes messages: a write of
+# the program's, cut short by the signal inside bytes the guard held from
+# an earlier call, left the program's own bytes unwritten and returned
+# EAGAIN (on a blocking descriptor: the server's write loop gave up, its
+# answers lost).  It waits instead, as a blocking write does.  (Found by the
+# sixth independent round's runner.)
+@test "guard: a blocking stdout never returns EAGAIN: 300 KB answers in 16 KiB writes while a handler writes a message every 200 us" {
+    local args=() i
+    for i in $(seq 3 21); do args+=(--line "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"ping\"}"); done
+    ungated --timeout 120 --frames 20 --line "$INIT1" "${args[@]}" -- "$GS" signal 300000 16384
+    assert_status 0
+    grep -q '^alarms: [1-9]' "$ERR" || { echo "unwrapped: the handler never ran" >&2; show_run; return 1; }
+    gated --timeout 120 --frames 20 --line "$INIT1" "${args[@]}" -- "$GS" signal 300000 16384
+    assert_status 0
+    grep -q '^alarms: [1-9]' "$ERR" || { echo "wrapped: the handler never ran" >&2; show_run; return 1; }
+}
+
 # late_run: strict_late (a server with a library of its own whose destructor
 # writes a junk line and a notification) with its "big" junk line, under
 # stdiogate (default mode), stderr a pipe that nobody reads until the
