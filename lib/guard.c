@@ -420,6 +420,7 @@ static int blocking(int fd)
 
 static void run_out(struct feed *f)
 {
+again:;
     size_t held = f->run_held, len = f->run_to - f->run_from;
     if (held + len == 0)
         return;
@@ -454,16 +455,14 @@ static void run_out(struct feed *f)
              * own, and waits as a blocking write does (EAGAIN would be a
              * lie): the held bytes are out now, its run goes on. */
             f->stop = 0;
-            run_out(f);
-            return;
+            goto again;         /* (f->run_held is 0 now) */
         }
         out = 0;
     } else {
         out -= held;
         if (held && out == 0 && w > 0 && blocking(f->c->fd)) {
             f->stop = 0;        /* (the same, cut right after the held bytes) */
-            run_out(f);
-            return;
+            goto again;
         }
     }
     f->taken = f->run_from + out;
