@@ -445,25 +445,22 @@ again:;
     }
     f->stop = 1;
     f->err = w < 0 ? errno : EAGAIN;
-    if (out < held) {
+    if (out <= held) {
         g_hold.pend_at = out;
         g_hold.pend = held - out;
         g_hold.pend_fd = f->c->fd;
         if (w > 0 && blocking(f->c->fd) && pend_out(f)) {
             /* A blocking wire that a signal cut short inside the held
-             * bytes (earlier calls'): the call has written nothing of its
-             * own, and waits as a blocking write does (EAGAIN would be a
-             * lie): the held bytes are out now, its run goes on. */
+             * bytes (earlier calls') or right after them: the call has
+             * written nothing of its own, and waits as a blocking write
+             * does (EAGAIN would be a lie): the held bytes are out now,
+             * its run goes on. */
             f->stop = 0;
             goto again;         /* (f->run_held is 0 now) */
         }
         out = 0;
     } else {
         out -= held;
-        if (held && out == 0 && w > 0 && blocking(f->c->fd)) {
-            f->stop = 0;        /* (the same, cut right after the held bytes) */
-            goto again;
-        }
     }
     f->taken = f->run_from + out;
     owe(f, f->run_to);

@@ -510,7 +510,7 @@ void stdout_into_hold(const char *how);
 /* (only while the gate is not open: after it, every fflush of stdout) */
 static inline void stdout_through_hold(const char *how)
 {
-    if (__atomic_load_n(&g_core.state, __ATOMIC_RELAXED) != GATE_OPEN)
+    if (gated())
         stdout_into_hold(how);
 }
 

@@ -37,7 +37,7 @@ enum { AS_IS, FAILSAFE, GUARD };
 
 static inline __attribute__((always_inline)) int write_route(int fd, const struct iovec *iov, int cnt)
 {
-    if (LOAD(g_core.state) != GATE_OPEN && to_diversion(fd))
+    if (gated() && to_diversion(fd))
         return FAILSAFE;
     return guarding() && guard_fd(fd) && !guard_whole(iov, cnt) ? GUARD : AS_IS;
 }
