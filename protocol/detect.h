@@ -1534,8 +1534,7 @@ static inline size_t sg_line_common_name(const unsigned char *p, size_t avail, u
 
 /* p[0..end] begins with '{' or '[' and ends with a newline (p[end]), the
  * first or not (one before it fails the line): if p[0..end) is a whole
- * message, end + 1, with *keys (as s->keys) if keys; else 0.  Without
- * keys, a top-level name is only looked at for "jsonrpc". */
+ * message, end + 1, with *keys (as s->keys) if keys; else 0. */
 __attribute__((always_inline)) static inline size_t sg_json_line_to(const unsigned char *p, size_t end,
                                                                     unsigned char *keys)
 {
@@ -1606,12 +1605,10 @@ name:                           /* a member name at p[i], then its colon */
     }
     if (p[i] != '"' || (at = i + 1, i = sg_line_string(p, at, end, 1)) == 0)
         return 0;
-    if (depth == record && keys) {
+    if (depth == record) {
         unsigned key = sg_name_key(p + at, i - 1 - at);
         has_jsonrpc |= (key & SGK_JSONRPC) != 0;
         found |= key & ~SG_RPC_NAME;
-    } else if (depth == record && !has_jsonrpc) {
-        has_jsonrpc = i - 1 - at == 7 && sg_name_is(p + at, "jsonrpc", 7);
     }
     i = sg_line_white(p, i);
     if (p[i] != ':')
