@@ -10,6 +10,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -332,6 +333,12 @@ static char answer_buffer[1 << 20];
  * through $(...)) instead of waiting for a reader that waits for us. */
 static int answer_to(int fd)
 {
+    /* dash keeps the script at fd 10 and sources the answer at 11, where its
+     * `exec FD<&-` needs one more to save FD in: under a limit of 13 that
+     * would fail half-way, so the wrapper asks again through $(...). */
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 13)
+        return -1;
     char path[32];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     struct stat st;

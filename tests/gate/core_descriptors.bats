@@ -199,6 +199,20 @@ on_pty() {
     STDIOGATE_WRAPPER= init_diverted --nofile 4 -- "$SRV" read printf write
 }
 
+# dash keeps the wrapper script at fd 10 and its `.` and saved redirections
+# at 11 and up: under a limit of 12 or 13 the wrapper must still start the
+# server, with no word of the shell's on stderr (unwrapped it runs at 4).
+@test "fds: RLIMIT_NOFILE 12 and 13 through the wrapper: the server runs, no shell error on stderr" {
+    JUNK=(printf-junk write-junk)
+    local n
+    for n in 12 13; do
+        init_diverted --nofile "$n" -- "$SRV" read printf write
+        if grep -q 'open files\|stdiogate: [0-9]*:' "$ERR"; then
+            echo "RLIMIT_NOFILE $n: a shell error on stderr" >&2; show_run; return 1
+        fi
+    done
+}
+
 @test "fds: stderr open read-only: junk to /dev/null; regular files as stdin and wire (gate_run)" {
     printf '%s\n' "$INIT" "$PING" >"$BATS_TEST_TMPDIR/in"
     printf 'read-only\n' >"$BATS_TEST_TMPDIR/ro"
