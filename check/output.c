@@ -173,15 +173,19 @@ static int take_dap(struct run *r, struct span obj)
 }
 
 /* Not protocol, but an answer to the waiting request all the same (its id,
- * and a result or an error)?  Then that request's answer is malformed. */
-static void check_malformed_answer(struct run *r, struct span obj)
+ * and a result or an error; on the wire, where the classifier passed it as
+ * a message, its id and no method)?  Then that request's answer is
+ * malformed: a client rejects it, and waiting for another one would only
+ * end in the timeout. */
+static void check_malformed_answer(struct run *r, struct span obj, int on_wire)
 {
     struct span id, v;
     char text[40];
     const char *key = r->opt->protocol == PROTO_DAP ? "request_seq" : "id";
     if (r->waiting < 0 || !json_member(obj, key, &id))
         return;
-    if (r->opt->protocol != PROTO_DAP && !json_member(obj, "result", &v) && !json_member(obj, "error", &v))
+    if (r->opt->protocol != PROTO_DAP && !json_member(obj, "result", &v) && !json_member(obj, "error", &v) &&
+        !(on_wire && !json_member(obj, "method", &v)))
         return;
     copy_token(id, text, sizeof text);
     if (strcmp(text, r->req[r->waiting].id) == 0) {
@@ -203,7 +207,7 @@ static void take_object(struct run *r, const char *p, const char *e)
         return;
     r->malformed++;
     if (json_is_object(p, e, &obj))
-        check_malformed_answer(r, obj);
+        check_malformed_answer(r, obj, 1);
 }
 
 /* A whole message passed the classifier: a line (an object, or a batch of
@@ -265,7 +269,7 @@ static void junk_line_bytes(struct run *r, const char *p, size_t n)
         if (!s->line_overflow) {
             struct span obj;
             if (json_is_object(s->line, s->line + s->line_len, &obj))
-                check_malformed_answer(r, obj);
+                check_malformed_answer(r, obj, 0);
         }
         s->line_len = 0;
         s->line_overflow = 0;

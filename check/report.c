@@ -414,7 +414,9 @@ static void text_run(const struct run *r, int index)
                    more_bytes);
     }
     if (r->oversized)
-        printf("  (%llu messages over %u MiB were not read: taken as answers)\n", r->oversized, MESSAGE_MAX >> 20);
+        printf("  (%llu message%s over %u MiB %s not read: taken as %s)\n", r->oversized,
+               r->oversized == 1 ? "" : "s", MESSAGE_MAX >> 20, r->oversized == 1 ? "was" : "were",
+               r->oversized == 1 ? "an answer" : "answers");
     printf("  answers:");
     for (int i = 0; i < r->nreq; i++) {
         const struct request *q = &r->req[i];
@@ -436,12 +438,13 @@ static void text_run(const struct run *r, int index)
     }
     putchar('\n');
     if (r->stray)
-        printf("  %llu answers to requests never made\n", r->stray);
+        printf("  %llu %s never made\n", r->stray, r->stray == 1 ? "answer to a request" : "answers to requests");
     if (r->malformed)
         printf("  %llu message%s on the wire that %s not %s\n", r->malformed, r->malformed == 1 ? "" : "s",
                r->malformed == 1 ? "is" : "are", r->opt->protocol == PROTO_DAP ? "DAP" : "JSON-RPC 2.0");
     if (r->server_requests)
-        printf("  %llu requests from the server (answered: not supported)\n", r->server_requests);
+        printf("  %llu request%s from the server (answered: not supported)\n", r->server_requests,
+               r->server_requests == 1 ? "" : "s");
     describe_exit(r, exit_text, sizeof exit_text);
     if (r->first_answer >= 0)
         printf("  first answer after %.1f ms; ", ms(r->first_answer));

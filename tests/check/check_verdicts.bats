@@ -353,8 +353,10 @@ setup() {
 }
 
 # An answer is a result or an error: one with its id and neither (or both)
-# answers nothing (the JSON-RPC 2.0 specification; clients reject it).
-@test "check: an answer with its id but neither result nor error, or both, is no result: not clean" {
+# answers nothing (the JSON-RPC 2.0 specification; clients reject it): the
+# request's answer is malformed, said at once (not after the timeout), and
+# the session goes on to the next request.
+@test "check: an answer with its id but neither result nor error, or both, is malformed: not clean" {
     cat >"$BATS_TEST_TMPDIR/bare_answer.py" <<'PY'
 import json, sys
 for line in sys.stdin:
@@ -370,10 +372,10 @@ PY
     # (the server answers as said: the test can fail)
     [ "$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' | python3 "$BATS_TEST_TMPDIR/bare_answer.py" bare)" = \
       '{"jsonrpc":"2.0","id":1}' ]
-    check --linger 0 --timeout 2 -- python3 "$BATS_TEST_TMPDIR/bare_answer.py" bare
-    expect bare_status 5 "$status"
-    expect bare_outcome no_answer "$(q .runs[0].requests[0].outcome)"
-    expect bare_malformed 1 "$(q .runs[0].stdout.malformed_messages)"
+    check --linger 0 --timeout 10 -- python3 "$BATS_TEST_TMPDIR/bare_answer.py" bare
+    expect bare_status 3 "$status"
+    expect bare_outcomes "malformed malformed" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    expect bare_malformed 2 "$(q .runs[0].stdout.malformed_messages)"
     check --linger 0 --timeout 2 -- python3 "$BATS_TEST_TMPDIR/bare_answer.py" both
     expect both_status 3 "$status"
     expect both_outcomes "malformed malformed" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
@@ -384,6 +386,8 @@ PY
     expect status 0 "$status"
     expect server_requests 1 "$(q .runs[0].stdout.server_requests)"
     expect outcomes "result result result result" "$(q '[.runs[0].requests[].outcome] | join(" ")')"
+    check_text --linger 0 -- "$SRV" asks
+    expect text_lines 3 "$(grep -c '^  1 request from the server (answered: not supported)$' <<<"$output")"
 }
 
 # (coverage round 2 of 2026-12-07: no LSP or DAP server asked the client
@@ -435,7 +439,7 @@ PY
     expect errors "1 1 1" "$(q '[.runs[].protocol_errors] | join(" ")')"
     check_text --timeout 5 --linger 0 -- "$SRV" twice
     expect text_status 3 "$status"
-    expect text_lines 3 "$(grep -c '^  1 answers to requests never made$' <<<"$output")"
+    expect text_lines 3 "$(grep -c '^  1 answer to a request never made$' <<<"$output")"
 }
 
 @test "check: --call runs a tool; an error answer is an answer with its message" {
