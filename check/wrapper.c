@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "../common/junk.h"
 
 extern char **environ;
 
@@ -383,6 +384,28 @@ static int end_answer(int status, int answer_fd)
     return !answer_fits() || fflush(stdout) != 0 || ferror(stdout) ? 3 : 0;
 }
 
+/* A log that cannot be opened would be named by every process that tries
+ * it (a server that starts three: four warnings), and with --discard what
+ * is kept off the wire would go nowhere: said once here, and stderr gets it
+ * instead.  A FIFO or device is left to the processes: opening one now
+ * would give its reader an end of file. */
+static void check_log(const char *pid, int level)
+{
+    const char *path = sg_env_log(getenv(SG_ENV_LOG));
+    struct stat st;
+    if (!path || (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
+        return;
+    int fd = open(path, SG_LOG_OPEN_FLAGS, 0666);
+    if (fd >= 0) {
+        close(fd);
+        return;
+    }
+    if (level != 0)             /* (-1: unset, the default 1) */
+        say("stdiogate[%s]: cannot open the log %s: %s: what is kept off the wire goes to stderr instead\n",
+            pid, path, strerror(errno));
+    puts("unset " SG_ENV_LOG " " SG_ENV_DISCARD);
+}
+
 static int answer(const char *pid, const char *verbosity, const char *library, const char *path,
                   int strict, int answer_fd)
 {
@@ -403,6 +426,7 @@ static int answer(const char *pid, const char *verbosity, const char *library, c
         restore_environment(block, len);
     if (level >= 0)
         printf("export " SG_ENV_DEBUG "=%d\n", level);
+    check_log(pid, level);
     if (status == 2) {
         free(block);
         if (chosen)

@@ -113,6 +113,25 @@ assert_prefix_pid() {
     done
 }
 
+# A log that cannot be opened (its directory missing) is named once, by the
+# wrapper, not by each process that would have written it; and what is kept
+# off the wire then goes to stderr, with --discard too: with no log it would
+# be lost.
+@test "log: a --log in a missing directory, with --discard: one warning, the junk on stderr (default mode, --strict)" {
+    printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/strict"
+    chmod +x "$BATS_TEST_TMPDIR/strict"
+    JUNK=(write-junk system-junk post-junk)
+    local wrapper
+    for wrapper in "$STDIOGATE_WRAPPER" "$BATS_TEST_TMPDIR/strict"; do
+        STDIOGATE_WRAPPER=$wrapper STDIOGATE_DISCARD=1 STDIOGATE_LOG=$BATS_TEST_TMPDIR/none/x.log STDIOGATE_DEBUG=1 \
+            diverted --line "$INIT" --line "$PING" -- "$SRV" read write system postjunk
+        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+        [ "$(grep -c '^stdiogate\[' "$ERR")" = 1 ] || { show_run; return 1; }
+        grep -qxE "stdiogate\[[0-9]+\]: cannot open the log $BATS_TEST_TMPDIR/none/x.log: No such file or directory: what is kept off the wire goes to stderr instead" "$ERR" || { show_run; return 1; }
+        [ ! -e "$BATS_TEST_TMPDIR/none" ]
+    done
+}
+
 @test "diagnostics: level 2 with --discard semantics says /dev/null" {
     STDIOGATE_DISCARD=1 STDIOGATE_DEBUG=2 gated --line "$INIT" -- "$SRV" read write stderr-mark
     assert_status 0

@@ -659,30 +659,34 @@ PY
 }
 
 # (coverage round 2 of 2026-12-07: no log that cannot be opened.)  A --log
-# that cannot be opened (here a directory): a warning naming it, and the
-# session as without --log: the junk on stderr whole, the answers on the
-# wire.  Default mode (the guard opens it) and --strict (the filter does).
+# that the server's processes cannot open (here a FIFO nobody reads: the
+# wrapper leaves a FIFO to them; a file it cannot open it names itself,
+# core_diagnostics.bats): a warning naming it, and the session as without
+# --log: the junk on stderr whole, the answers on the wire.  Default mode
+# (the guard opens it) and --strict (the filter does).
 log_unopenable_row() {
     local how=$1 want
     gated --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
     assert_status 0
     want=$(cat "$OUT")
     [ "$how" = strict ] && local -x STDIOGATE_WRAPPER=$BATS_TEST_TMPDIR/strict
-    STDIOGATE_LOG=$BATS_TEST_TMPDIR gated --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
+    rm -f "$BATS_TEST_TMPDIR/logfifo"
+    mkfifo "$BATS_TEST_TMPDIR/logfifo"
+    STDIOGATE_LOG=$BATS_TEST_TMPDIR/logfifo gated --line "$INIT1" --line "$CALL3" -- "$PYTHON" "$FIX/guard_interpreter.py"
     assert_status 0
     [ "$(cat "$OUT")" = "$want" ] || { echo "stdout differs from the run without --log" >&2; show_run; return 1; }
     grep -v '^stdiogate\[' "$ERR" >"$BATS_TEST_TMPDIR/junk"
     printf 'tool-print-junk\nos-system-junk\nsubprocess-junk\n' | cmp - "$BATS_TEST_TMPDIR/junk" || { show_run; return 1; }
     # said by the filter or the drain helper, and by the guard of each
     # process (the server, its children); nothing else said
-    local lib="^stdiogate\[[0-9]+\]: cannot open the log $BATS_TEST_TMPDIR \(EISDIR\): not logging after the gate\$"
-    local filter="^stdiogate\[[0-9]+\]: cannot open the log $BATS_TEST_TMPDIR: Is a directory\$"
+    local lib="^stdiogate\[[0-9]+\]: cannot open the log $BATS_TEST_TMPDIR/logfifo \(ENXIO\): not logging after the gate\$"
+    local filter="^stdiogate\[[0-9]+\]: cannot open the log $BATS_TEST_TMPDIR/logfifo: No such device or address\$"
     grep '^stdiogate\[' "$ERR" | grep -vE "$lib|$filter" && { show_run; return 1; }
     grep -qE "$filter" "$ERR" || { show_run; return 1; }
     [ "$how" = strict ] || grep -qE "$lib" "$ERR" || { show_run; return 1; }
 }
 
-@test "guard: a --log that cannot be opened (a directory): warned, the session as without it (default, --strict)" {
+@test "guard: a --log that cannot be opened (a FIFO nobody reads): warned, the session as without it (default, --strict)" {
     printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$ROOT/stdiogate" >"$BATS_TEST_TMPDIR/strict"
     chmod 755 "$BATS_TEST_TMPDIR/strict"
     row_table log_unopenable_row default strict
