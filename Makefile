@@ -66,7 +66,7 @@ $(DEP_DIR):
 	mkdir -p $@
 
 # The same programs built by clang, warnings as errors (the results are thrown away).
-check-clang: $(LIB_SRC) lib/internal.h lib/iov.h protocol/detect.h common/env.h $(CHECK_SRC) check/check.h common/inspect.h common/stall.h common/helper.h common/quiet.h common/junk.h $(FILTER_SRC) filter/filter.h
+check-clang: $(LIB_SRC) lib/internal.h lib/iov.h protocol/detect.h common/env.h $(CHECK_SRC) check/check.h common/inspect.h common/stall.h common/helper.h common/quiet.h common/junk.h common/stderr.h $(FILTER_SRC) filter/filter.h
 	@tests/need.sh check-clang clang:clang
 	clang $(CFLAGS) $(WARN) $(LIB_FLAGS) -o clang-$(LIB) $(LIB_SRC) -ldl
 	clang $(CFLAGS) $(WARN) -D_GNU_SOURCE -static $(VERSION_DEF) -o clang-$(CHECK) $(CHECK_SRC)

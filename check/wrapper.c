@@ -17,26 +17,9 @@
 
 #include "check.h"
 #include "../common/junk.h"
+#include "../common/stderr.h"
 
 extern char **environ;
-
-/* A non-blocking handle of our own on stderr's pipe or terminal, for one
- * line, or -1 (none opens: no /proc, a FIFO without a reader, a terminal
- * kept exclusive).  stderr's open file is the server's too, its flags not
- * ours to change; and a poll's room is not a line's: another writer may take
- * it between the poll and the write, and a terminal says writable with room
- * for part of a line only.  O_NOCTTY: the server's controlling terminal
- * stays what it is.  Never on 0-2 (one of them closed stays closed). */
-static int nonblocking_stderr(void)
-{
-    int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd >= 0 && fd <= 2) {
-        int up = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        close(fd);
-        fd = up;
-    }
-    return fd;
-}
 
 /* line onto stderr, never waiting for room: a stderr nobody reads must not
  * hold up the server (a blocking write would stop the wrapper before it
@@ -55,7 +38,7 @@ static void put_line(const char *line, size_t n)
             ;
         return;
     }
-    int own = S_ISFIFO(st.st_mode) || isatty(2) ? nonblocking_stderr() : -1;
+    int own = S_ISFIFO(st.st_mode) || isatty(2) ? sg_stderr_reopen(3) : -1;
     struct pollfd p = { .fd = own >= 0 ? own : 2, .events = POLLOUT };
     if (poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) && !(p.revents & (POLLERR | POLLHUP)))
         while (write(p.fd, line, n) < 0 && errno == EINTR)

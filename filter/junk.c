@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "filter.h"
+#include "../common/stderr.h"
 
 int g_level = 1;
 pid_t g_as;
@@ -84,10 +85,7 @@ void open_stderr(int discard)
     if (S_ISSOCK(err.st_mode)) {
         g_err.socket = 1;
     } else if (S_ISFIFO(err.st_mode) || S_ISCHR(err.st_mode)) {
-        /* a second open file description: O_NONBLOCK on it is ours alone */
-        int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        if (fd >= 0)
-            fd = above(fd, 4);  /* not where stdin was: fd 0 is closed */
+        int fd = sg_stderr_reopen(4);  /* not where stdin was: fd 0 is closed */
         if (fd >= 0)
             g_err.fd = fd;
         else if (errno == ENXIO)

@@ -5,6 +5,7 @@
 #include <termios.h>
 
 #include "internal.h"
+#include "../common/stderr.h"
 
 /* ------------------------------------------------------------------ */
 /* Diagnostics: one write(2) per line, no stdio, no heap. */
@@ -23,23 +24,13 @@ char *fmt_num(char *end, unsigned long long v)
 
 static unsigned long long g_say_dropped;   /* lines stderr had no room for */
 
-/* A non-blocking handle on stderr's pipe for one call, where the process
- * has no private one (before the constructor makes it, in a process that
- * does not divert, after the gate): between a poll that saw room and the
- * write after it another process or thread on the same pipe may take the
- * room, and fd 2's own open file description is the program's, its flags
- * not ours to change.  Never on 0, 1 or 2 (one of them closed is the
- * program's to reuse).  -1 if none can be opened (no /proc): then fd 2,
- * and the poll is all there is.  Closed by close_stderr_handle. */
+/* stderr's non-blocking handle for one call (common/stderr.h), where the
+ * process has no private one (before the constructor makes it, in a
+ * process that does not divert, after the gate); -1 if none opens: then
+ * fd 2, and the poll is all there is. */
 int stderr_handle(void)
 {
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd >= 0 && fd <= 2) {
-        int up = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
-        (void)syscall(SYS_close, fd);
-        fd = up;
-    }
-    return fd;
+    return sg_stderr_reopen(3);
 }
 
 void close_stderr_handle(int fd)

@@ -55,7 +55,7 @@ set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The library is shim.c and the files under lib/.
-SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')common/quiet.h common/junk.h protocol/detect.h common/env.h $(cd "$ROOT" && ls filter/*.c filter/*.h | tr '\n' ' ')$(cd "$ROOT" && ls check/*.c | tr '\n' ' ')common/inspect.c common/inspect.h stdiogate doctor/stdiogate-doctor"
+SOURCES="shim.c $(cd "$ROOT" && ls lib/*.h lib/*.c 2>/dev/null | tr '\n' ' ')common/quiet.h common/junk.h common/stderr.h protocol/detect.h common/env.h $(cd "$ROOT" && ls filter/*.c filter/*.h | tr '\n' ' ')$(cd "$ROOT" && ls check/*.c | tr '\n' ' ')common/inspect.c common/inspect.h stdiogate doctor/stdiogate-doctor"
 # Files left out of the default set: they do not exercise the library
 # (fuzzing, lint, installation), take minutes (real servers from npm), or
 # install what `make packages` built from the real tree, not from the copy
@@ -80,6 +80,7 @@ first_files() {
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         common/junk.h) echo "guard_session.bats mutants_filter.bats strict_edges.bats strict_faults.bats setups_stderr.bats" ;;
+        common/stderr.h) echo "setups_stderr.bats setups_stderr_kinds.bats mutants_filter.bats" ;;
         filter/*) echo "mutants_filter.bats strict_edges.bats strict_wrapper.bats strict_alone.bats strict_faults.bats strict_servers.bats check_verdicts.bats" ;;
         common/env.h) echo "mutants_check.bats setups_wrapper.bats core_diagnostics.bats mutants_filter.bats strict_wrapper.bats" ;;
         check/*.c) echo "mutants_check.bats wrapper.bats setups_wrapper.bats check_verdicts.bats strict_wrapper.bats check_bad_input.bats" ;;
@@ -321,10 +322,10 @@ filter/launcher.c | filter-127 | COMMAND not found exits 126, not 127 |     exit
 filter/launcher.c | filter-usage-status | bad usage exits 1, not 125 |             what);\n    exit(125); |             what);\n    exit(1);
 filter/launcher.c | filter-discard-env | STDIOGATE_DISCARD=1 is not honoured under --strict |     int discard = sg_env_discard(getenv(SG_ENV_DISCARD)), i; |     int discard = 0, i;
 filter/junk.c | filter-stderr-is-wire | with 2>&1, junk goes to stderr, that is onto the wire |     if (fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) { |     if (0 && fstat(WIRE, &wire) == 0 && err.st_dev == wire.st_dev && err.st_ino == wire.st_ino) {
-filter/junk.c | filter-stderr-blocking | the filter's handle on a stderr pipe is blocking (a full stderr stalls the wire) |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_CLOEXEC \| O_NOCTTY);
+filter/junk.c | filter-stderr-blocking | the filter's handle on a stderr pipe is blocking (a full stderr stalls the wire): its own non-blocking handle is closed and fd 2 used |         if (fd >= 0)\n            g_err.fd = fd;\n        else if (errno == ENXIO) |         if (fd >= 0)\n            close(fd);\n        else if (errno == ENXIO)
 # The filter process never calls exec (filter_run ends in _exit), so close-on-exec on its
 # own handle of stderr changes nothing.
-filter/junk.c equivalent | filter-stderr-cloexec | the filter's handle on stderr is not close-on-exec |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |         int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_NOCTTY);
+common/stderr.h equivalent | filter-stderr-cloexec | the handle of ours on stderr is not close-on-exec (the filter execs nothing; the library's and the checker's handles live for one line) |                           O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |                           O_WRONLY \| O_NONBLOCK \| O_NOCTTY);
 filter/junk.c | filter-socket-blocking | junk sent to a stderr socket may block the filter (MSG_DONTWAIT dropped) |         w = sendmsg(g_err.fd, &m, MSG_DONTWAIT \| MSG_NOSIGNAL); |         w = sendmsg(g_err.fd, &m, MSG_NOSIGNAL);
 filter/relay.c | filter-held-forgotten | a candidate that goes on in the next read loses its first part |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);\n        nheld += (size_t)n - undecided; |         memcpy(held + nheld, buf + undecided, (size_t)n - undecided);
 filter/relay.c | filter-end-held-lost | a candidate cut short by the server's exit is dropped, not junk |     if (sg_stream_end(&s) == SG_JUNK) { |     if (sg_stream_end(&s) == SG_WIRE) {
@@ -369,7 +370,8 @@ check/wrapper.c | check-preload-replaced | the caller's LD_PRELOAD entries are d
 check/wrapper.c | check-wire-own-pipe | with stdout closed, the $(...) pipe is named as the wire |         if (stat(fd1, &st) != 0 \|\| (open1 && mine.st_dev == st.st_dev && mine.st_ino == st.st_ino)) |         if (stat(fd1, &st) != 0 \|\| (open1 && 0))
 check/wrapper.c | answer-fd-left-open | the here-document's descriptor the checker answers on is handed to COMMAND |         printf("exec %d<&-\\n", answer_fd); |         (void)0;
 check/wrapper.c | answer-any-file | the checker answers into whatever the descriptor is (a shell's /dev/null for an empty here-document) |     if (fstat(w, &st) != 0 \|\| !(S_ISFIFO(st.st_mode) \|\| S_ISREG(st.st_mode))) { |     if (fstat(w, &st) != 0) {
-check/wrapper.c | check-say-blocking | the checker's own handle on stderr is opened blocking: a terminal poll() calls writable though a line does not fit holds the wrapper before it execs COMMAND |     int fd = open("/proc/self/fd/2", O_WRONLY \| O_NONBLOCK \| O_NOCTTY \| O_CLOEXEC); |     int fd = open("/proc/self/fd/2", O_WRONLY \| O_NOCTTY \| O_CLOEXEC);
+check/wrapper.c | check-say-blocking | the checker's lines go to fd 2 blocking: a terminal poll() calls writable though a line does not fit holds the wrapper before it execs COMMAND |     int own = S_ISFIFO(st.st_mode) \|\| isatty(2) ? sg_stderr_reopen(3) : -1; |     int own = -1;
+common/stderr.h | stderr-reopen-blocking | every handle of ours on stderr is blocking: a stderr pipe nobody reads holds the server in a diagnostic of the library, the wrapper before it execs COMMAND, and the filter (the wire stalls) |                           O_WRONLY \| O_NONBLOCK \| O_CLOEXEC \| O_NOCTTY); |                           O_WRONLY \| O_CLOEXEC \| O_NOCTTY);
 # answer_fits makes room for the whole answer before its first byte is
 # written (an answer is at most a few variables of 128 KiB each, a pipe grows
 # to 1 MiB), so the write never finds the pipe full: O_NONBLOCK is a second
