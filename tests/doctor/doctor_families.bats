@@ -344,6 +344,8 @@ JSON
 {"mcpServers": {"cc": {"command": "${DFAM_CMD:-check_srv}",
   "args": ["${DFAM_VAR}", "${DFAM_UNSET:-dflt}", "${DFAM_VAR:-dflt}", "${DFAM_UNSET}"]}}}
 JSON
+    # (from HOME: the workspace is the file's, not the current directory)
+    cd "$H"
     DFAM_VAR=v1 doctor --json --list "$p/.vscode/mcp.json"
     expect vscode_status 0 "$status"
     expect vscode "vscode|$p/srv.sh+--root+$p+$H/x+v1+<>|$p/sub" \
@@ -460,15 +462,15 @@ other|5|no answer within 1 s: raise --timeout if it is slow" \
     grep -qx 'nothing to fix' <<<"$output" || { show; return 1; }
     cmp "$BATS_TEST_TMPDIR/proto.orig" "$H/proto.json"
     [ ! -e "$H/proto.json.stdiogate-backup" ]
-    # a HOME with one file that cannot be parsed and one with junk: 6
+    # a HOME with junk in one file (read first) and one that cannot be parsed: 6
     local e=$BATS_TEST_TMPDIR/worst
     mkdir -p "$e/.cursor" "$e/.codeium/windsurf"
-    echo '{"mcpServers": {' >"$e/.cursor/mcp.json"
-    printf '{"mcpServers": {"noisy": {"command": "check_srv", "args": ["banner"]}}}\n' >"$e/.codeium/windsurf/mcp_config.json"
+    printf '{"mcpServers": {"noisy": {"command": "check_srv", "args": ["banner"]}}}\n' >"$e/.cursor/mcp.json"
+    echo '{"mcpServers": {' >"$e/.codeium/windsurf/mcp_config.json"
     cd "$e"
     HOME=$e doctor --config --linger 0
     expect worst_status 6 "$status"
-    grep -Eq '^windsurf +noisy +junk before the first message +wrap' <<<"$output" || { show; return 1; }
+    grep -Eq '^cursor +noisy +junk before the first message +wrap' <<<"$output" || { show; return 1; }
     HOME=$e doctor --config --json --linger 0
     expect worst_json "6|1|junk" "$(j '"\(.status)|\(.servers | length)|\(.servers[0].before.verdict)"')"
 }
