@@ -77,12 +77,9 @@ user_file() {
     if [[ $path == *.toml ]]; then
         printf '[%s.probe]\ncommand = "check_srv"\n' "$keys" >"$path"
     else
-        python3 -c 'import json, sys
-doc = {"command": "check_srv"}
-doc = {"probe": doc}
-for k in reversed(sys.argv[1].split(".")):
-    doc = {k: doc}
-print(json.dumps(doc, indent=2))' "$keys" >"$path"
+        local k open="" close=""
+        for k in ${keys//./ }; do open+="{\"$k\": " close+="}"; done
+        printf '%s{"probe": {"command": "check_srv"}}%s\n' "$open" "$close" >"$path"
     fi
     [ -z "$var" ] || export "${var%%=*}=$e/${var#*=}"
     cd "$e"
@@ -275,6 +272,35 @@ file_form() {
     grep -qx 'stdiogate: ~/.cursor/mcp.json: Permission denied' "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
     grep -Eq '^windsurf +seen +user +yes +check_srv$' <<<"$output" || { show; return 1; }
     ! grep -q hidden <<<"$output" || { show; return 1; }
+}
+
+# explicit_file PATH CLIENT CWD: a FILE named to --list --json (at PATH under
+# a directory X, "." in CWD for X): its client from its name, and where its
+# servers run (the project: X for .vscode/, .cursor/, .gemini/, else the file's directory).
+explicit_file() {
+    local x=$BATS_TEST_TMPDIR/x$RANDOM f
+    f=$x/$1
+    mkdir -p "$(dirname "$f")"
+    case $1 in
+        *.toml) printf '[mcp_servers.s]\ncommand = "check_srv"\n' ;;
+        *.vscode/*) printf '{"servers": {"s": {"command": "check_srv"}}}\n' ;;
+        *) printf '{"mcpServers": {"s": {"command": "check_srv"}}}\n' ;;
+    esac >"$f"
+    cd "$H"
+    doctor --json --list "$f"
+    expect "$1 status" 0 "$status"
+    expect "$1" "$2|$(cd "$x/$3" && pwd)" "$(j '.servers[] | "\(.client)|\(.cwd)"')"
+}
+
+@test "doctor families: a FILE named: its client from its name, its servers run in its project (the parent of .vscode, .cursor, .gemini)" {
+    row_table explicit_file \
+        ".vscode/mcp.json vscode ." \
+        ".cursor/mcp.json cursor ." \
+        ".gemini/settings.json gemini ." \
+        ".mcp.json claude-code ." \
+        "zed/settings.json zed zed" \
+        ".codex/config.toml codex .codex" \
+        "other.json file ."
 }
 
 # ---------------------------------------------------------------- the forms of an entry
@@ -677,6 +703,21 @@ command = "@GATE@"
 args = ["banner-srv"]
 EOF
     fix_layout "$H/.codex/config.toml"
+}
+
+# The entry keeps what its client expands: the fixed args hold the command as
+# the file has it, while the check runs it expanded.
+@test "doctor families: --fix of an entry with a client's variable (\${workspaceFolder}) writes it as it was, after stdiogate" {
+    local p=$H/work/app
+    printf '#!/bin/sh\nexec check_srv banner\n' >"$p/srv.sh"
+    chmod 755 "$p/srv.sh"
+    printf '{"servers": {"ws": {"command": "${workspaceFolder}/srv.sh", "args": ["${workspaceFolder}"]}}}\n' >"$p/.vscode/mcp.json"
+    cd "$H"
+    doctor --config "$p/.vscode/mcp.json" --fix --linger 0
+    expect status 0 "$status"
+    grep -qx 'vscode ws: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    expect fixed "{\"servers\": {\"ws\": {\"command\": \"$GATE\", \"args\": [\"\${workspaceFolder}/srv.sh\", \"\${workspaceFolder}\"]}}}" \
+        "$(cat "$p/.vscode/mcp.json")"
 }
 
 # ---------------------------------------------------------------- --fix's file handling
