@@ -82,7 +82,7 @@ user_file() {
         printf '%s{"probe": {"command": "check_srv"}}%s\n' "$open" "$close" >"$path"
     fi
     [ -z "$var" ] || export "${var%%=*}=$e/${var#*=}"
-    cd "$e"
+    cd "$e" || return 1
     HOME=$e doctor --list --json
     expect "$1 status" 0 "$status"
     if [ "$client" = - ]; then
@@ -254,9 +254,9 @@ file_form() {
     chmod 000 "$e/.cursor/mcp.json"
     local as=()
     if [ "$(id -u)" = 0 ]; then
-        # nobody must reach the HOME: every directory above it searchable
+        # nobody must reach the HOME: every directory of bats' above it searchable
         local up=$e
-        while [ "$up" != / ]; do
+        while [ "$up" != "$(dirname "$BATS_RUN_TMPDIR")" ] && [ "$up" != / ]; do
             chmod o+x "$up"
             up=$(dirname "$up")
         done
@@ -286,7 +286,7 @@ explicit_file() {
         *.vscode/*) printf '{"servers": {"s": {"command": "check_srv"}}}\n' ;;
         *) printf '{"mcpServers": {"s": {"command": "check_srv"}}}\n' ;;
     esac >"$f"
-    cd "$H"
+    cd "$H" || return 1
     doctor --json --list "$f"
     expect "$1 status" 0 "$status"
     expect "$1" "$2|$(cd "$x/$3" && pwd)" "$(j '.servers[] | "\(.client)|\(.cwd)"')"
