@@ -195,6 +195,7 @@ file_form() {
         empty.json) printf '' ;;
         blank.json) printf '\n  \n' ;;
         comments-only.json) printf '// nothing here yet\n/* none */\n' ;;
+        comment-at-end.json) printf '{"mcpServers": {"s": {"command": "check_srv", "args": ["banner"]}}}\n// the end' ;;
         array-comma.json) printf '{"mcpServers": {"s": {"command": "check_srv", "args": ["banner", "x",]}}}\n' ;;
         comma-comment.json) printf '{"mcpServers": {"s": {"command": "check_srv", "args": ["banner", /* last */ ], // end\n}, }, }\n' ;;
         string-comma.json) printf '{"mcpServers": {"s": {"command": "check_srv", "args": ["a,]", "b,}"]}}}\n' ;;
@@ -228,6 +229,7 @@ file_form() {
         "empty.json 0 -" \
         "blank.json 0 -" \
         "comments-only.json 0 -" \
+        "comment-at-end.json 0 s:check_srv banner" \
         "array-comma.json 0 s:check_srv banner x" \
         "comma-comment.json 0 s:check_srv banner" \
         "string-comma.json 0 s:check_srv a,] b,}" \
@@ -522,7 +524,7 @@ fix_layout() {
     ! grep -q 'not fixed' <<<"$output" || { show; return 1; }
 }
 
-@test "doctor families: --fix in every JSON layout: one line, args first, args absent (spaces, tabs), args empty, multi-line, blanks around the colons, env after" {
+@test "doctor families: --fix in every JSON layout: one line, args first, args absent (spaces, tabs), args empty, multi-line, blanks around the colons, env after, a name with escapes" {
     cat >"$H/layouts.json" <<'EOF'
 {
   "mcpServers": {
@@ -543,7 +545,8 @@ fix_layout() {
 	},
     "spaced": { "command" : "check_srv" , "args" : [ "banner" ] },
     "clean": {"command": "check_srv"},
-    "env-after": {"command": "banner-srv", "env": {"A": "1"}}
+    "env-after": {"command": "banner-srv", "env": {"A": "1"}},
+    "caf\u00e9 \"q\"": {"command": "banner-srv"}
   }
 }
 EOF
@@ -570,7 +573,8 @@ EOF
 	},
     "spaced": { "command" : "@GATE@" , "args" : [ "check_srv", "banner" ] },
     "clean": {"command": "check_srv"},
-    "env-after": {"command": "@GATE@", "args": ["banner-srv"], "env": {"A": "1"}}
+    "env-after": {"command": "@GATE@", "args": ["banner-srv"], "env": {"A": "1"}},
+    "caf\u00e9 \"q\"": {"command": "@GATE@", "args": ["banner-srv"]}
   }
 }
 EOF
@@ -604,7 +608,7 @@ EOF
     fix_layout "$H/z/zed/settings.json"
 }
 
-@test "doctor families: --fix in every TOML layout: table names bare, quoted, literal, spaced, with a comment; keys quoted; args first, absent, empty; indented; a subtable, an array of tables, no final newline" {
+@test "doctor families: --fix in every TOML layout: table names bare, quoted (with a dot), literal, spaced, with a comment; keys quoted; args first, absent, empty; indented; a subtable, an array of tables, no final newline" {
     cat >"$H/.codex/config.toml" <<'EOF'
 [mcp_servers.plain] # a comment
 command = "check_srv"
@@ -613,6 +617,9 @@ args = ["banner"]
 [mcp_servers."quoted"]
 command = "check_srv"
 args = ["banner"]
+
+[mcp_servers."my.server"]
+command = "banner-srv"
 
 [mcp_servers.'literal']
 command = 'check_srv'
@@ -660,6 +667,10 @@ args = ["check_srv", "banner"]
 [mcp_servers."quoted"]
 command = "@GATE@"
 args = ["check_srv", "banner"]
+
+[mcp_servers."my.server"]
+command = "@GATE@"
+args = ["banner-srv"]
 
 [mcp_servers.'literal']
 command = "@GATE@"
