@@ -294,7 +294,7 @@ explicit_file() {
     expect "$1" "$2|$(cd "$x/$3" && pwd)" "$(j '.servers[] | "\(.client)|\(.cwd)"')"
 }
 
-@test "doctor families: a FILE named: its client from its name, its servers run in its project (the parent of .vscode, .cursor, .gemini)" {
+@test "doctor families: a FILE named: its client from its name, its servers run in its project (the parent of .vscode, .cursor, .gemini; a .claude.json's projects)" {
     row_table explicit_file \
         ".vscode/mcp.json vscode ." \
         ".cursor/mcp.json cursor ." \
@@ -303,6 +303,12 @@ explicit_file() {
         "zed/settings.json zed zed" \
         ".codex/config.toml codex .codex" \
         "other.json file ."
+    # ~/.claude.json named: its local servers run in their projects, as discovered
+    doctor --json --list "$H/.claude.json"
+    expect claude_json_status 0 "$status"
+    expect claude_json "chatty|claude-code|$H
+local-logger|claude-code|$H/work/app" \
+        "$(j '.servers[] | select(.name == "chatty" or .name == "local-logger") | "\(.name)|\(.client)|\(.cwd)"')"
 }
 
 # ---------------------------------------------------------------- the forms of an entry
@@ -766,6 +772,56 @@ EOF
     expect mode 444 "$(stat -c %a "$d/mcp.json")"
     expect backup_mode 444 "$(stat -c %a "$d/mcp.json.stdiogate-backup")"
     grep -qF "\"command\": \"$GATE\"" "$d/mcp.json"
+}
+
+# The new file is made beside the old one: with TMPDIR on another file
+# system (a tmpfs /tmp, the usual case) a rename from there fails (EXDEV).
+# As root a tmpfs is mounted for it; otherwise /dev/shm is used.
+@test "doctor families: --fix with TMPDIR on another file system: the file is written (its new text made beside it), nothing left in TMPDIR" {
+    local t=$BATS_TEST_TMPDIR/tmpfs f=$H/.codeium/windsurf/mcp_config.json
+    mkdir -p "$t"
+    status=0
+    if [ "$(id -u)" = 0 ]; then
+        TMPDIR=$t timeout "$CHECK_BOUND" unshare -m sh -c 'mount -t tmpfs none "$1" && shift && "$@"; s=$?; ls -A "$TMPDIR" >"$TMPDIR.left"; exit $s' _ "$t" \
+            "$GATE" --check --config "$f" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" 2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    else
+        t=$(mktemp -d /dev/shm/dfam.XXXXXX)
+        [ "$(stat -c %d "$t")" != "$(stat -c %d "$f")" ] || { echo "no other file system for TMPDIR" >&2; false; }
+        TMPDIR=$t timeout "$CHECK_BOUND" "$GATE" --check --config "$f" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
+            2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+        ls -A "$t" >"$t.left"
+        rm -r "$t"
+    fi
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    expect status 0 "$status"
+    grep -qx 'windsurf noisy: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    grep -qF "\"command\": \"$GATE\"" "$f"
+    expect left_in_tmpdir "" "$(cat "$t.left")"
+    expect leftovers "mcp_config.json mcp_config.json.stdiogate-backup" "$(ls -A "$(dirname "$f")" | tr '\n' ' ' | sed 's/ $//')"
+}
+
+# stdiogate run from npx's cache: the entry fetches it again (npx -y
+# stdiogate), and --strict goes after the package, before the command.
+@test "doctor families: --fix from npx's cache: 'npx -y stdiogate' then --strict where needed, then the command" {
+    local x=$BATS_TEST_TMPDIR/npm-cache/_npx/0123456789abcdef cpu platform
+    case $(uname -m) in x86_64) cpu=x64 ;; *) cpu=arm64 ;; esac
+    platform=$x/node_modules/stdiogate/node_modules/@stdiogate/linux-$cpu
+    mkdir -p "$x/node_modules/stdiogate/bin" "$platform/bin" "$platform/lib/stdiogate" "$x/node_modules/.bin"
+    cp "$ROOT/pkg/npm-launcher.sh" "$x/node_modules/stdiogate/bin/stdiogate"
+    cp "$ROOT/stdiogate" "$platform/bin/stdiogate"
+    cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$ROOT/doctor/stdiogate-doctor" "$platform/lib/stdiogate/"
+    chmod 755 "$x/node_modules/stdiogate/bin/stdiogate"
+    ln -s ../stdiogate/bin/stdiogate "$x/node_modules/.bin/stdiogate"
+    printf '{"mcpServers": {\n  "plain": {"command": "check_srv", "args": ["banner"]},\n  "raw": {"command": "check_srv", "args": ["serving", "raw"]}\n}}\n' >"$H/npx.json"
+    status=0
+    timeout "$CHECK_BOUND" "$x/node_modules/.bin/stdiogate" --check --config "$H/npx.json" --fix --linger 0 --jobs 4 \
+        >"$BATS_TEST_TMPDIR/out.txt" 2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    expect status 0 "$status"
+    expect fixed '{"mcpServers": {
+  "plain": {"command": "npx", "args": ["-y", "stdiogate", "check_srv", "banner"]},
+  "raw": {"command": "npx", "args": ["-y", "stdiogate", "--strict", "check_srv", "serving", "raw"]}
+}}' "$(cat "$H/npx.json")"
 }
 
 # ---------------------------------------------------------------- options
