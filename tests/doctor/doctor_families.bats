@@ -766,9 +766,11 @@ EOF
     expect leftovers "mcp.json" "$(ls -A "$d" | tr '\n' ' ' | sed 's/ $//')"
     # a file with no write permission in a directory that can be written: replaced, 444 kept
     chmod 444 "$d/mcp.json"
-    doctor --config "$d/mcp.json" --fix --linger 0
+    doctor --config "$d/mcp.json" --fix --linger 0 --json
     expect ro_file_status 0 "$status"
-    grep -qx 'file noisy: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    # (--fix --json: the verdict before and after, the fix's result and message)
+    expect ro_file_json "0|junk|clean|fixed|wrote $d/mcp.json (the old one is $d/mcp.json.stdiogate-backup)" \
+        "$(j '"\(.status)|\(.servers[0].before.verdict)|\(.servers[0].after.verdict)|\(.servers[0].fix_result)|\(.fix.messages | join(";"))"')"
     expect mode 444 "$(stat -c %a "$d/mcp.json")"
     expect backup_mode 444 "$(stat -c %a "$d/mcp.json.stdiogate-backup")"
     grep -qF "\"command\": \"$GATE\"" "$d/mcp.json"
