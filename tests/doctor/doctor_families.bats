@@ -587,7 +587,7 @@ EOF
     fix_layout "$H/layouts.json"
 }
 
-@test "doctor families: --fix in JSON with comments (Zed): trailing commas, a comment inside the entry, the older form with args absent or first" {
+@test "doctor families: --fix in JSON with comments (Zed): trailing commas, a comment inside the entry or after the args' bracket, the older form with args absent or first" {
     mkdir -p "$H/z/zed"
     cat >"$H/z/zed/settings.json" <<'EOF'
 // Zed
@@ -597,6 +597,12 @@ EOF
     "old-no-args": {"command": {"path": "banner-srv", "env": {}}, "settings": {}},
     "old-args-first": {"command": {"args": ["banner"], "path": "check_srv"}},
     "commented": {"source": "custom", "command": /* the program */ "banner-srv",},
+    "comment-after-bracket": {
+      "command": "check_srv",
+      "args": [ // its words
+        "banner"
+      ]
+    },
   },
 }
 EOF
@@ -608,13 +614,20 @@ EOF
     "old-no-args": {"command": {"path": "@GATE@", "args": ["banner-srv"], "env": {}}, "settings": {}},
     "old-args-first": {"command": {"args": ["check_srv", "banner"], "path": "@GATE@"}},
     "commented": {"source": "custom", "command": /* the program */ "@GATE@", "args": ["banner-srv"],},
+    "comment-after-bracket": {
+      "command": "@GATE@",
+      "args": [ // its words
+        "check_srv",
+        "banner"
+      ]
+    },
   },
 }
 EOF
     fix_layout "$H/z/zed/settings.json"
 }
 
-@test "doctor families: --fix in every TOML layout: table names bare, quoted (with a dot), literal, spaced, with a comment; keys quoted; args first, absent, empty; indented; a subtable, an array of tables, no final newline" {
+@test "doctor families: --fix in every TOML layout: table names bare, quoted (with a dot), literal, spaced, with a comment; keys quoted; args first, absent, empty, a comment after its bracket; indented; a subtable, an array of tables, no final newline" {
     cat >"$H/.codex/config.toml" <<'EOF'
 [mcp_servers.plain] # a comment
 command = "check_srv"
@@ -658,6 +671,12 @@ command = "check_srv"
 args = ["banner"]
 [mcp_servers.with-env.env]
 X = "1"
+
+[mcp_servers.comment-after-bracket]
+command = "check_srv"
+args = [ # its words
+  "banner",
+]
 
 [[profiles]]
 name = "a"
@@ -711,6 +730,13 @@ command = "@GATE@"
 args = ["check_srv", "banner"]
 [mcp_servers.with-env.env]
 X = "1"
+
+[mcp_servers.comment-after-bracket]
+command = "@GATE@"
+args = [ # its words
+  "check_srv",
+  "banner",
+]
 
 [[profiles]]
 name = "a"
