@@ -454,6 +454,25 @@ print(json.dumps({"mcpServers": servers}, indent=1))' <<<"$rows" >"$H/wrapped.js
     same already_wrapped "$want" "$(j '.servers[] | "\(.name)|\(.already_wrapped)"')"
 }
 
+# An entry already run through stdiogate whose server writes past the
+# library while serving (raw writes) needs --strict: --fix edits no wrapped
+# entry, so the report says how to run it, with --fix or without; the file
+# is left as it was, and the status stays 2.
+@test "doctor families: an entry already wrapped that needs --strict: the report gives its command with --strict after stdiogate; --fix leaves the file; status 2" {
+    printf '{"mcpServers": {"raw": {"command": "%s", "args": ["check_srv", "serving", "raw"]}}}\n' "$GATE" >"$H/.claude.json"
+    cp "$H/.claude.json" "$BATS_TEST_TMPDIR/orig"
+    doctor --config "$H/.claude.json" --linger 0
+    expect status 2 "$status"
+    grep -Eq '^claude-code +raw +unguarded junk while serving +wrap with --strict' <<<"$output" || { show; return 1; }
+    grep -qxF "raw (claude-code) runs through stdiogate already and needs its --strict; run it as: $GATE --strict check_srv serving raw" <<<"$output" || { show; return 1; }
+    doctor --config "$H/.claude.json" --fix --linger 0
+    expect fix_status 2 "$status"
+    grep -qxF "claude-code raw: unguarded junk: not fixed: it runs through stdiogate already; add --strict by hand: $GATE --strict check_srv serving raw" <<<"$output" || { show; return 1; }
+    grep -q 'nothing to fix' <<<"$output" && { show; return 1; }
+    cmp "$BATS_TEST_TMPDIR/orig" "$H/.claude.json"
+    [ ! -e "$H/.claude.json.stdiogate-backup" ]
+}
+
 # ---------------------------------------------------------------- verdicts
 
 @test "doctor families: a launcher that times out (npx, bunx, pnpx, uvx, pipx, npx by its path) gets the advice to run it again; another program the advice to raise --timeout" {
