@@ -371,8 +371,8 @@ no client configuration found" "$output"
 # (coverage round 2 of 2026-12-07: the doctor's option errors no test made.)
 # Each bad use of an option: status 125, one line that says what is wrong,
 # then the usage, nothing on stdout; --help is the doctor's help, status 0;
-# --list=FILE is --list FILE.
-@test "doctor: each bad option: 125 and the reason on stderr; --help after a doctor option; --list=FILE as --list FILE" {
+# --list=FILE is --list FILE, and so is --list --json FILE.
+@test "doctor: each bad option: 125 and the reason on stderr; --help after a doctor option; --list=FILE and --list --json FILE as --list FILE" {
     local rows=(
         "--config --jobs x|--jobs needs a number, not 'x'"
         "--config --jobs=|--jobs needs a number, not ''"
@@ -400,6 +400,13 @@ no client configuration found" "$output"
     local spaced=$output
     doctor --list="$H/.cursor/mcp.json"
     [ "$status" = 0 ] && [ "$output" = "$spaced" ] && [[ "$output" == *check_srv* ]] || { echo "--list=FILE: $output"; bad+=("--list=FILE"); }
+    # the FILE after the doctor's other options (it runs no COMMAND)
+    doctor --list --json "$H/.cursor/mcp.json"
+    local json=$output
+    doctor --json --list "$H/.cursor/mcp.json"
+    [ "$status" = 0 ] && [ "$output" = "$json" ] && [[ "$output" == *check_srv* ]] || { echo "--list --json FILE: $json"; bad+=("--list --json FILE"); }
+    doctor --list "$H/.cursor/mcp.json" "$H/.cursor/mcp.json"
+    [ "$status" = 125 ] && grep -qF "takes no COMMAND ($H/.cursor/mcp.json)" "$BATS_TEST_TMPDIR/err.txt" || bad+=("--list FILE FILE")
     [ "${#bad[@]}" = 0 ] || { echo "failed: ${bad[*]}"; false; }
 }
 
