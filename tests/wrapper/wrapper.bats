@@ -309,22 +309,26 @@ env_of() {
     [[ "$stderr" == "stdiogate["*"]: preloading $STUB/libstdiogate.so, running $(type -P true)"$'\n'"stdiogate["*"]: the wire is device:inode "*:* ]]
 }
 
+# (The logs named here can be opened: one that cannot is unset, with a
+# warning, core_diagnostics.bats.)
 @test "--log FILE and STDIOGATE_LOG=FILE: exported, absolute from the wrapper's directory (#25)" {
+    local T=$BATS_TEST_TMPDIR
+    mkdir -p "$T/run=1" "$T/rel"
     unset STDIOGATE_LOG
     "$STUB/stdiogate" env >env.txt
     [ "$(env_of STDIOGATE_LOG env.txt)" = "<unset>" ]
     "$STUB/stdiogate" --log server.log env >env.txt
     [ "$(env_of STDIOGATE_LOG env.txt)" = "$PWD/server.log" ]
-    "$STUB/stdiogate" --log=/var/tmp/x.log env >env.txt
-    [ "$(env_of STDIOGATE_LOG env.txt)" = /var/tmp/x.log ]
+    "$STUB/stdiogate" --log="$T/x.log" env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = "$T/x.log" ]
     # a FILE with '=' in it: the value is all after the option's own '='
-    "$STUB/stdiogate" --log=/var/tmp/run=1/x.log env >env.txt
-    [ "$(env_of STDIOGATE_LOG env.txt)" = /var/tmp/run=1/x.log ]
+    "$STUB/stdiogate" --log="$T/run=1/x.log" env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = "$T/run=1/x.log" ]
     STDIOGATE_LOG=rel/y.log "$STUB/stdiogate" env >env.txt
     [ "$(env_of STDIOGATE_LOG env.txt)" = "$PWD/rel/y.log" ]
     # the option wins over the variable
-    STDIOGATE_LOG=/a "$STUB/stdiogate" --log /b env >env.txt
-    [ "$(env_of STDIOGATE_LOG env.txt)" = /b ]
+    STDIOGATE_LOG=$T/a "$STUB/stdiogate" --log "$T/b" env >env.txt
+    [ "$(env_of STDIOGATE_LOG env.txt)" = "$T/b" ]
     run -125 --separate-stderr "$STUB/stdiogate" --log
     [ "$stderr" = "stdiogate: --log takes a FILE" ]
     [ -z "$output" ]
