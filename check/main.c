@@ -297,11 +297,13 @@ static void first_protocol(struct options *o)
         snprintf(o->protocol_note, sizeof o->protocol_note, "%s, the default", protocol_titles[o->protocol]);
 }
 
-/* How the other framing's try came about, and what it found. */
-static void note_other_try(struct options *o, const struct run *first, enum protocol tried, int answered)
+/* How the other framing's try came about, and what it found: p is the
+ * protocol tried first (the run first), its other framing the one tried
+ * after it (for DAP too: the first run's options already name the other). */
+static void note_other_try(struct options *o, const struct run *first, enum protocol p, int answered)
 {
     size_t k = strlen(o->protocol_note);
-    enum protocol p = first->opt->protocol == tried ? other_protocol(tried) : first->opt->protocol;
+    enum protocol tried = other_protocol(p);
     if (!answered) {
         snprintf(o->protocol_note + k, sizeof o->protocol_note - k, "; %s (%s) got no answer either",
                  framing_words[tried], protocol_titles[tried]);
@@ -344,9 +346,9 @@ static void run_unwrapped(struct run *r, struct options *o)
         return;
     if (no_answer_at_all(&other)) {
         o->protocol = first;
-        note_other_try(o, r, other_protocol(first), 0);
+        note_other_try(o, r, first, 0);
     } else {
-        note_other_try(o, r, o->protocol, 1);
+        note_other_try(o, r, first, 1);
         *r = other;
     }
 }

@@ -736,6 +736,16 @@ PY
     [[ "$(head -c 15 plain)" == "Content-Length:" ]]
 }
 
+# A debug adapter's name (DAP tried first) on an MCP server: the frame sent
+# was DAP's, and the note says so, not LSP's (the other framing of MCP).
+@test "check, no --protocol: a DAP name on an MCP server: MCP, and the note names DAP as the framing that got no answer" {
+    ln -s "$SRV" "$BATS_TEST_TMPDIR/codelldb"
+    check --timeout 3 --linger 0 -- "$BATS_TEST_TMPDIR/codelldb"
+    expect status 0 "$status"
+    expect protocol "mcp silent_frame" "$(q '"\(.protocol) \(.protocol_source)"')"
+    expect note "MCP: a Content-Length frame (DAP) got no answer at all, a JSON line did" "$(q .protocol_note)"
+}
+
 @test "check, no --protocol: no answer to a JSON line, an answer to a frame: LSP, and said so" {
     check --timeout 1 --linger 0 -- "$SRV" --lsp
     expect status 0 "$status"
