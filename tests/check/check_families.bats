@@ -126,7 +126,7 @@ bad_row() {
     local want args
     IFS='|' read -r want args <<<"$*"
     # shellcheck disable=SC2086  # the row's words
-    run --separate-stderr "$GATE" --check $args
+    run --separate-stderr timeout "$CHECK_BOUND" "$GATE" --check $args
     expect "$args status" 125 "$status"
     expect "$args stdout" "" "$output"
     expect "$args stderr" "stdiogate --check: $want" "${stderr%%$'\n'*}"
@@ -192,7 +192,7 @@ name_row() {
     mkdir -p "bin/$(dirname "$name")"
     ln -sf "$SRV" "bin/$name"
     # shellcheck disable=SC2086  # the row's words
-    check --linger 0 -- "bin/$name" $args
+    check --timeout 3 --linger 0 -- "bin/$name" $args
     expect "$name $args" "0 $want" "$status $(q '"\(.protocol) \(.protocol_source)"')"
     expect "$name methods" "$(case $want in dap*) echo initialize disconnect ;; lsp*) echo initialize shutdown ;; *) echo initialize tools/list resources/list ping ;; esac)" \
         "$(q '[.runs[0].requests[].method] | join(" ")')"
@@ -238,7 +238,7 @@ silent_row() {
 answer_row() {
     local proto mode want_status want filter want_more
     IFS='|' read -r proto mode want_status want filter want_more <<<"$*"
-    check --timeout 5 --linger 0 --protocol "$proto" -- python3 "$ANSWERER" "$mode" "$proto"
+    check --timeout 5 --linger 0 --protocol "$proto" -- "$PYTHON" "$ANSWERER" "$mode" "$proto"
     expect "$proto $mode" "$want_status|$want" "$status|$(q '[.runs[0].requests[].outcome] | join(" ")')"
     expect "$proto $mode same runs" 1 "$(q '[.runs[] | [.requests[].outcome] | join(" ")] | unique | length')"
     expect "$proto $mode $filter" "$want_more" "$(jq -c "$filter" "$BATS_TEST_TMPDIR/check.json")"
@@ -246,9 +246,9 @@ answer_row() {
 
 @test "check families: answers: ids of another type, two writes, extra headers, no message, no success, notifications between" {
     # (what answerer.py writes, so that the rows can fail)
-    [ "$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' | python3 "$ANSWERER" strid)" = \
+    [ "$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' | "$PYTHON" "$ANSWERER" strid)" = \
       '{"jsonrpc":"2.0","id":"1","result":{"capabilities":{}}}' ]
-    [ "$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' | python3 "$ANSWERER" nullid)" = \
+    [ "$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' | "$PYTHON" "$ANSWERER" nullid)" = \
       '{"jsonrpc":"2.0","id":null,"result":{"capabilities":{}}}' ]
     row_table answer_row \
         'mcp|strid|3|wrong_id result|.runs[0].requests[0].seen_id|"\"1\""' \
@@ -264,9 +264,9 @@ answer_row() {
         'mcp|note|0|result result|[.runs[].stdout.notifications,.runs[].stdout.server_requests]|[2,2,2,0,0,0]' \
         'lsp|note|0|result result|[.runs[].stdout.notifications,.runs[].stdout.server_requests]|[2,2,2,0,0,0]'
     # the text: a string id shown as it came, an error without a message as no more than that
-    check_text --timeout 5 --linger 0 -- python3 "$ANSWERER" strid
+    check_text --timeout 5 --linger 0 -- "$PYTHON" "$ANSWERER" strid
     expect strid_text 3 "$(grep -c '^  answers: initialize 1: WRONG ID "1", ping "stdiogate-ping": answered$' <<<"$output")"
-    check_text --timeout 5 --linger 0 -- python3 "$ANSWERER" nomsg
+    check_text --timeout 5 --linger 0 -- "$PYTHON" "$ANSWERER" nomsg
     expect nomsg_text 3 "$(grep -c '^  answers: initialize 1: error answer, ping "stdiogate-ping": error answer$' <<<"$output")"
 }
 
