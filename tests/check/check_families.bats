@@ -280,6 +280,20 @@ answer_row() {
     # the same server in time: its answer is a wrong id (so the late one was that answer)
     check --timeout 5 --linger 0 -- "$SRV" slow=100 wrongid
     expect in_time "3 999" "$status $(q .runs[0].requests[0].seen_id)"
+    # after a request given up on, the session stops: LSP's shutdown is not sent
+    check --timeout 1 --linger 0 --protocol lsp -- "$SRV" --lsp silent
+    expect not_sent "5 no_answer not_sent" "$status $(q '[.runs[0].requests[].outcome] | join(" ")')"
+    check_text --timeout 1 --linger 0 --protocol lsp -- "$SRV" --lsp silent
+    [[ "$output" == *$'\n  answers: initialize 1: NO ANSWER (timeout), shutdown 2: not sent\n'* ]]
+}
+
+@test "check families: a COMMAND that begins with '-', after --: checked as a command, its entry names it" {
+    mkdir bin
+    ln -s "$SRV" bin/-srv
+    PATH=$PWD/bin:$PATH check --linger 0 -- -srv banner
+    expect status 1 "$status"
+    expect ran "true true true" "$(q '[.runs[].ran | tostring] | join(" ")')"
+    expect entry "$PWD/bin/-srv banner" "$(q '.verdict.config.args[-2:] | join(" ")')"
 }
 
 # kind_row WANT|COMMAND: WANT is "STATUS go bun static script_interpreter default_mode"
