@@ -296,6 +296,30 @@ answer_row() {
     expect entry "$PWD/bin/-srv banner" "$(q '.verdict.config.args[-2:] | join(" ")')"
 }
 
+# A message over 64 MiB is counted, not read, and taken as the answer to the
+# waiting request (docs/check-json.md, "oversized"): memory stays bounded.
+@test "check families: an answer over 64 MiB: not read, taken as the answer, said in JSON and text" {
+    cat >big.py <<'PY'
+import json, sys
+out = sys.stdout.buffer
+for line in sys.stdin.buffer:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    pad = b"x" * (65 << 20) if m["method"] == "initialize" else b""
+    out.write(b'{"jsonrpc":"2.0","id":%s,"result":{"capabilities":{},"pad":"%s"}}\n' % (json.dumps(m["id"]).encode(), pad))
+    out.flush()
+PY
+    # (the answer is over 64 MiB: the test can fail)
+    [ "$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' | "$PYTHON" big.py | wc -c)" -gt $((64 << 20)) ]
+    check --timeout 30 --linger 0 -- "$PYTHON" big.py
+    expect status 0 "$status"
+    expect runs "1 result|1 result|1 result" "$(q '[.runs[] | "\(.stdout.oversized) \(.requests[0].outcome)"] | join("|")')"
+    [ "$(q .self.max_rss_kib)" -lt $((100 * 1024)) ]
+    check_text --timeout 30 --linger 0 -- "$PYTHON" big.py
+    expect text 3 "$(grep -c '^  (1 message over 64 MiB was not read: taken as an answer)$' <<<"$output")"
+}
+
 # kind_row WANT|COMMAND: WANT is "STATUS go bun static script_interpreter default_mode"
 kind_row() {
     local want cmd
