@@ -150,7 +150,15 @@ bad_row() {
         "option '--timeout' needs a value|--timeout" \
         "option '--linger' needs a value|--linger" \
         "option '--call' needs a value|--call" \
-        "option '--args' needs a value|--call echo --args"
+        "option '--args' needs a value|--call echo --args" \
+        "unknown option '--strict' (try 'stdiogate --check --help')|--strict $SRV" \
+        "unknown option '--gate-only' (try 'stdiogate --check --help')|--linger 0 --gate-only $SRV"
+    # the check's own options before --check are the wrapper's to refuse
+    local opt
+    for opt in --timeout --json; do
+        run --separate-stderr timeout "$CHECK_BOUND" "$GATE" "$opt" 3 --check -- "$SRV"
+        expect "$opt before --check" "125||stdiogate: unknown option '$opt' (try 'stdiogate --help')" "$status|$output|$stderr"
+    done
     # the tool the last --call names is the one called
     check --linger 0 --call nosuch --call echo -- "$SRV"
     expect call "tools/call result" "$(q '.runs[0].requests[-1] | "\(.method) \(.outcome)"')"
@@ -343,6 +351,26 @@ kind_row() {
     check_text --timeout 5 --linger 0 -- "$ROOT/tests/bin/core_go_fake" read
     [[ "$output" == *$'\nrun 2, default mode (strict, chosen by itself): '* ]]
     [[ "$output" == *"is a Go program (raw system calls)"* ]]
+}
+
+# The text report's command lines are for a shell to read back (the
+# header's, and each run's): every character a shell treats specially is
+# quoted, in every line.
+@test "check families: report quoting: every command line of the text report, read by a shell, gives back each argument" {
+    local args=('a|b' '{x}' '~' 'a\b' '"q"' '*' ';x' 'a&b' '#c' '`x`' '!' $'tab\there' 'é' '(x)' '<y>' '[z]' '^' '?')
+    check_text --linger 0 -- "$SRV" banner -- "${args[@]}"
+    expect status 1 "$status"
+    local want=("$SRV" banner -- "${args[@]}") lines line got n k
+    mapfile -t lines < <(grep -E '^(run [0-9], [^:]*|stdiogate --check \([^)]*\)): ' check.txt | sed 's/^[^:]*: //')
+    expect lines 4 "${#lines[@]}"
+    for line in "${lines[@]}"; do
+        eval "got=($line)"
+        k=$((${#got[@]} - ${#want[@]}))
+        [ "$k" -ge 0 ] || { echo "read back ${#got[@]} words from: $line"; false; }
+        for n in "${!want[@]}"; do
+            [ "${got[$((k + n))]}" = "${want[$n]}" ] || { echo "word $n: [${got[$((k + n))]}], not [${want[$n]}]: $line"; false; }
+        done
+    done
 }
 
 # status_row STATUS|ARGS: the same check in JSON and in text: the text's
