@@ -50,6 +50,7 @@ const char *json_ws(const char *p, const char *e);
 int is_digit(char c);
 const char *json_value_end(const char *p, const char *e, int depth);
 int json_is_object(const char *p, const char *e, struct span *obj);
+void json_squeeze(char *s);
 void json_string_copy(struct span s, char *out, size_t cap);
 int json_string_is(struct span s, const char *word);
 int json_member(struct span obj, const char *key, struct span *value);

@@ -150,6 +150,29 @@ const char *json_value_end(const char *p, const char *e, int depth)
     }
 }
 
+/* s, valid JSON, without the white space between its tokens: a value
+ * given on several lines (pretty-printed --args) goes out in a message
+ * that is one line. */
+void json_squeeze(char *s)
+{
+    char *out = s;
+    int in_string = 0;
+    for (const char *p = s; *p; p++) {
+        if (in_string) {
+            if (*p == '\\' && p[1])
+                *out++ = *p++;
+            else if (*p == '"')
+                in_string = 0;
+        } else if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+            continue;
+        } else if (*p == '"') {
+            in_string = 1;
+        }
+        *out++ = *p;
+    }
+    *out = '\0';
+}
+
 /* Is [p, e) exactly one JSON object, white space around it allowed?  Sets
  * *obj to the object. */
 int json_is_object(const char *p, const char *e, struct span *obj)

@@ -179,12 +179,17 @@ static void parse_check_options(int argc, char **argv, struct options *o)
         usage_error("%s needs --call TOOL", "--args");
     if (o->call && o->protocol_given && o->protocol != PROTO_MCP)
         usage_error("%s is for MCP servers", "--call");
-    if (o->call)
-        o->protocol_given = 1;  /* (MCP) */
+    if (o->call) {
+        o->protocol_given = 1;
+        o->protocol = PROTO_MCP;        /* (not an earlier --protocol's, undone by auto) */
+    }
     if (o->call_args) {
         struct span obj;
         if (!json_is_object(o->call_args, o->call_args + strlen(o->call_args), &obj))
             usage_error("--args is not a JSON object: %s", o->call_args);
+        char *one_line = xrealloc(NULL, strlen(o->call_args) + 1);
+        json_squeeze(strcpy(one_line, o->call_args));
+        o->call_args = one_line;
     }
     if (i >= argc) {
         fputs("stdiogate --check: no COMMAND given\n", stderr);

@@ -222,7 +222,9 @@ static void take_wire_message(struct run *r, const char *p, const char *e)
         /* not read: taken for the answer it most likely is */
         r->oversized++;
         if (r->waiting >= 0) {
+            static const char unread[] = "{}";     /* (its capabilities unknown) */
             answered(r, OUT_RESULT);
+            plan_rest(r, (struct span){ unread, unread + 2 });
             send_next(r);
         }
         return;

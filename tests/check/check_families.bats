@@ -132,14 +132,16 @@ bad_row() {
     expect "$args stderr" "stdiogate --check: $want" "${stderr%%$'\n'*}"
 }
 
-@test "check families: options at their bounds, without a value, given twice (the last wins)" {
+@test "check families: options at their bounds, without a value, given twice (the last wins); --args on several lines" {
     row_table ok_row \
         "0 86400 0 mcp option null|--timeout 86400 --linger 0 --protocol mcp" \
         "0 86400 0 mcp default null|--timeout=86400 --linger=0" \
         "0 7 0 mcp default null|--timeout 1 --timeout 7 --linger 3 --linger 0" \
         "0 7 0 mcp default null|--timeout=1 --timeout 7 --linger=0" \
         "0 10 0 mcp option null|--protocol lsp --protocol mcp --linger 0" \
-        "0 10 0 mcp option echo|--linger 0 --call nosuch --call echo"
+        "0 10 0 mcp option echo|--linger 0 --call nosuch --call echo" \
+        "0 10 0 mcp default null|--protocol lsp --protocol auto --linger 0" \
+        "0 10 0 mcp option echo|--protocol lsp --protocol auto --call echo --linger 0"
     row_table bad_row \
         "invalid number of seconds '86401'|--timeout 86401 $SRV" \
         "invalid number of seconds '86401'|--linger=86401 $SRV" \
@@ -162,6 +164,10 @@ bad_row() {
     # the tool the last --call names is the one called
     check --linger 0 --call nosuch --call echo -- "$SRV"
     expect call "tools/call result" "$(q '.runs[0].requests[-1] | "\(.method) \(.outcome)"')"
+    # --args on several lines (pretty-printed) goes out on the request's one
+    # line (the answerer reads a message a line, as the SDKs do)
+    check --linger 0 --call echo --args $'{\n  "x": [1,\t2],\r\n  "s": "a b\\" c"\n}' -- "$PYTHON" "$ANSWERER" plain mcp
+    expect pretty_args "0 tools/call result" "$status $(q '.runs[0].requests[-1] | "\(.method) \(.outcome)"')"
     run --separate-stderr "$GATE" --check -h
     expect help 0 "$status"
     [[ "$output" == "Usage: stdiogate --check "* ]]
@@ -308,7 +314,7 @@ answer_row() {
 
 # A message over 64 MiB is counted, not read, and taken as the answer to the
 # waiting request (docs/check-json.md, "oversized"): memory stays bounded.
-@test "check families: an answer over 64 MiB: not read, taken as the answer, said in JSON and text" {
+@test "check families: an answer over 64 MiB: not read, taken as the answer, the session goes on, said in JSON and text" {
     cat >big.py <<'PY'
 import json, sys
 out = sys.stdout.buffer
@@ -325,6 +331,9 @@ PY
     check --timeout 30 --linger 0 -- "$PYTHON" big.py
     expect status 0 "$status"
     expect runs "1 result|1 result|1 result" "$(q '[.runs[] | "\(.stdout.oversized) \(.requests[0].outcome)"] | join("|")')"
+    # the session goes on after it, as after any answer to initialize
+    expect rest "initialize ping|initialize ping|initialize ping" "$(q '[.runs[] | [.requests[].method] | join(" ")] | join("|")')"
+    expect ping "result result result" "$(q '[.runs[].requests[1].outcome] | join(" ")')"
     [ "$(q .self.max_rss_kib)" -lt $((100 * 1024)) ]
     check_text --timeout 30 --linger 0 -- "$PYTHON" big.py
     expect text 3 "$(grep -c '^  (1 message over 64 MiB was not read: taken as an answer)$' <<<"$output")"
