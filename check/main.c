@@ -56,6 +56,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------ */
@@ -395,9 +396,12 @@ static int check_main(int argc, char **argv)
     case 127:
         not_found = "command not found";
         break;
-    case 126:
-        not_found = "permission denied (not executable)";
+    case 126: {
+        struct stat st;
+        not_found = stat(program, &st) == 0 && S_ISDIR(st.st_mode) ? "is a directory" /* (as the wrapper says) */
+                                                                    : "permission denied (not executable)";
         break;
+    }
     default:
         break;
     }

@@ -358,7 +358,7 @@ kind_row() {
         "0 false false false /bin/sh gate|./server.sh" \
         "4 false false false null gate|./adir"
     expect adir_runs "false false false" "$(q '[.runs[].ran | tostring] | join(" ")')"
-    [[ "$(q .verdict.summary)" == "the server could not be started: "* ]]
+    expect adir_summary "the server could not be started: is a directory" "$(q .verdict.summary)"
     check_text --timeout 5 --linger 0 -- "$ROOT/tests/bin/core_go_fake" read
     [[ "$output" == *$'\nrun 2, default mode (strict, chosen by itself): '* ]]
     [[ "$output" == *"is a Go program (raw system calls)"* ]]
