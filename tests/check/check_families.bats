@@ -173,6 +173,27 @@ bad_row() {
     [[ "$output" == "Usage: stdiogate --check "* ]]
 }
 
+# --strict and -v before --check (or the doctor's --config, --list) do
+# nothing there (the check runs every mode itself; --discard, --log,
+# --gate-only and --protocol reach its runs under stdiogate): said on
+# stderr, the check as without them.
+@test "check families: --strict and -v before --check or --list: said to be ignored, the check as without them" {
+    check --linger 0 -- "$SRV"
+    local want opt
+    want=$(q '[.verdict.status, [.runs[] | .ran | tostring]] | flatten | join(" ")')
+    for opt in --strict -vv; do
+        run --separate-stderr timeout "$CHECK_BOUND" "$GATE" "$opt" --check --json --linger 0 -- "$SRV"
+        expect "$opt status" 0 "$status"
+        expect "$opt said" "stdiogate: $opt before --check: ignored (the check runs every mode itself)" "${stderr%%$'\n'*}"
+        printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/check.json"
+        expect "$opt check" "$want" "$(q '[.verdict.status, [.runs[] | .ran | tostring]] | flatten | join(" ")')"
+    done
+    run --separate-stderr timeout "$CHECK_BOUND" "$GATE" --strict -v --list
+    expect list_said "stdiogate: --strict -v before --list: ignored (the check runs every mode itself)" "${stderr%%$'\n'*}"
+    run --separate-stderr timeout "$CHECK_BOUND" "$GATE" --discard --check --json --linger 0 -- "$SRV"
+    expect none_said "" "$(grep '^stdiogate: .*ignored' <<<"$stderr" || true)"
+}
+
 # pre_row WANT|OPTIONS: stdiogate OPTIONS --check --json --linger 0 --
 # check_srv --lsp; WANT is "STATUS protocol source"
 pre_row() {
