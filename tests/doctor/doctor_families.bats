@@ -247,7 +247,9 @@ file_form() {
 }
 
 # A file the doctor may not read: as root (who reads every file) the doctor
-# runs as nobody, with the file and the one beside it given to nobody.
+# runs without the capabilities that let root read past a file's mode (as
+# nobody it could not reach the tree where that is under a directory of
+# mode 700: /root, tests/mutate.sh's copies).
 @test "doctor families: a configuration file it may not read: named with why, exit 6, the other files still read" {
     local e=$BATS_TEST_TMPDIR/perm
     mkdir -p "$e/.cursor" "$e/.codeium/windsurf"
@@ -255,16 +257,7 @@ file_form() {
     printf '{"mcpServers": {"seen": {"command": "check_srv"}}}\n' >"$e/.codeium/windsurf/mcp_config.json"
     chmod 000 "$e/.cursor/mcp.json"
     local as=()
-    if [ "$(id -u)" = 0 ]; then
-        # nobody must reach the HOME: every directory of bats' above it searchable
-        local up=$e
-        while [ "$up" != "$(dirname "$BATS_RUN_TMPDIR")" ] && [ "$up" != / ]; do
-            chmod o+x "$up"
-            up=$(dirname "$up")
-        done
-        chown -R 65534:65534 "$e"
-        as=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
-    fi
+    [ "$(id -u)" != 0 ] || as=(setpriv --bounding-set -dac_override,-dac_read_search --)
     cd "$e"
     status=0
     HOME=$e timeout "$CHECK_BOUND" "${as[@]}" "$GATE" --check --list >"$BATS_TEST_TMPDIR/out.txt" \
