@@ -177,6 +177,12 @@ all_gone() {
     expect exit 0 "$(q .runs[0].exit.status)"
     expect early true "$(q .runs[0].exit.before_stdin_closed)"
     [[ "$(q .verdict.summary)" == *"exited before it answered"* ]]
+    # an exit is no timeout: the runs under stdiogate are run too, and exit
+    # as it did (ind7-check-skip-after-exit: not run, with a note that the
+    # unwrapped run got no answer in time)
+    expect wrapped_ran "true true" "$(q '[.runs[1:][] | .ran | tostring] | join(" ")')"
+    expect wrapped_notes "null null" "$(q '[.runs[1:][] | .note | tostring] | join(" ")')"
+    expect wrapped_exits "0 0" "$(q '[.runs[1:][] | .exit.status | tostring] | join(" ")')"
     check --timeout 5 --linger 0 -- false
     expect false_status 4 "$status"
     expect false_exit 1 "$(q .runs[0].exit.status)"

@@ -511,6 +511,19 @@ PY
     expect banner_status 1 "$status"
 }
 
+# The wrapper's --protocol before --check (`stdiogate --protocol dap --check
+# ...`) reaches the checker as given, not as the wrapper's framing ("framed",
+# which the checker plays as LSP): ind7-wrapper-check-gets-mapped-protocol
+# sent LSP's shutdown, got no answer, status 5.
+@test "check: stdiogate --protocol dap --check (the option before --check) plays DAP, as --check --protocol dap does" {
+    status=0
+    timeout "$CHECK_BOUND" "$GATE" --protocol dap --check --json --linger 0 -- "$SRV" --dap \
+        >"$BATS_TEST_TMPDIR/check.json" 2>"$BATS_TEST_TMPDIR/check.err" || status=$?
+    expect status 0 "$status"
+    expect methods "initialize disconnect" "$(q '[.runs[0].requests[].method] | join(" ")')"
+    expect protocol dap "$(q .protocol)"
+}
+
 # A DAP response's "success" says whether it is a result or an error: true
 # is answered, false an error with its "message".  A debug adapter that
 # refuses initialize and accepts disconnect.

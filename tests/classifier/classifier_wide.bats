@@ -134,3 +134,22 @@ in_mode() {
     in_mode strict pretty-big
     [ ! -s "$ERR" ] || { show_run; return 1; }
 }
+
+# Past the bound, SW_VALUE follows strings to count the nesting: an escaped
+# quote inside one does not end it (ind7-value-escape-forgotten: read as the
+# end, the quotes after it were taken inverted, the answer's close was never
+# seen and the log line after it went to the wire).
+@test "wide: pretty-printed answers over 64 KiB with an escaped quote in a string past the bound, each followed by a log line: the answers whole on the wire, the log lines on stderr, default and --strict" {
+    unwrapped pretty-quote
+    grep -qF '"screen": "27\" monitor"' "$EXPECTED"
+    [ "$(grep -c '^log: answered [1-6]$' "$EXPECTED")" -eq 6 ]
+    grep '^log: ' "$EXPECTED" >"$BATS_TEST_TMPDIR/junk"
+    grep -v '^log: ' "$EXPECTED" >"$BATS_TEST_TMPDIR/answers"
+    [ "$(grep -c '^}$' "$BATS_TEST_TMPDIR/answers")" -eq 6 ]
+    cp "$BATS_TEST_TMPDIR/answers" "$EXPECTED"
+    local mode
+    for mode in default strict; do
+        in_mode $mode pretty-quote
+        perl -0pe 's/stdiogate\[\d+\]: [^\n]*\n//g' "$ERR" | cmp "$BATS_TEST_TMPDIR/junk" - || { show_run; return 1; }
+    done
+}

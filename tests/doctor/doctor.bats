@@ -98,6 +98,34 @@ sums() {
     [ ! -e "$CHECK_PIDS" ]
 }
 
+# JSON with comments as VS Code, Cursor and Zed read it: a trailing comma
+# before an array's close, as before an object's (ind7-doctor-jsonc-array-trailing-comma:
+# the file was called unreadable, exit 6, and none of its servers listed).
+@test "doctor: a VS Code settings file whose args array ends with a trailing comma is read, its servers listed and checked" {
+    cat >"$H/.config/Code/User/settings.json" <<'JSON'
+{
+  "mcp": {
+    "servers": {
+      "comma-args": {
+        "type": "stdio",
+        "command": "check_srv",
+        "args": [
+          "banner",
+        ],
+      },
+    },
+  },
+}
+JSON
+    doctor --list
+    expect status 0 "$status"
+    row vscode comma-args "user +yes +check_srv banner"
+    ! grep -q unreadable <<<"$output" || { show; return 1; }
+    doctor --config "$H/.config/Code/User/settings.json" --timeout 10
+    expect config_status 1 "$status"
+    row vscode comma-args "junk before the first message +wrap +check_srv: starting"
+}
+
 @test "doctor: --config checks each stdio server: verdict, junk, fix; timed out is the worst status (5); unapproved project servers do not run" {
     doctor --config --timeout 1 --linger 0
     expect status 5 "$status"

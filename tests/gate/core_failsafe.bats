@@ -306,6 +306,29 @@ lsp_answer() {
     assert_frames "$(answer 0 initialize)"
 }
 
+# The same with a notification whose params hold "id" and "result" (a job's
+# progress carrying its result), on one line before the first message: the
+# names of a nested object are not the message's, so it is no answer either
+# (ind7-line-common-name-any-depth: taken for one, it opened the gate and
+# reached the client, with the level-1 warning).
+@test "fail-safe: a notification whose params hold \"id\" and \"result\", written before the first message, opens nothing" {
+    cd "$BATS_TEST_TMPDIR"
+    local note='{"jsonrpc":"2.0","method":"progress","params":{"id":7,"result":{}}}'
+    cat >note_srv.py <<PY
+import os, sys
+os.write(1, b'$note\n')
+line = sys.stdin.readline()
+os.write(1, b'{"jsonrpc":"2.0","id":0,"result":{}}\n')
+PY
+    ungated --line "$INIT" -- "$PYTHON" note_srv.py
+    assert_status 0
+    assert_stdout_bytes "$note"$'\n''{"jsonrpc":"2.0","id":0,"result":{}}'$'\n'
+    gated --line "$INIT" -- "$PYTHON" note_srv.py
+    assert_status 0
+    assert_stdout_bytes '{"jsonrpc":"2.0","id":0,"result":{}}'$'\n'
+    assert_stderr_bytes "$note"$'\n'
+}
+
 @test "fail-safe: behind a launcher (sh -c 'echo; exec SERVER')" {
     JUNK=(sh-junk printf-junk write-junk)
     both --line "$INIT" --line "$PING" -- sh -c 'echo sh-junk; exec "$0" write' "$FS"

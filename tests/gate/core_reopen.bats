@@ -88,6 +88,23 @@ reopened() {
     assert_stderr_lacks "no write readiness"
 }
 
+# A registration changed with EPOLL_CTL_MOD before the gate (an event loop
+# that registers fd 1 for input, then asks for EPOLLOUT once it has
+# something to write): the gate makes the changed one again on the wire,
+# not the first (ind7-epoll-mod-not-noted: EPOLLIN again, and the writer's
+# first EAGAIN waited for ever: "no write readiness", status 4).
+@test "reopen: fd 1 registered with epoll for input, then changed to EPOLLOUT (EPOLL_CTL_MOD) before the gate: 2,000,000 bytes reach the wire after the gate" {
+    local want=$BATS_TEST_TMPDIR/want
+    JUNK=(epoll-banner-junk)
+    { printf '{"jsonrpc":"2.0","id":0,"result":{"pad":"'
+      head -c 2000000 /dev/zero | tr '\0' x
+      printf '"}}\n'; } >"$want"
+    CORE_EPOLL_MOD=1 diverted --line "$INIT" --timeout 60 -- "$BIN/core_epoll"
+    cmp "$OUT" "$want"
+    assert_stderr_has "epoll: wrote 2000063 bytes"
+    assert_stderr_lacks "no write readiness"
+}
+
 # (coverage round 2 of 2026-12-07: the table of registrations full, and a
 # registration deleted before the gate.)  fd 1 registered in 17 epoll
 # instances (one deleted again first): the library remembers 16 and says it

@@ -88,3 +88,31 @@ table() { row_table row "$@"; }
     done
     [ "${#bad[@]}" = 0 ] || { echo "failed rows: ${bad[*]}" >&2; false; }
 }
+
+# After the gate, a positional write (Python's os.pwrite is pwrite64) on a
+# regular-file stdout whose call holds junk and an answer: the guard puts
+# the answer with the program's own call at the program's offset (past the
+# junk, as unwrapped), not where the file's position is
+# (ind7-write-pwrite64-as-write: a plain write put it at offset 0).
+@test "families: after the gate, pwrite64 (os.pwrite) of junk and an answer in one call on a regular-file stdout: the answer at the program's offset, as unwrapped" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >pw.py <<'PY'
+import os, sys
+sys.stdin.readline()
+ans = b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+os.pwrite(1, b"x" * 100, 0)                     # junk with no newline
+n = os.pwrite(1, b"pw-junk\n" + ans, 200)
+open("n", "w").write("%d\n" % n)
+PY
+    printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' >in
+    local ans='{"jsonrpc":"2.0","id":1,"result":{}}' xs
+    printf -v xs '%*s' 100 ''
+    xs=${xs// /x}
+    timeout 30 "$PYTHON" pw.py <in >u.out 2>u.err
+    [ "$(cat n)" = 45 ]
+    { printf '%s' "$xs"; head -c 100 /dev/zero; printf 'pw-junk\n%s\n' "$ans"; } | cmp - u.out
+    timeout 30 "$ROOT/stdiogate" "$PYTHON" pw.py <in >w.out 2>w.err
+    [ "$(cat n)" = 45 ]
+    { head -c 208 /dev/zero; printf '%s\n' "$ans"; } | cmp - w.out || { od -c w.out | head -20 >&2; false; }
+    printf '%spw-junk\n' "$xs" | cmp - w.err || { cat w.err >&2; false; }
+}

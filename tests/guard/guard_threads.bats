@@ -177,6 +177,38 @@ interrupted() {
     row_table interrupted write split stdio python
 }
 
+# A signal handler's message queued behind an answer the wire took in part
+# (a client that never reads), and the server exits without the rest of the
+# answer: at exit the queue waits for the wire a bounded time (SG_STALL_MS,
+# 5 s), then the server ends, status 0 as unwrapped (where the handler's
+# write met EAGAIN); ind7-guard-queue-out-bound-swapped waited for ever
+# there (timeout's 124).  Only the wire's first bytes of the answer are
+# checked: nothing of the notification may be on it.
+@test "threads: a signal handler's message queued behind an answer a stuck client took in part, and the server exits: it ends (bounded wait), status 0 as unwrapped, the message not spliced into the answer" {
+    cd "$BATS_TEST_TMPDIR"
+    printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' >req
+    local run status
+    for run in unwrapped wrapped; do
+        rm -f wire got
+        mkfifo wire
+        exec 5<>wire            # the client: holds the read end, reads nothing until the end
+        status=0
+        if [ $run = unwrapped ]; then
+            timeout 60 "$GT" giveup 300000 <req >wire 2>err || status=$?
+        else
+            timeout 60 "$ROOT/stdiogate" "$GT" giveup 300000 <req >wire 2>err || status=$?
+        fi
+        exec 6<wire 5<&-        # the wire's bytes, read once nobody can write more
+        cat <&6 >got
+        exec 6<&-
+        [ "$status" = 0 ] || { echo "$run: status $status, not 0; stderr: $(head -c 300 err)" >&2; return 1; }
+        grep -qx 'giving up' err || { echo "$run: no 'giving up'" >&2; return 1; }
+        head -c 60 got | grep -q '^{"jsonrpc":"2.0","id":1,"result":{"text":"xxx' ||
+            { echo "$run: the wire does not begin with the answer: $(head -c 80 got)" >&2; return 1; }
+        ! grep -q usr1 got || { echo "$run: the handler's message on the wire" >&2; return 1; }
+    done
+}
+
 # tokio-writer (tests/sdk/rust/src/bin): a real tokio 1.x server.
 TOKIO=$ROOT/build/sdk/bin/tokio-writer
 

@@ -207,6 +207,22 @@ run_synced() {
     cmp want log || { cat -A log; false; }
 }
 
+# The log names the server by COMMAND's base name, as the default mode's
+# helper does (/proc/PID/comm): a COMMAND given by a path (./srv.sh)
+# prefixes its lines srv.sh[PID]:, not with the slash before the name
+# (ind7-launcher-log-name-slash: '/srv.sh[PID]: ').
+@test "strict --log FILE, COMMAND given by a path (./srv.sh): each line prefixed with its base name, NAME[PID]:" {
+    cd "$BATS_TEST_TMPDIR"
+    printf '#!/bin/sh\necho $$ >pid; read x; echo junk1; echo "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"result\\":{}}"\n' >srv.sh
+    chmod +x srv.sh
+    run_synced "$ROOT/stdiogate" --strict --log log -- ./srv.sh
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"jsonrpc":"2.0","id":1,"result":{}}' ]
+    [ "$stderr" = junk1 ]
+    printf 'srv.sh[%s]: junk1\n' "$(cat pid)" >want
+    cmp want log || { cat -A log; false; }
+}
+
 # (coverage round of 2026-12-07: the log's write error, stdout closed)
 # A log that takes nothing (/dev/full): one warning, at the first write
 # that fails, and no more; the junk still reaches stderr whole, the
