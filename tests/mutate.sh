@@ -77,6 +77,7 @@ first_files() {
         lib/failsafe.c) echo "gate_race.bats core_failsafe.bats classifier_wide.bats" ;;
         lib/write.c) echo "gate_race.bats core_failsafe.bats tree_fdpass.bats families_write.bats guard_session.bats" ;;
         lib/interpreters.c) echo "setups_interpreters.bats setups_wrapper.bats core_python.bats" ;;
+        lib/say.c) echo "setups_stderr_kinds.bats core_diagnostics.bats setups_stderr.bats" ;;
         shim.c|lib/*) echo "" ;;
         protocol/detect.h) echo "mutants_detect.bats fault_detector.bats strict_fuzz.bats strict_edges.bats classifier_wide.bats core_framing.bats core_failsafe.bats mutants_failsafe.bats check_verdicts.bats" ;;
         common/junk.h) echo "guard_session.bats mutants_filter.bats strict_edges.bats strict_faults.bats setups_stderr.bats" ;;
