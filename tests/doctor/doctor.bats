@@ -12,6 +12,7 @@
 bats_require_minimum_version 1.5.0
 
 load ../check_helpers
+load ../doctor_helpers
 
 FIXTURE=$ROOT/tests/fixtures/doctor
 
@@ -28,21 +29,6 @@ setup() {
     cd "$H/work/app" || return 1
 }
 
-# doctor ARG...: stdiogate --check ARG... (bounded); stdout in $output and
-# out.txt, stderr in err.txt, the exit status in $status.
-doctor() {
-    status=0
-    timeout "$CHECK_BOUND" "$GATE" --check "$@" >"$BATS_TEST_TMPDIR/out.txt" \
-        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
-    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
-}
-
-show() {
-    echo "--- status $status"
-    cat "$BATS_TEST_TMPDIR/out.txt"
-    echo "--- stderr"
-    cat "$BATS_TEST_TMPDIR/err.txt"
-}
 
 # row CLIENT SERVER REST: the table has a row CLIENT SERVER ... REST (columns
 # separated by runs of spaces).
