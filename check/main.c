@@ -188,8 +188,8 @@ static void parse_check_options(int argc, char **argv, struct options *o)
         struct span obj;
         if (!json_is_object(o->call_args, o->call_args + strlen(o->call_args), &obj))
             usage_error("--args is not a JSON object: %s", o->call_args);
-        char *one_line = xrealloc(NULL, strlen(o->call_args) + 1);
-        json_squeeze(strcpy(one_line, o->call_args));
+        char *one_line = xasprintf("%s", o->call_args);
+        json_squeeze(one_line);
         o->call_args = one_line;
     }
     if (i >= argc) {

@@ -16,18 +16,7 @@ load ../doctor_helpers
 
 FIXTURE=$ROOT/tests/fixtures/doctor
 
-setup() {
-    [ -x "$SRV" ] && [ -x "$ROOT/stdiogate-check" ] && [ -x "$ROOT/stdiogate-filter" ] || {
-        echo "run 'make all fixtures' first" >&2
-        return 1
-    }
-    H=$BATS_TEST_TMPDIR/home
-    cp -a "$FIXTURE/home" "$H"
-    grep -rl @HOME@ "$H" | xargs sed -i "s|@HOME@|$H|g"
-    export HOME=$H PATH=$ROOT/tests/bin:$PATH CHECK_PIDS=$BATS_TEST_TMPDIR/pids
-    unset XDG_CONFIG_HOME CODEX_HOME
-    cd "$H/work/app" || return 1
-}
+setup() { doctor_home; }
 
 
 # row CLIENT SERVER REST: the table has a row CLIENT SERVER ... REST (columns

@@ -17,25 +17,14 @@ load ../helpers
 load ../check_helpers
 load ../doctor_helpers
 
-FIXTURE=$ROOT/tests/fixtures/doctor
-
 setup() {
-    [ -x "$SRV" ] && [ -x "$ROOT/stdiogate-check" ] && [ -x "$ROOT/stdiogate-filter" ] || {
-        echo "run 'make all fixtures' first" >&2
-        return 1
-    }
-    H=$BATS_TEST_TMPDIR/home
-    cp -a "$FIXTURE/home" "$H"
-    grep -rl @HOME@ "$H" | xargs sed -i "s|@HOME@|$H|g"
+    doctor_home || return 1
     # banner-srv: a server with a banner, for entries without args
     mkdir "$H/bin"
     printf '#!/bin/sh\nexec check_srv banner "$@"\n' >"$H/bin/banner-srv"
     chmod 755 "$H/bin/banner-srv"
-    export HOME=$H PATH=$H/bin:$ROOT/tests/bin:$PATH CHECK_PIDS=$BATS_TEST_TMPDIR/pids
-    unset XDG_CONFIG_HOME CODEX_HOME
-    cd "$H/work/app" || return 1
+    export PATH=$H/bin:$PATH
 }
-
 
 j() { jq -r "$@" "$BATS_TEST_TMPDIR/out.txt"; }
 
