@@ -105,7 +105,7 @@ void hold_forget(void)
     enum sg_protocol p = g_hold.s.protocol;
     g_hold.owner = 0;
     g_hold.len = g_hold.pend = g_hold.owed = 0;
-    g_hold.owed_by = 0;
+    g_hold.open_by = 0;
     g_hold.frame = 0;
     sg_stream_init(&g_hold.s, p);
 }

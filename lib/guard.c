@@ -21,7 +21,7 @@
  *  - protocol goes to the wire at once, with the program's own call (write,
  *    writev, send...), as many bytes as the wire takes: a short write is
  *    the program's, as it would be unwrapped, and the bytes it owes (it
- *    will write them again) pass as the wire's (owed, owed_by);
+ *    will write them again) pass as the wire's (owed, open_by);
  *  - junk goes to stderr without waiting (junk_out): what a full stderr
  *    cannot take is dropped and counted, as diagnostics are;
  *  - bytes that may still begin a message (at most SG_HOLD_MAX) are held,
@@ -320,15 +320,16 @@ struct feed {
     int njunk;
 };
 
-/* The wire took part of a message: the rest is owed.  Whose write came
- * back short, and with which signal mask: only that thread, outside a
- * signal handler, can give the rest up (apart_from_open).  The short
- * write's path alone pays for the system call. */
-static void owed_opens(void)
+/* A message is open on the wire (the wire took part of it: the rest is
+ * owed; or it goes on past the call: a line or a value over 64 KiB, a
+ * frame's body).  Whose call left it so, and with which signal mask: a
+ * signal handler on that thread does not continue it (apart_from_open).
+ * Only calls that leave a message open pay for the system call. */
+static void message_opens(void)
 {
-    g_hold.owed_by = this_thread();
-    if (sigprocmask(SIG_SETMASK, NULL, &g_hold.owed_mask) != 0)
-        sigemptyset(&g_hold.owed_mask);
+    g_hold.open_by = this_thread();
+    if (sigprocmask(SIG_SETMASK, NULL, &g_hold.open_mask) != 0)
+        sigemptyset(&g_hold.open_mask);
 }
 
 static int open_message(void)
@@ -336,8 +337,15 @@ static int open_message(void)
     return g_hold.len || g_hold.owed || g_hold.pend;
 }
 
-/* Is the owing thread in a signal handler now: a signal blocked that was
- * not when its write came back short? */
+/* Bytes of a message on the wire, its end not yet, nothing of it held. */
+static int open_on_wire(void)
+{
+    unsigned char w = g_hold.s.where;
+    return !g_hold.len && (w == SW_LINE || w == SW_VALUE || w == SW_BODY);
+}
+
+/* Is the thread that left the message open in a signal handler now: a
+ * signal blocked that was not when its call returned? */
 static int in_handler(void)
 {
     sigset_t now;
@@ -346,7 +354,7 @@ static int in_handler(void)
     /* the kernel's signals only: the rest of a sigset_t is not written */
     const size_t bits = 8 * sizeof now.__val[0], words = (NSIG - 1 + bits - 1) / bits;
     for (size_t w = 0; w < words; w++)
-        if (now.__val[w] & ~g_hold.owed_mask.__val[w])
+        if (now.__val[w] & ~g_hold.open_mask.__val[w])
             return 1;
     return 0;
 }
@@ -404,7 +412,7 @@ static void owe(struct feed *f, size_t end)
     g_hold.owed_sig_len = iov_copy(f->iov, f->cnt, f->taken,
                                    f->taken + (g_hold.owed < sizeof g_hold.owed_sig ? g_hold.owed
                                                : sizeof g_hold.owed_sig), g_hold.owed_sig);
-    owed_opens();
+    message_opens();
 }
 
 /* The run decided for the wire goes out.  A short write stops the call:
@@ -936,19 +944,43 @@ int guard_whole(const struct iovec *iov, int cnt)
     return s.where == SW_OUTSIDE && !s.held;
 }
 
+/* Could the call end a line the wire has taken part of?  Only a newline
+ * does (bytes without one join the line, a handler's or not, as
+ * unwrapped): a short call is searched for one; a long one, or a value
+ * over lines, or a frame's body, is taken to (the system call that tells
+ * a handler is then worth its cost; for a byte a write it is not). */
+#define SHORT_CALL 256
+
+static int could_end_line(const struct iovec *iov, int cnt)
+{
+    if (g_hold.s.where != SW_LINE || iov_total(iov, cnt) > SHORT_CALL)
+        return 1;
+    for (int i = 0; i < cnt; i++)
+        if (iov[i].iov_len && memchr(iov[i].iov_base, '\n', iov[i].iov_len))
+            return 1;
+    return 0;
+}
+
 /* The stream is the process's: a call continues it, whichever thread
  * makes it (held bytes that the call does not continue: guard_locked).
- * Only a message the wire took in part (owed) is told apart by content:
- * a call that does not begin with its rest is another writer's (a thread,
- * a signal handler) and waits in the queue, classified alone, until the
+ * A message the wire took in part (owed) is told apart by content: a call
+ * that does not begin with its rest is another writer's (a thread, a
+ * signal handler) and waits in the queue, classified alone, until the
  * message is whole on the wire, never inside it.  The thread whose write
  * came back short, outside a signal handler, writing something else, has
- * given the rest up. */
+ * given the rest up.  A message that goes on past its writer's call (an
+ * answer over 64 KiB written in pieces) has no known rest: a signal
+ * handler on its writer's thread, between two of its calls, is the one
+ * writer known not to continue it (another thread may: tokio's, libuv's
+ * writers move between threads). */
 static int apart_from_open(const struct iovec *iov, int cnt)
 {
-    if (!g_hold.owed || owed_retry(iov, cnt))
+    if (!g_hold.owed)
+        return open_on_wire() && g_hold.open_by == this_thread() && could_end_line(iov, cnt) &&
+               in_handler();
+    if (owed_retry(iov, cnt))
         return 0;
-    if (g_hold.owed_by != this_thread() || in_handler())
+    if (g_hold.open_by != this_thread() || in_handler())
         return 1;
     g_hold.owed = 0;
     return 0;
@@ -968,7 +1000,17 @@ ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *
         return guard_alone(c, iov, cnt, 0);
     if (!hold_lock_how(0))      /* a signal handler inside the guard on this thread */
         return guard_alone(c, iov, cnt, 1);
-    ssize_t r = apart_from_open(iov, cnt) ? guard_alone(c, iov, cnt, 2) : guard_locked(c, iov, cnt);
+    ssize_t r;
+    if (apart_from_open(iov, cnt)) {
+        r = guard_alone(c, iov, cnt, 2);
+    } else {
+        /* (a thread that goes on with its message keeps the mask noted
+         * when it opened it: a byte a write costs one system call, not two) */
+        int noted = open_on_wire() && g_hold.open_by == this_thread();
+        r = guard_locked(c, iov, cnt);
+        if (!g_hold.owed && open_on_wire() && !noted)
+            message_opens();
+    }
     hold_unlock();
     return r;
 }

@@ -486,8 +486,10 @@ struct hold {
                                      * rest of a message the wire took in part, decided */
     unsigned char owed_sig[32];     /* ... the first of them, to know the rest by */
     size_t owed_sig_len;
-    unsigned long owed_by;          /* ... the thread whose write came back short */
-    sigset_t owed_mask;             /* ... and its signal mask then */
+    unsigned long open_by;          /* (guard) the thread whose call left a message open on
+                                     * the wire (its write came back short, or the message
+                                     * goes on past the call) */
+    sigset_t open_mask;             /* ... and its signal mask then */
     struct sg_stream s;
     unsigned char frame;            /* (fail-safe) a frame's header is held: its body decides */
     unsigned char buf[SG_HOLD_MAX];
