@@ -969,15 +969,16 @@ static int could_end_line(const struct iovec *iov, int cnt)
  * message is whole on the wire, never inside it.  The thread whose write
  * came back short, outside a signal handler, writing something else, has
  * given the rest up.  A message that goes on past its writer's call (an
- * answer over 64 KiB written in pieces) has no known rest: a signal
- * handler on its writer's thread, between two of its calls, is the one
- * writer known not to continue it (another thread may: tokio's, libuv's
- * writers move between threads). */
+ * answer over 64 KiB written in pieces) has no known rest: whole messages
+ * from a signal handler on its writer's thread, between two of its calls,
+ * wait for it (another thread may continue it: tokio's, libuv's writers
+ * move between threads; a piece of it is never whole messages by itself,
+ * so a thread that changed its own mask between two pieces loses nothing). */
 static int apart_from_open(const struct iovec *iov, int cnt)
 {
     if (!g_hold.owed)
         return open_on_wire() && g_hold.open_by == this_thread() && could_end_line(iov, cnt) &&
-               in_handler();
+               in_handler() && whole_alone(iov, cnt, 0);
     if (owed_retry(iov, cnt))
         return 0;
     if (g_hold.open_by != this_thread() || in_handler())
