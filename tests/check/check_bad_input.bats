@@ -65,6 +65,24 @@ all_gone() {
     [[ "$output" != *"stray"* && "$output" != *"never made"* ]]
 }
 
+# A launcher that stays the server's parent (sh -c without exec, as npx,
+# uv run and npm's sh -c do) over a server that does not exit when its stdin
+# closes: at --timeout the whole process group gets SIGTERM, so the server
+# ends with its launcher and nothing is left behind.  (SIGTERM to the
+# launcher alone ended the shell and left the server running: a leftover,
+# killed at the end, that a clean group SIGTERM never has.)
+@test "check: a launcher (sh -c, not exec) over a server that does not exit at the end of its input: the group gets SIGTERM, nothing left behind" {
+    CHECK_PIDS=$BATS_TEST_TMPDIR/pids check --timeout 1 --linger 0 -- sh -c '"$0" noexit; echo "launcher: server ended" >&2' "$SRV"
+    expect status 0 "$status"
+    expect ran "true true true" "$(q '[.runs[].ran | tostring] | join(" ")')"
+    expect exit_timeout "true true true" "$(q '[.runs[].exit.exit_timeout | tostring] | join(" ")')"
+    expect signal "15 15 15" "$(q '[.runs[].exit.signal | tostring] | join(" ")')"
+    expect leftovers "0 0 0" "$(q '[.runs[].exit.leftover_processes | tostring] | join(" ")')"
+    expect named "[]" "$(q -c '[.runs[].exit.leftovers[]]')"
+    expect pids 3 "$(wc -l <"$BATS_TEST_TMPDIR/pids")"
+    all_gone "$BATS_TEST_TMPDIR/pids"
+}
+
 @test "check: a launcher that fetches packages (npx) and never answers: the advice names the cache" {
     mkdir bin
     printf '#!/bin/sh\nexec "$@"\n' >bin/npx

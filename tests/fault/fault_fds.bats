@@ -186,6 +186,24 @@ EOF
     assert_frames '{"jsonrpc":"2.0","id":0,"result":{"mode":"basic"}}'
 }
 
+# Expected: the same with junk after the first answer too (the session
+# guard's, not the diversion's): kept off the wire and dropped, and nothing
+# of stdiogate's on the wire either, at level 1 (not "N bytes ... dropped:
+# stderr was full": stderr is the wire, nothing was lost to a full stderr)
+# nor when the junk is logged.  Unwrapped, the junk is on it (control).
+@test "fault fds: stderr is the wire (2>&1), junk after the first answer too: dropped, stdout exactly the answers, nothing of ours on it" {
+    ungated --line "$INIT" --line "$PING" -- sh -c 'exec 2>&1; exec "$0" "$@"' "$BIN/core_srv" read write postjunk
+    assert_status 0
+    assert_stdout_has write-junk post-junk
+    ungated --line "$INIT" --line "$PING" -- sh -c 'exec 2>&1; exec "$0" "$@"' "$STDIOGATE_WRAPPER" "$BIN/core_srv" read write postjunk
+    assert_status 0
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    STDIOGATE_LOG=$BATS_TEST_TMPDIR/log ungated --line "$INIT" --line "$PING" -- sh -c 'exec 2>&1; exec "$0" "$@"' "$STDIOGATE_WRAPPER" "$BIN/core_srv" read write postjunk
+    assert_status 0
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    grep -q 'post-junk' "$BATS_TEST_TMPDIR/log" || { echo "post-junk not in the log"; show_run; false; }
+}
+
 # Expected: the program makes its stdout non-blocking while diverted (Node
 # does, on its stdout pipe): that mode belongs to the wire, and stderr's open
 # file (shared with the client) is given its own mode back.  After the first

@@ -113,6 +113,19 @@ assert_prefix_pid() {
     done
 }
 
+# Level 0 is silence in every process of ours, the drain helper
+# (stdiogate-filter --drain, which the library starts with the level it was
+# given) as much as the library: the FIFO nobody reads, which both say at
+# level 1, is said by neither; stderr is exactly the junk.
+@test "log: STDIOGATE_LOG a FIFO nobody reads, at level 0: nothing of ours on stderr (the helper is given the level), exactly the junk" {
+    mkfifo "$BATS_TEST_TMPDIR/logfifo"
+    JUNK=(write-junk printf-junk post-junk)
+    STDIOGATE_DEBUG=0 STDIOGATE_LOG=$BATS_TEST_TMPDIR/logfifo \
+        diverted --timeout 30 --line "$INIT" --line "$PING" -- "$SRV" read write printf postjunk
+    assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    assert_stderr_bytes $'write-junk\nprintf-junk\npost-junk\n'
+}
+
 # A log that cannot be opened (its directory missing) is named once, by the
 # wrapper, not by each process that would have written it; and what is kept
 # off the wire then goes to stderr, with --discard too: with no log it would

@@ -45,6 +45,13 @@ table() { row_table row "$@"; }
     table "fflush fflush" "fflush fflush-null"
 }
 
+# fwrite returns the number of items written: a server that writes each
+# answer as one item (fwrite(s, n, 1, stdout) != 1 is its write error) must
+# get 1 from the guard after the gate too, as from glibc before it.
+@test "families: the fail-safe and then the guard in fwrite of the answer as one item (fwrite(s, n, 1) returns 1)" {
+    table "fflush fwrite-item"
+}
+
 @test "families: the fail-safe at exit (answers left in stdout's buffer)" {
     table "exit exit --frames 0"
 }

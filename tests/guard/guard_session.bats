@@ -574,6 +574,21 @@ late_run() {
     assert_stderr_has "guard: kept ${#part} bytes in 1 line off the wire after the gate"
 }
 
+# held fork: the same start of a message held, then a child forked that
+# exits at once (exit: its settling runs): the held bytes are the parent's
+# (the child's copy of the hold is forgotten at the fork), so they reach
+# stderr once, at the server's exit, as unwrapped the wire got them once.
+@test "guard: an unfinished line held when the server forks: the child's exit does not write it again; stderr gets it once, at the server's exit" {
+    local part='{"jsonrpc":"2.0","id":9,"res'
+    ungated --line "$INIT1" -- "$GS" held fork
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$part"
+    gated --line "$INIT1" -- "$GS" held fork
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'
+    assert_stderr_bytes "$part"
+}
+
 @test "guard: an unfinished line held when the server is killed (SIGKILL) is lost, the answers before it are whole, the status is the kill's" {
     ungated --line "$INIT1" -- "$GS" held kill
     assert_status 137

@@ -209,6 +209,40 @@ interrupted() {
     done
 }
 
+# The JSON of an answer held by the guard (no newline yet), its newline
+# written on a non-blocking wire that takes only part of the held bytes
+# (a 4 KiB pipe, a client that never reads): the rest is pending, the
+# newline's write fails with EAGAIN, and the server gives up and exits.
+# At exit the pending end waits for the wire a bounded time (SG_STALL_MS,
+# 5 s), says it was lost, and the server ends, status 0 as unwrapped (not
+# timeout's 124: waiting for ever for a client that never reads).
+@test "threads: an answer's JSON held, its newline refused by a stuck client (EAGAIN), and the server exits: it ends (bounded wait), status 0 as unwrapped, the loss said" {
+    cd "$BATS_TEST_TMPDIR"
+    printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' >req
+    local run status
+    for run in unwrapped wrapped; do
+        rm -f wire got
+        mkfifo wire
+        exec 5<>wire            # the client: holds the read end, reads nothing until the end
+        status=0
+        if [ $run = unwrapped ]; then
+            timeout 60 "$GT" giveupheld 20000 <req >wire 2>err || status=$?
+        else
+            timeout 60 "$ROOT/stdiogate" "$GT" giveupheld 20000 <req >wire 2>err || status=$?
+        fi
+        exec 6<wire 5<&-        # the wire's bytes, read once nobody can write more
+        cat <&6 >got
+        exec 6<&-
+        [ "$status" = 0 ] || { echo "$run: status $status, not 0; stderr: $(head -c 300 err)" >&2; return 1; }
+        grep -qx 'giving up' err || { echo "$run: no 'giving up'" >&2; return 1; }
+        head -c 60 got | grep -q '^{"jsonrpc":"2.0","id":1,"result":{"text":"xxx' ||
+            { echo "$run: the wire does not begin with the answer: $(head -c 80 got)" >&2; return 1; }
+        [ "$(wc -c <got)" -lt 20000 ] || { echo "$run: the whole answer reached the wire" >&2; return 1; }
+    done
+    grep -q '^stdiogate\[[0-9]*\]: guard: the client took nothing for 5 s: the end of a message was lost at exit$' err ||
+        { echo "wrapped: the loss not said: $(head -c 300 err)" >&2; return 1; }
+}
+
 # tokio-writer (tests/sdk/rust/src/bin): a real tokio 1.x server.
 TOKIO=$ROOT/build/sdk/bin/tokio-writer
 

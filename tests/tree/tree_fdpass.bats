@@ -63,6 +63,14 @@ fdpass_case() {
     assert_stderr_has "sendmsg: the wire passed to another process"
 }
 
+# A server that hands a copy of its stdout to a helper over a socket before
+# the gate and then serves itself: the helper got the wire, and the
+# server's own stdout still becomes the wire at the client's first message.
+@test "tree/fdpass: a launcher sends a copy of its stdout to a service before the gate, then serves its stdin itself: the answers arrive" {
+    fdpass_case share
+    assert_stderr_has "sendmsg: stdout passed to another process: it gets the wire"
+}
+
 @test "tree/fdpass: the same over AF_UNIX sockets (a Node client's stdio): the answers arrive" {
     TREE_CLIENT_OPTS=(--socket)
     fdpass_case before

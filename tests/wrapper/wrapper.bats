@@ -244,6 +244,23 @@ env_of() {
     [ "$(env_of LD_PRELOAD env.txt)" = "$STUB/libstdiogate.so" ]
 }
 
+# An installed layout (PREFIX/bin/stdiogate; the library and the checker in
+# PREFIX/lib/stdiogate/) reached through a bin directory that is itself a
+# symlink (~/bin -> PREFIX/bin): the library is in ../lib/stdiogate of the
+# real bin directory, not of the link's parent (nor of the real bin
+# directory itself).
+@test "LD_PRELOAD from a bin directory that is a symlink (~/bin -> PREFIX/bin): PREFIX/lib/stdiogate/libstdiogate.so" {
+    mkdir -p prefix/bin prefix/lib/stdiogate home
+    cp "$STUB/stdiogate" prefix/bin/
+    cp "$STUB/libstdiogate.so" "$STUB/stdiogate-check" prefix/lib/stdiogate/
+    ln -s "$PWD/prefix/bin" home/bin
+    run --separate-stderr "$PWD/home/bin/stdiogate" env
+    [ "$status" -eq 0 ] || { echo "status $status: $stderr"; false; }
+    [ -z "$stderr" ]
+    printf '%s\n' "$output" >env.txt
+    [ "$(env_of LD_PRELOAD env.txt)" = "$(cd prefix && pwd -P)/lib/stdiogate/libstdiogate.so" ]
+}
+
 @test "PYTHONUNBUFFERED, PERL5OPT, RUBYOPT are the user's: unset, empty or set" {
     unset PYTHONUNBUFFERED PERL5OPT RUBYOPT
     "$STUB/stdiogate" env >env.txt
