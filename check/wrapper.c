@@ -28,11 +28,16 @@ extern char **environ;
  * POLLERR is a reader gone, where a write would raise SIGPIPE (--inspect
  * keeps its default).  On a full stderr the line is dropped (a pipe takes a
  * line shorter than PIPE_BUF whole or not at all) or cut (a terminal). */
+static struct stat g_wire;          /* the wire, once wire_identity has found it */
+static int g_wire_known;
+
 static void put_line(const char *line, size_t n)
 {
     struct stat st;
     if (fstat(2, &st) != 0)
         return;
+    if (g_wire_known && st.st_dev == g_wire.st_dev && st.st_ino == g_wire.st_ino)
+        return;     /* stderr is the wire (2>&1): nothing of ours on it */
     if (S_ISSOCK(st.st_mode)) {
         while (send(2, line, n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == EINTR)
             ;
@@ -303,6 +308,8 @@ static void wire_identity(const char *pid, int answer_fd, char *wire, size_t siz
     }
     snprintf(wire, size, "%llu:%llu", (unsigned long long)st.st_dev,
              (unsigned long long)st.st_ino);
+    g_wire = st;
+    g_wire_known = 1;
 }
 
 /* The answer, whole (an answer is at most a few variables of 128 KiB). */

@@ -172,8 +172,11 @@ static int start_helper(int from)
 
     from = above_helper_fds(from);
     counters = above_helper_fds(counters);
+    /* stderr the wire (2>&1): the helper's lines (a log it cannot open)
+     * would land on it; it gets none */
+    int err = is(2, &g_core.wire_id) ? -1 : 2;
     struct sg_quiet q = { .path = g_helper_path, .argv = argv, .envp = g_helper_env,
-                          .fd = { from, -1, 2, counters } };
+                          .fd = { from, -1, err, counters } };
     if (from >= 0)
         pid = sg_quiet_start(&q, &program);
     e = errno;

@@ -204,6 +204,32 @@ EOF
     grep -q 'post-junk' "$BATS_TEST_TMPDIR/log" || { echo "post-junk not in the log"; show_run; false; }
 }
 
+# Expected: the same with stdiogate's own diagnostics on: level 2 (the
+# wrapper's and the library's lines, the gate's, the guard's count) and a
+# log that cannot be opened (a FIFO nobody reads: the library says so at
+# level 1).  stderr is the wire: none of them may reach it, in the default
+# mode and with --strict.  (Found by the eighth independent round's runner:
+# both lines went onto the wire.)
+@test "fault fds: stderr is the wire (2>&1): stdiogate's own lines (-vv, a log it cannot open) stay off it, default and --strict" {
+    mkfifo "$BATS_TEST_TMPDIR/fifo"
+    local mode
+    for mode in "" --strict; do
+        STDIOGATE_DEBUG=2 ungated --line "$INIT" --line "$PING" -- sh -c 'exec 2>&1; exec "$0" "$@"' "$STDIOGATE_WRAPPER" $mode "$BIN/core_srv" read write postjunk
+        assert_status 0
+        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+        STDIOGATE_LOG=$BATS_TEST_TMPDIR/fifo ungated --line "$INIT" --line "$PING" -- sh -c 'exec 2>&1; exec "$0" "$@"' "$STDIOGATE_WRAPPER" $mode "$BIN/core_srv" read write postjunk
+        assert_status 0
+        assert_frames "$(answer 0 initialize)" "$(answer '"p1"' ping)"
+    done
+    # the same diagnostics, stderr apart from the wire: they are there
+    STDIOGATE_DEBUG=2 ungated --line "$INIT" --line "$PING" -- "$STDIOGATE_WRAPPER" "$BIN/core_srv" read write postjunk
+    assert_status 0
+    grep -q '^stdiogate\[[0-9]*\]: gate opened' "$ERR" || { echo "no level-2 line on a stderr of its own" >&2; show_run; false; }
+    STDIOGATE_LOG=$BATS_TEST_TMPDIR/fifo ungated --line "$INIT" --line "$PING" -- "$STDIOGATE_WRAPPER" "$BIN/core_srv" read write postjunk
+    assert_status 0
+    grep -q 'cannot open the log' "$ERR" || { echo "no log warning on a stderr of its own" >&2; show_run; false; }
+}
+
 # Expected: the program makes its stdout non-blocking while diverted (Node
 # does, on its stdout pipe): that mode belongs to the wire, and stderr's open
 # file (shared with the client) is given its own mode back.  After the first
