@@ -177,26 +177,24 @@ interrupted() {
     row_table interrupted write split stdio python
 }
 
-# A signal handler's message queued behind an answer the wire took in part
-# (a client that never reads), and the server exits without the rest of the
-# answer: at exit the queue waits for the wire a bounded time (SG_STALL_MS,
-# 5 s), then the server ends, status 0 as unwrapped (where the handler's
-# write met EAGAIN); ind7-guard-queue-out-bound-swapped waited for ever
-# there (timeout's 124).  Only the wire's first bytes of the answer are
-# checked: nothing of the notification may be on it.
-@test "threads: a signal handler's message queued behind an answer a stuck client took in part, and the server exits: it ends (bounded wait), status 0 as unwrapped, the message not spliced into the answer" {
+# stuck_client MODE N CHECK: guard_threads MODE N, unwrapped and then under
+# stdiogate, its stdout a FIFO whose reader (the client) reads nothing until
+# the server has ended; each run must end with status 0, "giving up" on its
+# stderr and the wire beginning with the answer; then CHECK RUN looks at the
+# wire's bytes (./got) and stderr (./err).
+stuck_client() {
+    local mode=$1 n=$2 check=$3 run status
     cd "$BATS_TEST_TMPDIR"
     printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' >req
-    local run status
     for run in unwrapped wrapped; do
         rm -f wire got
         mkfifo wire
         exec 5<>wire            # the client: holds the read end, reads nothing until the end
         status=0
         if [ $run = unwrapped ]; then
-            timeout 60 "$GT" giveup 300000 <req >wire 2>err || status=$?
+            timeout 60 "$GT" "$mode" "$n" <req >wire 2>err || status=$?
         else
-            timeout 60 "$ROOT/stdiogate" "$GT" giveup 300000 <req >wire 2>err || status=$?
+            timeout 60 "$ROOT/stdiogate" "$GT" "$mode" "$n" <req >wire 2>err || status=$?
         fi
         exec 6<wire 5<&-        # the wire's bytes, read once nobody can write more
         cat <&6 >got
@@ -205,8 +203,21 @@ interrupted() {
         grep -qx 'giving up' err || { echo "$run: no 'giving up'" >&2; return 1; }
         head -c 60 got | grep -q '^{"jsonrpc":"2.0","id":1,"result":{"text":"xxx' ||
             { echo "$run: the wire does not begin with the answer: $(head -c 80 got)" >&2; return 1; }
-        ! grep -q usr1 got || { echo "$run: the handler's message on the wire" >&2; return 1; }
+        "$check" "$run" || return 1
     done
+}
+
+# A signal handler's message queued behind an answer the wire took in part
+# (a client that never reads), and the server exits without the rest of the
+# answer: at exit the queue waits for the wire a bounded time (SG_STALL_MS,
+# 5 s), then the server ends, status 0 as unwrapped (where the handler's
+# write met EAGAIN); ind7-guard-queue-out-bound-swapped waited for ever
+# there (timeout's 124).  Only the wire's first bytes of the answer are
+# checked: nothing of the notification may be on it.
+no_usr1() { ! grep -q usr1 got || { echo "$1: the handler's message on the wire" >&2; return 1; }; }
+
+@test "threads: a signal handler's message queued behind an answer a stuck client took in part, and the server exits: it ends (bounded wait), status 0 as unwrapped, the message not spliced into the answer" {
+    stuck_client giveup 300000 no_usr1
 }
 
 # The JSON of an answer held by the guard (no newline yet), its newline
@@ -216,29 +227,10 @@ interrupted() {
 # At exit the pending end waits for the wire a bounded time (SG_STALL_MS,
 # 5 s), says it was lost, and the server ends, status 0 as unwrapped (not
 # timeout's 124: waiting for ever for a client that never reads).
+part_only() { [ "$(wc -c <got)" -lt 20000 ] || { echo "$1: the whole answer reached the wire" >&2; return 1; }; }
+
 @test "threads: an answer's JSON held, its newline refused by a stuck client (EAGAIN), and the server exits: it ends (bounded wait), status 0 as unwrapped, the loss said" {
-    cd "$BATS_TEST_TMPDIR"
-    printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' >req
-    local run status
-    for run in unwrapped wrapped; do
-        rm -f wire got
-        mkfifo wire
-        exec 5<>wire            # the client: holds the read end, reads nothing until the end
-        status=0
-        if [ $run = unwrapped ]; then
-            timeout 60 "$GT" giveupheld 20000 <req >wire 2>err || status=$?
-        else
-            timeout 60 "$ROOT/stdiogate" "$GT" giveupheld 20000 <req >wire 2>err || status=$?
-        fi
-        exec 6<wire 5<&-        # the wire's bytes, read once nobody can write more
-        cat <&6 >got
-        exec 6<&-
-        [ "$status" = 0 ] || { echo "$run: status $status, not 0; stderr: $(head -c 300 err)" >&2; return 1; }
-        grep -qx 'giving up' err || { echo "$run: no 'giving up'" >&2; return 1; }
-        head -c 60 got | grep -q '^{"jsonrpc":"2.0","id":1,"result":{"text":"xxx' ||
-            { echo "$run: the wire does not begin with the answer: $(head -c 80 got)" >&2; return 1; }
-        [ "$(wc -c <got)" -lt 20000 ] || { echo "$run: the whole answer reached the wire" >&2; return 1; }
-    done
+    stuck_client giveupheld 20000 part_only
     grep -q '^stdiogate\[[0-9]*\]: guard: the client took nothing for 5 s: the end of a message was lost at exit$' err ||
         { echo "wrapped: the loss not said: $(head -c 300 err)" >&2; return 1; }
 }
