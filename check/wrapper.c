@@ -21,6 +21,9 @@
 
 extern char **environ;
 
+static struct stat g_wire;          /* the wire, once wire_identity has found it */
+static int g_wire_known;
+
 /* line onto stderr, never waiting for room: a stderr nobody reads must not
  * hold up the server (a blocking write would stop the wrapper before it
  * execs COMMAND).  A socket: MSG_DONTWAIT; a pipe or a terminal: our own
@@ -28,9 +31,6 @@ extern char **environ;
  * POLLERR is a reader gone, where a write would raise SIGPIPE (--inspect
  * keeps its default).  On a full stderr the line is dropped (a pipe takes a
  * line shorter than PIPE_BUF whole or not at all) or cut (a terminal). */
-static struct stat g_wire;          /* the wire, once wire_identity has found it */
-static int g_wire_known;
-
 static void put_line(const char *line, size_t n)
 {
     struct stat st;
