@@ -36,8 +36,8 @@ static void put_line(const char *line, size_t n)
     struct stat st;
     if (fstat(2, &st) != 0)
         return;
-    if (g_wire_known && st.st_dev == g_wire.st_dev && st.st_ino == g_wire.st_ino)
-        return;     /* stderr is the wire (2>&1): nothing of ours on it */
+    if (g_wire_known && st.st_dev == g_wire.st_dev && st.st_ino == g_wire.st_ino && !S_ISCHR(st.st_mode))
+        return;     /* stderr is the wire (2>&1), not a person's terminal: nothing of ours on it */
     if (S_ISSOCK(st.st_mode)) {
         while (send(2, line, n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == EINTR)
             ;

@@ -65,8 +65,9 @@ static void say_out(const char *line, size_t n)
     int fd = LOAD(g_core.err);
     if (sg_fstat(2, &st) != 0)
         return;
-    if (g_core.wire_id.valid && st.st_dev == g_core.wire_id.dev && st.st_ino == g_core.wire_id.ino)
-        return;     /* stderr is the wire (2>&1): nothing of ours on it */
+    if (g_core.wire_id.valid && st.st_dev == g_core.wire_id.dev && st.st_ino == g_core.wire_id.ino &&
+        !S_ISCHR(st.st_mode))
+        return;     /* stderr is the wire (2>&1), not a person's terminal: nothing of ours on it */
     if (S_ISSOCK(st.st_mode)) {
         w = syscall(SYS_sendto, 2, line, n, MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
     } else if (stderr_waits(&st)) {
