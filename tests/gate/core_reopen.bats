@@ -73,19 +73,27 @@ reopened() {
     assert_stderr_has "reopen: served on descriptor 3; stderr blocking" "reopen: the wire is full: waiting in epoll_wait"
 }
 
-@test "reopen: fd 1 itself registered with epoll before the gate (tokio's AsyncFd): 2,000,000 bytes reach the wire after the gate" {
-    # Issue 42: the registration was the diversion's; when the gate put the
-    # wire on fd 1 the writer never heard it had room (65,536 bytes, then
-    # status 4).  Unwrapped first: the banner is on stdout there.
+# epoll_wire TIMEOUT: core_epoll (fd 1 registered with epoll before the
+# gate, a 2,000,000-byte answer after it, written on EAGAIN's readiness),
+# unwrapped first (the banner is on stdout there), then wrapped: the answer
+# whole on the wire, the writer told it had room.
+epoll_wire() {
     local want=$BATS_TEST_TMPDIR/want
     JUNK=(epoll-banner-junk)
     { printf '{"jsonrpc":"2.0","id":0,"result":{"pad":"'
       head -c 2000000 /dev/zero | tr '\0' x
       printf '"}}\n'; } >"$want"
-    diverted --line "$INIT" --timeout 30 -- "$BIN/core_epoll"
+    diverted --line "$INIT" --timeout "$1" -- "$BIN/core_epoll"
     cmp "$OUT" "$want"
     assert_stderr_has "epoll: wrote 2000063 bytes"
     assert_stderr_lacks "no write readiness"
+}
+
+@test "reopen: fd 1 itself registered with epoll before the gate (tokio's AsyncFd): 2,000,000 bytes reach the wire after the gate" {
+    # Issue 42: the registration was the diversion's; when the gate put the
+    # wire on fd 1 the writer never heard it had room (65,536 bytes, then
+    # status 4).
+    epoll_wire 30
 }
 
 # A registration changed with EPOLL_CTL_MOD before the gate (an event loop
@@ -94,15 +102,7 @@ reopened() {
 # not the first (ind7-epoll-mod-not-noted: EPOLLIN again, and the writer's
 # first EAGAIN waited for ever: "no write readiness", status 4).
 @test "reopen: fd 1 registered with epoll for input, then changed to EPOLLOUT (EPOLL_CTL_MOD) before the gate: 2,000,000 bytes reach the wire after the gate" {
-    local want=$BATS_TEST_TMPDIR/want
-    JUNK=(epoll-banner-junk)
-    { printf '{"jsonrpc":"2.0","id":0,"result":{"pad":"'
-      head -c 2000000 /dev/zero | tr '\0' x
-      printf '"}}\n'; } >"$want"
-    CORE_EPOLL_MOD=1 diverted --line "$INIT" --timeout 60 -- "$BIN/core_epoll"
-    cmp "$OUT" "$want"
-    assert_stderr_has "epoll: wrote 2000063 bytes"
-    assert_stderr_lacks "no write readiness"
+    CORE_EPOLL_MOD=1 epoll_wire 60
 }
 
 # (coverage round 2 of 2026-12-07: the table of registrations full, and a
