@@ -172,10 +172,9 @@ static int start_helper(int from)
 
     from = above_helper_fds(from);
     counters = above_helper_fds(counters);
-    /* stderr the wire (2>&1), not a person's terminal: the helper's lines
-     * (a log it cannot open) would land on it; it gets none */
+    /* the helper's lines (a log it cannot open) would land on the wire */
     struct stat st;
-    int err = sg_fstat(2, &st) == 0 && !S_ISCHR(st.st_mode) && is(2, &g_core.wire_id) ? -1 : 2;
+    int err = sg_fstat(2, &st) == 0 && stderr_is_wire(&st) ? -1 : 2;
     struct sg_quiet q = { .path = g_helper_path, .argv = argv, .envp = g_helper_env,
                           .fd = { from, -1, err, counters } };
     if (from >= 0)

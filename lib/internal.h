@@ -349,6 +349,7 @@ char *fmt_num(char *end, unsigned long long v);
 int stderr_handle(void);
 void close_stderr_handle(int fd);
 int stderr_waits(const struct stat *st);
+int stderr_is_wire(const struct stat *st);
 void say_line(int level, const char *first, ...);
 const char *err_name(int e);
 

@@ -50,6 +50,14 @@ int stderr_waits(const struct stat *st)
            (S_ISCHR(st->st_mode) && syscall(SYS_ioctl, 2, TCGETS, &t) == 0);
 }
 
+/* stderr (st: its fstat) is the wire itself (2>&1), not a person's
+ * terminal: nothing of ours may be written on it. */
+int stderr_is_wire(const struct stat *st)
+{
+    return g_core.wire_id.valid && st->st_dev == g_core.wire_id.dev &&
+           st->st_ino == g_core.wire_id.ino && !S_ISCHR(st->st_mode);
+}
+
 /* One line onto stderr, never waiting: a pipe that nobody reads (already
  * full of the server's own output) must not block the server in a
  * diagnostic.  A pipe gets the private non-blocking handle (or, without one
@@ -65,9 +73,8 @@ static void say_out(const char *line, size_t n)
     int fd = LOAD(g_core.err);
     if (sg_fstat(2, &st) != 0)
         return;
-    if (g_core.wire_id.valid && st.st_dev == g_core.wire_id.dev && st.st_ino == g_core.wire_id.ino &&
-        !S_ISCHR(st.st_mode))
-        return;     /* stderr is the wire (2>&1), not a person's terminal: nothing of ours on it */
+    if (stderr_is_wire(&st))
+        return;
     if (S_ISSOCK(st.st_mode)) {
         w = syscall(SYS_sendto, 2, line, n, MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
     } else if (stderr_waits(&st)) {
