@@ -2,6 +2,8 @@
 # check_helpers.bash - helpers for tests/check/check_*.bats (stdiogate --check).
 #
 #   ROOT, GATE (./stdiogate), SRV (tests/bin/check_srv: see its usage)
+#   run_check OUT ERR ARG...  `stdiogate --check ARG...` (bounded), its
+#                      output in $BATS_TEST_TMPDIR/OUT and ERR; sets $status
 #   check ARG...       runs `stdiogate --check --json ARG...` (bounded by
 #                      timeout), leaves the document in $BATS_TEST_TMPDIR/check.json,
 #                      its stderr in check.err; sets $status; fails if stdout
@@ -17,17 +19,22 @@ SRV=$ROOT/tests/bin/check_srv
 # Bounds a whole check: a hang fails the test instead of hanging the suite.
 CHECK_BOUND=180
 
-check() {
+# run_check OUT ERR ARG...: stdiogate --check ARG..., bounded; its stdout
+# in $BATS_TEST_TMPDIR/OUT, its stderr in .../ERR, its exit status in $status.
+run_check() {
+    local out=$BATS_TEST_TMPDIR/$1 err=$BATS_TEST_TMPDIR/$2
+    shift 2
     status=0
-    timeout "$CHECK_BOUND" "$GATE" --check --json "$@" >"$BATS_TEST_TMPDIR/check.json" \
-        2>"$BATS_TEST_TMPDIR/check.err" || status=$?
+    timeout "$CHECK_BOUND" "$GATE" --check "$@" >"$out" 2>"$err" || status=$?
+}
+
+check() {
+    run_check check.json check.err --json "$@"
     jq -e . "$BATS_TEST_TMPDIR/check.json" >/dev/null || { show_check; return 1; }
 }
 
 check_text() {
-    status=0
-    timeout "$CHECK_BOUND" "$GATE" --check "$@" >"$BATS_TEST_TMPDIR/check.txt" \
-        2>"$BATS_TEST_TMPDIR/check.err" || status=$?
+    run_check check.txt check.err "$@"
     output=$(cat "$BATS_TEST_TMPDIR/check.txt")
 }
 

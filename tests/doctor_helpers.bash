@@ -21,12 +21,12 @@ doctor_home() {
 # doctor ARG...: stdiogate --check ARG... (bounded); stdout in $output and
 # out.txt, stderr in err.txt, the exit status in $status.
 doctor() {
-    status=0
-    timeout "$CHECK_BOUND" "$GATE" --check "$@" >"$BATS_TEST_TMPDIR/out.txt" \
-        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    run_check out.txt err.txt "$@"
     output=$(cat "$BATS_TEST_TMPDIR/out.txt")
 }
 
+# (status: set by run_check, in tests/check_helpers.bash, loaded before this file)
+# shellcheck disable=SC2154
 show() {
     echo "--- status $status"
     cat "$BATS_TEST_TMPDIR/out.txt"
