@@ -58,12 +58,15 @@ sums() {
     row zed old-form "user +yes +check_srv banner"
     row zed new-form "user +yes +check_srv serving raw"
     row zed postgres-context-server "user +no +no command.*"
+    # Zed's project settings (.zed/settings.json context_servers): a project
+    # server, run once the worktree is trusted
+    row zed zed-project "project +asks +sh -c .*ran-zed-project.*"
     row codex chatty "user +yes +check_srv banner"
     row codex slow "user +yes +check_srv silent"
     row codex remote "user +no +not stdio .*"
     row gemini chatty "user +yes +check_srv banner"
     row gemini gemini-project "project +asks +.*"
-    expect servers 29 "$(grep -c ' \(yes\|no\|asks\)  ' <<<"$output")"
+    expect servers 30 "$(grep -c ' \(yes\|no\|asks\)  ' <<<"$output")"
     # nothing ran: no check_srv pid, no marker
     [ ! -e "$CHECK_PIDS" ]
     expect markers "" "$(markers)"
@@ -137,7 +140,7 @@ JSON
     j() { jq -r "$@" "$BATS_TEST_TMPDIR/out.txt"; }
     expect schema 1 "$(j .stdiogate_doctor)"
     expect doc_status 5 "$(j .status)"
-    expect files 13 "$(j '.files | length')"
+    expect files 14 "$(j '.files | length')"
     sel='.servers[] | select(.client == "codex" and .name == "chatty")'
     expect verdict "junk" "$(j "$sel | .before.verdict")"
     expect fix "default gate" "$(j "$sel | .before.fix")"
@@ -162,7 +165,7 @@ JSON
     rm "$H/ran-cursor-project"
     doctor --config --yes --timeout 1 --linger 0
     expect status 5 "$status"
-    expect markers "ran-claude-project ran-cursor-project ran-gemini-project ran-vscode-project " "$(markers)"
+    expect markers "ran-claude-project ran-cursor-project ran-gemini-project ran-vscode-project ran-zed-project " "$(markers)"
     row claude-code from-the-repo "clean +none"
 }
 
@@ -583,8 +586,9 @@ print(json.dumps(list(tomllib.load(open(sys.argv[1], "rb"))["language-server"]))
 }
 
 @test "doctor: on a terminal, it asks before running each unapproved project server (y runs it, anything else skips it)" {
-    # script(1) gives the doctor a terminal; the answers: y for the first asked, n, no answer
-    printf 'y\nn\n\n' | timeout "$CHECK_BOUND" script -qec \
+    # script(1) gives the doctor a terminal; the answers: y for the first asked, n, no answer,
+    # anything else, then the end of input
+    printf 'y\nn\n\nsure\n' | timeout "$CHECK_BOUND" script -qec \
         "'$GATE' --check --config --timeout 1 --linger 0" /dev/null >"$BATS_TEST_TMPDIR/out.txt" || true
     output=$(tr -d '\r' <"$BATS_TEST_TMPDIR/out.txt")
     grep -qF "stdiogate: run from-the-repo from ~/work/app/.mcp.json (sh -c 'touch \"\$HOME/ran-claude-project\"; exec check_srv')? [y/N]" <<<"$output" || { show; return 1; }
@@ -593,6 +597,7 @@ print(json.dumps(list(tomllib.load(open(sys.argv[1], "rb"))["language-server"]))
     row cursor cursor-project "not run +not approved"
     row vscode vscode-project "not run +not approved"
     row gemini gemini-project "not run +not approved"
+    row zed zed-project "not run +not approved"
 }
 
 @test "doctor: a launcher that times out (npx downloading on its first run) is timed out, with the advice, not junk" {
@@ -1023,6 +1028,24 @@ client_command() {  # client_command WRAPPER: the command --client cursor prints
     cp "$ROOT/stdiogate" "$U/bin/"
     cp "$ROOT/libstdiogate.so" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$ROOT/doctor/stdiogate-doctor" "$U/lib/stdiogate/"
     expect uv_cache_dir uvx "$(UV_CACHE_DIR=$BATS_TEST_TMPDIR/uvcache client_command "$U/bin/stdiogate")"
+}
+
+# Zed reads context_servers from a project's .zed/settings.json too (run once
+# the worktree is trusted: a project server, asked for), and runs a server
+# from the project's root; a .zed/settings.json named as FILE is the same.
+@test "doctor: Zed's project settings (.zed/settings.json): a project server, found or named, run from the project" {
+    j() { jq -r "$@" "$BATS_TEST_TMPDIR/out.txt"; }
+    local sel='.servers[] | select(.name == "zed-project")'
+    doctor --list --json
+    expect status 0 "$status"
+    expect found "zed project false $H/work/app" "$(j "$sel | \"\(.client) \(.scope) \(.approved) \(.cwd)\"")"
+    doctor --list --json "$H/work/app/.zed/settings.json"
+    expect named_status 0 "$status"
+    expect named "zed true $H/work/app" "$(j "$sel | \"\(.client) \(.approved) \(.cwd)\"")"
+    doctor --config .zed/settings.json --timeout 5 --linger 0
+    expect run_status 0 "$status"
+    row zed zed-project "clean +none"
+    expect markers "ran-zed-project " "$(markers)"
 }
 
 # Issue 45: the doctor run from outside the project directory (its parent,

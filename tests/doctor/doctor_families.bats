@@ -118,7 +118,7 @@ PY
     doctor --list --json
     expect "$* status" 0 "$status"
     # (the other clients' project files: unapproved whatever Claude Code says)
-    expect "$*" "cursor-project=false from-the-repo=$3 gemini-project=false team-clean=$4 vscode-project=false" \
+    expect "$*" "cursor-project=false from-the-repo=$3 gemini-project=false team-clean=$4 vscode-project=false zed-project=false" \
         "$(j '[.servers[] | select(.scope == "project") | "\(.name)=\(.approved)"] | sort | join(" ")')"
 }
 
