@@ -273,6 +273,14 @@ long_writer() {
     row_table long_writer printf dprintf unlocked
 }
 
+# Issue 45 (the families): every member of the formatting family, the
+# _FORTIFY_SOURCE ones and the va_list ones, and the unlocked stdio calls;
+# each call's count checked by the server (exit status 9 if wrong).
+@test "guard: the printf family (fprintf, vprintf, vfprintf, vdprintf, the __*_chk members), fputs_unlocked, fwrite_unlocked: junk to stderr, answers on the wire, the counts right" {
+    row_table writer fprintf vprintf vfprintf vdprintf __printf_chk __fprintf_chk __vprintf_chk \
+        __vfprintf_chk __dprintf_chk __vdprintf_chk fputs_unlocked fwrite_unlocked
+}
+
 @test "guard: C stdio's buffer never flushed by the program: exit writes it, through the guard" {
     local j1=$'guard-junk initialize\n{"level":30,"msg":"handled initialize"}\n'
     local j2=$'guard-junk ping\n{"level":30,"msg":"handled ping"}\n'
