@@ -574,7 +574,7 @@ EOF
     fix_layout "$H/layouts.json"
 }
 
-@test "doctor families: --fix in JSON with comments (Zed): trailing commas, a comment inside the entry or after the args' bracket, the older form with args absent or first" {
+@test "doctor families: --fix in JSON with comments (Zed): trailing commas, a comment inside the entry, after the args' bracket or before the first item, the older form with args absent or first" {
     mkdir -p "$H/z/zed"
     cat >"$H/z/zed/settings.json" <<'EOF'
 // Zed
@@ -588,6 +588,12 @@ EOF
       "command": "check_srv",
       "args": [ // its words
         "banner"
+      ]
+    },
+    "comment-before-item": {
+      "command": "check_srv",
+      "args": [
+        /* its words */ "banner"
       ]
     },
   },
@@ -605,6 +611,13 @@ EOF
       "command": "@GATE@",
       "args": [ // its words
         "check_srv",
+        "banner"
+      ]
+    },
+    "comment-before-item": {
+      "command": "@GATE@",
+      "args": [
+        /* its words */ "check_srv",
         "banner"
       ]
     },
