@@ -14,7 +14,7 @@ doctor_home() {
     cp -a "$ROOT/tests/fixtures/doctor/home" "$H"
     grep -rl @HOME@ "$H" | xargs sed -i "s|@HOME@|$H|g"
     export HOME=$H PATH=$ROOT/tests/bin:$PATH CHECK_PIDS=$BATS_TEST_TMPDIR/pids
-    unset XDG_CONFIG_HOME CODEX_HOME
+    unset XDG_CONFIG_HOME CODEX_HOME COPILOT_HOME
     cd "$H/work/app" || return 1
 }
 

@@ -66,7 +66,8 @@ sums() {
     row codex remote "user +no +not stdio .*"
     row gemini chatty "user +yes +check_srv banner"
     row gemini gemini-project "project +asks +.*"
-    expect servers 30 "$(grep -c ' \(yes\|no\|asks\)  ' <<<"$output")"
+    row copilot copilot-user "user +yes +check_srv"
+    expect servers 31 "$(grep -c ' \(yes\|no\|asks\)  ' <<<"$output")"
     # nothing ran: no check_srv pid, no marker
     [ ! -e "$CHECK_PIDS" ]
     expect markers "" "$(markers)"
@@ -124,6 +125,7 @@ JSON
     row codex slow "timed out +- +no answer within 1 s: raise --timeout if it is slow"
     row codex remote "not run +not stdio \(url: https://example.com/mcp\)"
     row gemini chatty "junk before the first message +wrap +check_srv: starting"
+    row copilot copilot-user "clean +none"
     # the servers ran (a positive control for the markers), the project
     # ones nobody approved did not, and their commands are shown
     [ -s "$CHECK_PIDS" ]
@@ -140,7 +142,7 @@ JSON
     j() { jq -r "$@" "$BATS_TEST_TMPDIR/out.txt"; }
     expect schema 1 "$(j .stdiogate_doctor)"
     expect doc_status 5 "$(j .status)"
-    expect files 14 "$(j '.files | length')"
+    expect files 15 "$(j '.files | length')"
     sel='.servers[] | select(.client == "codex" and .name == "chatty")'
     expect verdict "junk" "$(j "$sel | .before.verdict")"
     expect fix "default gate" "$(j "$sel | .before.fix")"
@@ -431,7 +433,7 @@ client_entry() {
     # one check, every MCP client's entry (--client NAME gives the same one alone: below)
     doctor --client all --json --linger 0 check_srv banner -- ./server.sh @scope/package
     expect status 1 "$status"
-    for c in claude-code claude-desktop cursor vscode windsurf zed codex gemini; do
+    for c in claude-code claude-desktop cursor vscode windsurf zed codex gemini copilot; do
         case $c in claude-code) ext=sh ;; codex) ext=toml ;; *) ext=json ;; esac
         jq -r --arg c "$c" '.client_entries[$c]' "$BATS_TEST_TMPDIR/out.txt" >"$BATS_TEST_TMPDIR/$c.$ext"
         # check_srv through PATH, a relative script argument: both made absolute;
@@ -444,6 +446,7 @@ $H/srv/server.sh
 @scope/package" "$(python3 "$ROOT/tests/recipes.py" --stdiogate "$GATE" "$BATS_TEST_TMPDIR/$c.$ext")"
     done
     grep -qx '      "type": "stdio",' "$BATS_TEST_TMPDIR/vscode.json"
+    expect copilot_fields 'local ["*"]' "$(jq -c -r '.mcpServers[] | "\(.type) \(.tools)"' "$BATS_TEST_TMPDIR/copilot.json")"
     client_entry cursor "$BATS_TEST_TMPDIR/cursor-alone.json" check_srv banner -- ./server.sh @scope/package
     cmp "$BATS_TEST_TMPDIR/cursor.json" "$BATS_TEST_TMPDIR/cursor-alone.json"
     expect only_cursor '["cursor"]' "$(jq -c '.client_entries | keys' "$BATS_TEST_TMPDIR/out.txt")"
@@ -471,7 +474,7 @@ $H/srv/server.sh
     doctor --client all --linger 0 check_srv
     expect clean_status 0 "$status"
     grep -qxF "claude mcp add check_srv -- $SRV" <<<"$output" || { show; return 1; }
-    expect headers "claude-code claude-desktop cursor vscode windsurf zed codex gemini" \
+    expect headers "claude-code claude-desktop cursor vscode windsurf zed codex gemini copilot" \
         "$(sed -n 's/^# \([a-z-]*\): .*/\1/p' <<<"$output" | tr '\n' ' ' | sed 's/ $//')"
     # nothing fixes it: no entry; a client of the other protocol: refused
     doctor --client cursor --linger 0 no-such-mcp-server
@@ -778,7 +781,7 @@ $GATE
 $ODD/server.sh
 --lsp
 banner" "$(lua5.4 "$FIXTURE/neovim.lua" "$BATS_TEST_TMPDIR/neovim.lua")"
-    for c in claude-desktop cursor windsurf gemini vscode zed; do
+    for c in claude-desktop cursor windsurf gemini copilot vscode zed; do
         client_entry "$c" "$BATS_TEST_TMPDIR/$c.json" "$ODD/server.sh" banner -- "é'😀"
         expect "$c" "$GATE|$ODD/server.sh|banner|--|é'😀" "$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))

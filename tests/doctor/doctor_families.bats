@@ -68,7 +68,7 @@ user_file() {
     fi
 }
 
-@test "doctor families: each client's user file where the client keeps it (XDG_CONFIG_HOME, CODEX_HOME, Code - Insiders, VSCodium): listed once with its client" {
+@test "doctor families: each client's user file where the client keeps it (XDG_CONFIG_HOME, CODEX_HOME, COPILOT_HOME, Code - Insiders, VSCodium): listed once with its client" {
     row_table user_file \
         "claude-code|.claude.json|mcpServers" \
         "claude-desktop|.config/Claude/claude_desktop_config.json|mcpServers" \
@@ -86,6 +86,9 @@ user_file() {
         "codex|.codex/config.toml|mcp_servers" \
         "codex|ch/config.toml|mcp_servers|CODEX_HOME=ch" \
         "gemini|.gemini/settings.json|mcpServers" \
+        "copilot|.copilot/mcp-config.json|mcpServers" \
+        "copilot|cp/mcp-config.json|mcpServers|COPILOT_HOME=cp" \
+        "-|.copilot/mcp-config.json|mcpServers|COPILOT_HOME=cp" \
         "-|.config/Code/mcp.json|servers" \
         "-|.codex/config.toml|mcp_servers|CODEX_HOME=ch"
 }
