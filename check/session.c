@@ -374,10 +374,14 @@ static int scan_run(struct run *r, int kill_them, int record, int *all)
 
 /* The server has exited; processes of its own may still be on their way
  * out (a launcher's child that exits after it).  They get the linger to
- * go before they count as left behind. */
+ * go before they count as left behind, and after the group's SIGTERM a
+ * second more: each process dies in its own time (a child that cleans up,
+ * or one not yet scheduled on a loaded machine, outlives its launcher). */
+#define TERM_GRACE 1.0
+
 static void await_stragglers(struct run *r)
 {
-    double end = now() + r->opt->linger;
+    double end = now() + r->opt->linger + (r->term_sent ? TERM_GRACE : 0);
     struct timespec pause = { 0, 10000000L };
     int all;
     while (scan_run(r, 0, 0, &all) > 0 && now() < end) {
