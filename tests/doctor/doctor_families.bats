@@ -338,7 +338,7 @@ env-cwd|stdio|null|check_srv|A_VAR,B_VAR|/srv" \
 
 # ---------------------------------------------------------------- the clients' variables
 
-@test "doctor families: the variables each client expands: VS Code's \${workspaceFolder}, \${userHome}, \${env:NAME}; Claude Code's \${VAR} and \${VAR:-default}, in args and in env" {
+@test "doctor families: the variables each client expands: VS Code's \${workspaceFolder}, \${userHome}, \${env:NAME}; Claude Code's \${VAR}, \${VAR:-default} and \${VAR:-}, in args and in env" {
     local p=$H/work/app
     cat >"$p/.vscode/mcp.json" <<'JSON'
 {"servers": {"ws": {"command": "${workspaceFolder}/srv.sh",
@@ -347,7 +347,7 @@ env-cwd|stdio|null|check_srv|A_VAR,B_VAR|/srv" \
 JSON
     cat >"$p/.mcp.json" <<'JSON'
 {"mcpServers": {"cc": {"command": "${DFAM_CMD:-check_srv}",
-  "args": ["${DFAM_VAR}", "${DFAM_UNSET:-dflt}", "${DFAM_VAR:-dflt}", "${DFAM_UNSET}"]}}}
+  "args": ["${DFAM_VAR}", "${DFAM_UNSET:-dflt}", "${DFAM_VAR:-dflt}", "${DFAM_UNSET}", "<${DFAM_UNSET:-}>"]}}}
 JSON
     # (from HOME: the workspace is the file's, not the current directory)
     cd "$H"
@@ -357,7 +357,8 @@ JSON
         "$(j '.servers[] | "\(.client)|\(.command | join("+"))|\(.cwd)"')"
     DFAM_VAR=v1 doctor --json --list "$p/.mcp.json"
     expect claude_status 0 "$status"
-    expect claude "claude-code|check_srv+v1+dflt+v1+\${DFAM_UNSET}" \
+    # (an empty default is a default: "<${DFAM_UNSET:-}>" is "<>")
+    expect claude "claude-code|check_srv+v1+dflt+v1+\${DFAM_UNSET}+<>" \
         "$(j '.servers[] | "\(.client)|\(.command | join("+"))"')"
     # in env, checked by the server's behaviour: noisy when SRV_MODE=noisy
     printf '#!/bin/sh\nif [ "$SRV_MODE" = noisy ]; then exec check_srv banner; fi\nexec check_srv\n' >"$H/bin/moded"

@@ -52,6 +52,14 @@ copy() {
     copy fcntl64
 }
 
+# A copy that follows stdout onto the wire stays guarded: a log line written
+# through it after the gate is junk like one on fd 1 (ind10-dup-of-stdout-
+# unguarded-after-gate: it reached the client between the two answers).
+@test "fds: a dup(1) copy after the gate: junk through it reaches stderr, the answers through it the wire" {
+    JUNK=(printf-junk copy-junk post-copy-junk)
+    init_ping_diverted -- "$SRV" read printf copy-dup postcopy
+}
+
 # closer STEP: the server closes or overwrites every descriptor above 2 that
 # way before it serves.
 closer() {
