@@ -281,6 +281,13 @@ long_writer() {
         __vfprintf_chk __dprintf_chk __vdprintf_chk fputs_unlocked fwrite_unlocked
 }
 
+# The same with a line of 1024 bytes and one of 6000: longer than C stdio's
+# buffer, which glibc then writes by itself (not through fflush).
+@test "guard: the printf family and the unlocked stdio calls with lines longer than stdio's buffer" {
+    row_table long_writer fprintf vprintf vfprintf vdprintf __printf_chk __fprintf_chk __vprintf_chk \
+        __vfprintf_chk __dprintf_chk __vdprintf_chk fputs_unlocked fwrite_unlocked
+}
+
 @test "guard: C stdio's buffer never flushed by the program: exit writes it, through the guard" {
     local j1=$'guard-junk initialize\n{"level":30,"msg":"handled initialize"}\n'
     local j2=$'guard-junk ping\n{"level":30,"msg":"handled ping"}\n'
