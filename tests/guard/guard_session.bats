@@ -276,16 +276,17 @@ long_writer() {
 # Issue 45 (the families): every member of the formatting family, the
 # _FORTIFY_SOURCE ones and the va_list ones, and the unlocked stdio calls;
 # each call's count checked by the server (exit status 9 if wrong).
+FORMATTING=(fprintf vprintf vfprintf vdprintf __printf_chk __fprintf_chk __vprintf_chk __vfprintf_chk
+    __dprintf_chk __vdprintf_chk fputs_unlocked fwrite_unlocked)
+
 @test "guard: the printf family (fprintf, vprintf, vfprintf, vdprintf, the __*_chk members), fputs_unlocked, fwrite_unlocked: junk to stderr, answers on the wire, the counts right" {
-    row_table writer fprintf vprintf vfprintf vdprintf __printf_chk __fprintf_chk __vprintf_chk \
-        __vfprintf_chk __dprintf_chk __vdprintf_chk fputs_unlocked fwrite_unlocked
+    row_table writer "${FORMATTING[@]}"
 }
 
 # The same with a line of 1024 bytes and one of 6000: longer than C stdio's
 # buffer, which glibc then writes by itself (not through fflush).
 @test "guard: the printf family and the unlocked stdio calls with lines longer than stdio's buffer" {
-    row_table long_writer fprintf vprintf vfprintf vdprintf __printf_chk __fprintf_chk __vprintf_chk \
-        __vfprintf_chk __dprintf_chk __vdprintf_chk fputs_unlocked fwrite_unlocked
+    row_table long_writer "${FORMATTING[@]}"
 }
 
 @test "guard: C stdio's buffer never flushed by the program: exit writes it, through the guard" {
