@@ -192,6 +192,17 @@ bad_row() {
     expect list_said "stdiogate: --strict -v before --list: ignored (the check runs every mode itself)" "${stderr%%$'\n'*}"
     run --separate-stderr timeout "$CHECK_BOUND" "$GATE" --discard --check --json --linger 0 -- "$SRV"
     expect none_said "" "$(grep '^stdiogate: .*ignored' <<<"$stderr" || true)"
+    # --discard reaches the runs under stdiogate: the junk they keep off
+    # the wire goes nowhere (on their stderr without it)
+    local how
+    # shellcheck disable=SC2086  # $how: an option or none
+    for how in --discard ""; do
+        status=0
+        timeout "$CHECK_BOUND" "$GATE" $how --check --json --linger 0 -- "$SRV" banner serving \
+            >"$BATS_TEST_TMPDIR/check.json" 2>"$BATS_TEST_TMPDIR/check.err" || status=$?
+        expect "discard [$how]" "1 $([ -n "$how" ] && echo "44/0 0/0 0/0" || echo "44/0 0/44 0/44")" \
+            "$status $(q '[.runs[] | "\(.stdout.junk_bytes)/\(.stderr.bytes)"] | join(" ")')"
+    done
 }
 
 # pre_row WANT|OPTIONS: stdiogate OPTIONS --check --json --linger 0 --
@@ -383,6 +394,54 @@ kind_row() {
     check_text --timeout 5 --linger 0 -- "$ROOT/tests/bin/core_go_fake" read
     [[ "$output" == *$'\nrun 2, default mode (strict, chosen by itself): '* ]]
     [[ "$output" == *"is a Go program (raw system calls)"* ]]
+}
+
+# A program the library cannot enter as COMMAND of --check, run by nobody
+# (secure execution drops LD_PRELOAD for a setuid, setgid or capability
+# file): the check names the finding, its default-mode run is the filter
+# (the junk on its stderr, none on its stdout), and with
+# STDIOGATE_AUTO_STRICT=0 that run is really unguarded: 2, for that reason,
+# the fix --strict.  A container CLI (check_srv named docker, which the
+# library does enter here) is chosen strict by its name alone.  Unwrapped,
+# each run has the junk (the rows can fail).
+entered_row() {
+    local want auto key file
+    IFS='|' read -r want auto key file <<<"$*"
+    status=0
+    STDIOGATE_AUTO_STRICT=$auto timeout "$CHECK_BOUND" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        "$dir/stdiogate" --check --json --timeout 20 --linger 0 -- "$dir/$file" banner serving \
+        >"$BATS_TEST_TMPDIR/check.json" 2>"$BATS_TEST_TMPDIR/check.err" || status=$?
+    expect "$key $auto" "$want" "$status $(q '"\(.program.'"$key"') \(.program.default_mode) \(.runs[0].stdout.junk_bytes) \(.runs[1].stdout.junk_bytes) \(.runs[1].stderr.last_bytes | endswith("handled tools/list\\n")) \(.verdict.fixed_by) \(.verdict.config.args[0])"')"
+}
+
+@test "check families: setuid, setgid, file capabilities and a container CLI as COMMAND: said, the filter by itself; without it unguarded (2)" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root to make setuid and capability files and to run as nobody"
+    dir=$(mktemp -d /tmp/stdiogate-entered.XXXXXX)
+    cp "$GATE" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$ROOT/libstdiogate.so" "$dir/"
+    for f in suid sgid caps docker; do cp "$SRV" "$dir/$f"; done
+    chmod 755 "$dir"
+    chmod u+s "$dir/suid"
+    chmod g+s "$dir/sgid"
+    setcap cap_net_bind_service+ep "$dir/caps"
+    row_table entered_row \
+        "1 true strict 44 0 true gated $dir/suid|1|setuid|suid" \
+        "2 true gate 44 44 false strict --strict|0|setuid|suid" \
+        "1 true strict 44 0 true gated $dir/sgid|1|setgid|sgid" \
+        "2 true gate 44 44 false strict --strict|0|setgid|sgid" \
+        "1 true strict 44 0 true gated $dir/caps|1|capabilities|caps" \
+        "2 true gate 44 44 false strict --strict|0|capabilities|caps" \
+        "1 true strict 44 0 true gated $dir/docker|1|container|docker" \
+        "1 true gate 44 0 true gated $dir/docker|0|container|docker"
+    entered_row "2 true gate 44 44 false strict --strict|0|setuid|suid"
+    expect reason "44 bytes of non-protocol output (20 before the first message, 24 while serving); the library cannot guard this program's own stdout (see the warning above); --strict keeps them off the wire" "$(q .verdict.summary)"
+    expect warning "$dir/suid is setuid, so the dynamic linker drops LD_PRELOAD: its stdout is not guarded" "$(q '.program.warnings | join("/")')"
+    status=0
+    timeout "$CHECK_BOUND" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        "$dir/stdiogate" --check --timeout 20 --linger 0 -- "$dir/caps" banner serving >check.txt 2>check.err || status=$?
+    rm -rf "$dir"
+    expect text_status 1 "$status"
+    grep -qxF "  default mode: strict, chosen by itself (a program with file capabilities); with --gate-only the wrapper would warn:" check.txt || { cat check.txt; false; }
+    grep -qxF "    stdiogate: warning: $dir/caps has file capabilities, so the dynamic linker drops LD_PRELOAD: its stdout is not guarded" check.txt || { cat check.txt; false; }
 }
 
 # The text report's command lines are for a shell to read back (the
