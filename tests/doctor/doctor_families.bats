@@ -93,6 +93,31 @@ user_file() {
         "-|.codex/config.toml|mcp_servers|CODEX_HOME=ch"
 }
 
+# VS Code's documentation names .vscode/mcp.json for a workspace's servers;
+# a project's .vscode/settings.json is not where they are (a server there
+# would not run in VS Code). The user's User/settings.json "mcp.servers" is
+# (the older place).
+@test "doctor families: a project's .vscode/settings.json (mcp.servers) is not read, in the project nor in HOME; the user's User/settings.json mcp.servers still is" {
+    printf '{"mcp": {"servers": {"in-project-settings": {"command": "check_srv"}}}}\n' >"$H/work/app/.vscode/settings.json"
+    mkdir -p "$H/.vscode"
+    printf '{"mcp": {"servers": {"in-home-settings": {"command": "check_srv"}}}}\n' >"$H/.vscode/settings.json"
+    doctor --list --json
+    expect status 0 "$status"
+    same vscode "user|banner-in-settings|$H/.config/Code/User/settings.json
+user|glued|$H/.config/Code/User/mcp.json
+user|github|$H/.config/Code/User/mcp.json
+project|vscode-project|$H/work/app/.vscode/mcp.json" \
+        "$(j '.servers[] | select(.client == "vscode") | "\(.scope)|\(.name)|\(.file)"')"
+    expect vscode_files "$H/.config/Code/User/settings.json $H/.config/Code/User/mcp.json $H/work/app/.vscode/mcp.json" \
+        "$(j '[.files[] | select(.client == "vscode") | .path] | join(" ")')"
+    expect settings_servers "" "$(j '.servers[] | select(.name | test("^in-(project|home)-settings$")) | .name')"
+    # the text --list: no row, no file named
+    doctor --list
+    expect text_status 0 "$status"
+    ! grep -q -e 'in-project-settings' -e 'in-home-settings' -e '\.vscode/settings\.json' <<<"$output" || { show; return 1; }
+    grep -Eq '^vscode +banner-in-settings +user +yes +check_srv' <<<"$output" || { show; return 1; }
+}
+
 # ---------------------------------------------------------------- Claude Code's approvals
 
 # approval PROJECT SETTINGS REPO TEAM: with PROJECT in ~/.claude.json's entry
@@ -336,6 +361,53 @@ env-cwd|stdio|null|check_srv|A_VAR,B_VAR|/srv" \
         "$(j '.servers[] | "\(.client)|\(.name)|\(.skipped)|\(.command | join("+"))|\(.env_names | join(","))"')"
 }
 
+# An env value null: the client starts the server without that variable,
+# even when the client's own environment has it (a token the server must
+# not see, a mode it must not take). The server here is noisy whenever
+# SRV_MODE is set at all, empty included.
+@test "doctor families: an entry's env value null: the server runs with the variable unset, the caller's value too (Claude Code's and VS Code's files); \"\" and {} leave it set" {
+    printf '#!/bin/sh\nif [ -n "${SRV_MODE+set}" ]; then exec check_srv banner; fi\nexec check_srv\n' >"$H/bin/unset-srv"
+    chmod 755 "$H/bin/unset-srv"
+    mkdir -p "$H/n/.vscode"
+    printf '{"mcpServers": {"nulled": {"command": "unset-srv", "env": {"SRV_MODE": null}}}}\n' >"$H/n/.mcp.json"
+    printf '{"servers": {"nulled": {"command": "unset-srv", "env": {"SRV_MODE": null}}}}\n' >"$H/n/.vscode/mcp.json"
+    local f
+    for f in "$H/n/.mcp.json" "$H/n/.vscode/mcp.json"; do
+        SRV_MODE=noisy doctor --config "$f" --json --linger 0
+        expect "$f status" 0 "$status"
+        expect "$f" "nulled|SRV_MODE|clean|0" "$(j '.servers[] | "\(.name)|\(.env_names | join(","))|\(.before.verdict)|\(.before.status)"')"
+    done
+    # (the test can fail: the caller's variable reaches the server when the entry
+    # does not say null, and an empty value is a value)
+    printf '{"mcpServers": {"nulled": {"command": "unset-srv", "env": {}}}}\n' >"$H/n/.mcp.json"
+    SRV_MODE=noisy doctor --config "$H/n/.mcp.json" --json --linger 0
+    expect inherited "1|junk" "$(j '"\(.status)|\(.servers[0].before.verdict)"')"
+    printf '{"mcpServers": {"nulled": {"command": "unset-srv", "env": {"SRV_MODE": ""}}}}\n' >"$H/n/.mcp.json"
+    doctor --config "$H/n/.mcp.json" --json --linger 0
+    expect empty "1|junk" "$(j '"\(.status)|\(.servers[0].before.verdict)"')"
+}
+
+# "type": "local" is GitHub Copilot CLI's word for a stdio server (the
+# portable format VS Code's Copilot agent reads too): run, fixed, its type
+# and its other keys kept.
+@test "doctor families: type local (Copilot CLI) is a stdio server: listed as stdio, run, fixed with its type kept" {
+    local f=$H/.copilot/mcp-config.json
+    printf '{"mcpServers": {"local-banner": {"type": "local", "command": "check_srv", "args": ["banner"], "tools": ["*"]}}}\n' >"$f"
+    cp "$f" "$BATS_TEST_TMPDIR/local.orig"
+    doctor --list --json "$f"
+    expect list_status 0 "$status"
+    expect listed "copilot|local-banner|stdio|null|check_srv banner" \
+        "$(j '.servers[] | "\(.client)|\(.name)|\(.transport)|\(.skipped)|\(.command | join(" "))"')"
+    doctor --config "$f" --fix --linger 0
+    expect status 0 "$status"
+    grep -Eq '^copilot +local-banner +junk before the first message +wrap +check_srv: starting$' <<<"$output" || { show; return 1; }
+    grep -qx 'copilot local-banner: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    printf '{"mcpServers": {"local-banner": {"type": "local", "command": "%s", "args": ["check_srv", "banner"], "tools": ["*"]}}}\n' \
+        "$GATE" >"$BATS_TEST_TMPDIR/local.want"
+    cmp "$BATS_TEST_TMPDIR/local.want" "$f" || { diff "$BATS_TEST_TMPDIR/local.want" "$f"; return 1; }
+    cmp "$BATS_TEST_TMPDIR/local.orig" "$f.stdiogate-backup"
+}
+
 # ---------------------------------------------------------------- the clients' variables
 
 @test "doctor families: the variables each client expands: VS Code's \${workspaceFolder}, \${userHome}, \${env:NAME}; Claude Code's \${VAR}, \${VAR:-default} and \${VAR:-}, in args and in env" {
@@ -498,6 +570,58 @@ other|5|no answer within 1 s: raise --timeout if it is slow" \
     grep -Eq '^cursor +noisy +junk before the first message +wrap' <<<"$output" || { show; return 1; }
     HOME=$e doctor --config --json --linger 0
     expect worst_json "6|1|junk" "$(j '"\(.status)|\(.servers | length)|\(.servers[0].before.verdict)"')"
+}
+
+# timed_rewritten SERVER TIMEOUT STATUS WANT: the doctor on an entry SERVER
+# (check_srv's words), with the check's verdict status rewritten to STATUS
+# by a stand-in for the wrapper (the doctor runs `WRAPPER --check --json`:
+# here, the real check, then jq): the doctor's status and verdict WANT
+# (STATUS|VERDICT, a blank written _), its detail when timed out.
+timed_rewritten() {
+    local server=$1 timeout=$2 rewrite=$3 want=${4//_/ } w=$BATS_TEST_TMPDIR/standin
+    mkdir -p "$w"
+    printf '#!/bin/sh\n"%s" "$@" >"%s/doc.json"\njq --argjson s "$DC_STATUS" ".verdict.status = \\$s" "%s/doc.json"\nexit "$DC_STATUS"\n' \
+        "$GATE" "$w" "$w" >"$w/stdiogate"
+    chmod 755 "$w/stdiogate"
+    printf '{"mcpServers": {"s": {"command": "check_srv", "args": ["%s"]}}}\n' "${server//+/\", \"}" >"$H/timed.json"
+    status=0
+    DC_STATUS=$rewrite timeout "$CHECK_BOUND" "$ROOT/stdiogate-check" --check --wrapper-path "$w/stdiogate" \
+        --config "$H/timed.json" --json --timeout "$timeout" --linger 0 >"$BATS_TEST_TMPDIR/out.txt" \
+        2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    # (the stand-in ran: the real check's document beside it)
+    jq -e .runs "$w/doc.json" >/dev/null || { show; return 1; }
+    expect "$* status" "${want%%|*}" "$status"
+    expect "$*" "$want" "$(j '.servers[0].before | "\(.status)|\(.verdict)"')"
+    # (the unwrapped run as the row means it: timed out with slow=, junk with banner)
+    local facts=false junk=0
+    [[ $server != *slow=* ]] || facts=true
+    [[ $server != *banner* ]] || junk=20
+    expect "$* unwrapped run" "$facts|$junk" \
+        "$(jq -r '"\(.runs[0].exit.answer_timeout)|\(.runs[0].stdout.junk_bytes)"' "$w/doc.json")"
+    [ "${want#*|}" != "timed out" ] ||
+        expect "$* detail" "no answer within $timeout s: raise --timeout if it is slow" "$(j '.servers[0].before.detail')"
+}
+
+# The doctor's rule (judge): an answer the unwrapped run did not get within
+# --timeout, with no junk in that run, is a timing verdict (5, timed out:
+# raise --timeout), whatever the check's status says (1, 2, 3 or 5): a
+# server that did not answer in time cannot be judged. The check in this
+# tree never says 1, 2 or 3 then (it calls any unwrapped timeout 5 itself:
+# timing_decides in check/report.c), so the document is the real check's
+# with its status rewritten. With junk in the unwrapped run, or no timeout,
+# the check's status is the doctor's.
+@test "doctor families: a check that says 1, 2 or 3 with the unwrapped run's answer timed out and no junk is timed out (5), the worst; with junk or in time, the check's status" {
+    # slow=60000: no answer to initialize within --timeout 1 (nor within the
+    # wait for a late one): the unwrapped run timed out, the others not run
+    row_table timed_rewritten \
+        "slow=60000 1 1 5|timed_out" \
+        "slow=60000 1 2 5|timed_out" \
+        "slow=60000 1 3 5|timed_out" \
+        "slow=60000 1 5 5|timed_out" \
+        "banner+slow=60000 1 1 1|junk" \
+        "banner+slow=60000 1 5 5|timed_out" \
+        "wrongid 30 3 3|protocol_error" \
+        "wrongid 30 1 1|junk"
 }
 
 # ---------------------------------------------------------------- --fix, byte for byte
@@ -806,6 +930,46 @@ EOF
     grep -qF "\"command\": \"$GATE\"" "$d/mcp.json"
 }
 
+# --fix by a user who is not the file's owner, in a directory that user may
+# write: the new file would be that user's (renamed over the old one), so
+# nothing is written and the reason is said; a user with the right to give
+# a file away (root) fixes it with its owner, group and mode kept. The user
+# who is not the owner is root without the capabilities that let root give
+# a file away or write past its mode (as nobody it could not reach the tree
+# where that is under a directory of mode 700: /root, tests/mutate.sh's
+# copies); the file is nobody's. Only root can make a file another user
+# owns: the test needs it.
+@test "doctor families: --fix by a user who is not the file's owner: not fixed, said why, nothing written (it would have become that user's); by root: fixed, owner, group and mode kept" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root to make a file another user owns"
+    local d=$H/owned f=$H/owned/mcp.json owner group
+    owner=$(id -nu 65534) group=$(getent group 65534 | cut -d: -f1)
+    mkdir -p "$d"
+    printf '{"mcpServers": {"noisy": {"command": "check_srv", "args": ["banner"]}}}\n' >"$f"
+    chown 65534:65534 "$f"
+    chmod 644 "$f"
+    cp "$f" "$BATS_TEST_TMPDIR/owned.orig"
+    status=0
+    timeout "$CHECK_BOUND" setpriv --bounding-set -chown,-fowner,-dac_override,-dac_read_search -- \
+        "$GATE" --check --config "$f" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" 2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    # the status is the verdict before: junk
+    expect status 1 "$status"
+    grep -qxF "file noisy: junk -> clean: not fixed: ~/owned/mcp.json belongs to $owner:$group, which this user (root) cannot give a new file: run --fix as its owner" <<<"$output" || { show; return 1; }
+    ! grep -q '^wrote ' <<<"$output" || { show; return 1; }
+    cmp "$BATS_TEST_TMPDIR/owned.orig" "$f"
+    expect owner 65534:65534 "$(stat -c %u:%g "$f")"
+    expect mode 644 "$(stat -c %a "$f")"
+    expect leftovers "mcp.json" "$(ls -A "$d" | tr '\n' ' ' | sed 's/ $//')"
+    # root, who may give a file away: fixed, the file and its backup nobody's, 644
+    doctor --config "$f" --fix --linger 0
+    expect root_status 0 "$status"
+    grep -qx 'file noisy: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    grep -qF "\"command\": \"$GATE\"" "$f"
+    cmp "$BATS_TEST_TMPDIR/owned.orig" "$f.stdiogate-backup"
+    expect owners "65534:65534 644 65534:65534 644" "$(stat -c '%u:%g %a' "$f" "$f.stdiogate-backup" | tr '\n' ' ' | sed 's/ $//')"
+    expect root_leftovers "mcp.json mcp.json.stdiogate-backup" "$(ls -A "$d" | tr '\n' ' ' | sed 's/ $//')"
+}
+
 # The new file is made beside the old one: with TMPDIR on another file
 # system (a tmpfs /tmp, the usual case) a rename from there fails (EXDEV).
 # As root a tmpfs is mounted for it; otherwise /dev/shm is used.
@@ -886,4 +1050,178 @@ option_value() {
         "--jobs 0 125" \
         "--jobs -2 125" \
         "--jobs 1.5 125"
+}
+
+# client_alone NAME: `--client NAME` alone, on a server with a banner (LSP
+# for neovim and helix): its stdout byte for byte, the verdict, then its
+# client's file and entry in the form each client reads (README's table,
+# docs/CHECK.md "--client NAME"): the claude mcp add line, mcpServers,
+# VS Code's servers with type stdio, Copilot's type local and tools, Zed's
+# context_servers, Codex's [mcp_servers.NAME], Neovim's vim.lsp.config,
+# Helix's [language-server.NAME] and its [[language]].
+client_alone() {
+    local name=$1 lsp=()
+    case $name in neovim | helix) lsp=(--protocol lsp) ;; esac
+    doctor --client "$name" "${lsp[@]}" --linger 0 check_srv ${lsp[@]:+--lsp} banner
+    expect "$name status" 1 "$status"
+    {
+        printf '%s\n' "verdict (exit status 1): 20 bytes of non-protocol output (20 before the first message); stdiogate's default mode keeps them off the wire" \
+            "run it under stdiogate" ""
+        case $name in
+            claude-code) printf '%s\n' "# claude-code: run it in the project (--scope user: for every project)" \
+                "claude mcp add check_srv -- @GATE@ @SRV@ banner" ;;
+            claude-desktop | cursor | windsurf | gemini)
+                case $name in
+                    claude-desktop) echo "# claude-desktop: ~/.config/Claude/claude_desktop_config.json" ;;
+                    cursor) echo "# cursor: ~/.cursor/mcp.json, or .cursor/mcp.json in the project" ;;
+                    windsurf) echo "# windsurf: ~/.codeium/windsurf/mcp_config.json" ;;
+                    gemini) echo "# gemini: ~/.gemini/settings.json, or .gemini/settings.json in the project" ;;
+                esac
+                cat <<'JSON'
+{
+  "mcpServers": {
+    "check_srv": {
+      "command": "@GATE@",
+      "args": [
+        "@SRV@",
+        "banner"
+      ]
+    }
+  }
+}
+JSON
+                ;;
+            vscode) cat <<'JSON' ;;
+# vscode: .vscode/mcp.json in the project, or the user mcp.json (MCP: Open User Configuration)
+{
+  "servers": {
+    "check_srv": {
+      "type": "stdio",
+      "command": "@GATE@",
+      "args": [
+        "@SRV@",
+        "banner"
+      ]
+    }
+  }
+}
+JSON
+            copilot) cat <<'JSON' ;;
+# copilot: ~/.copilot/mcp-config.json (copilot's /mcp add writes it), or .mcp.json in the project
+{
+  "mcpServers": {
+    "check_srv": {
+      "type": "local",
+      "command": "@GATE@",
+      "args": [
+        "@SRV@",
+        "banner"
+      ],
+      "tools": [
+        "*"
+      ]
+    }
+  }
+}
+JSON
+            zed) cat <<'JSON' ;;
+# zed: ~/.config/zed/settings.json
+{
+  "context_servers": {
+    "check_srv": {
+      "command": "@GATE@",
+      "args": [
+        "@SRV@",
+        "banner"
+      ],
+      "env": {}
+    }
+  }
+}
+JSON
+            codex) cat <<'TOML' ;;
+# codex: ~/.codex/config.toml
+[mcp_servers.check_srv]
+command = "@GATE@"
+args = ["@SRV@", "banner"]
+TOML
+            neovim) cat <<'LUA' ;;
+# neovim: init.lua (Neovim 0.11 or later)
+vim.lsp.config('check_srv', {
+  cmd = { '@GATE@', '@SRV@', '--lsp', 'banner' },
+  filetypes = { 'LANGUAGE' }, -- the file types it serves
+})
+vim.lsp.enable('check_srv')
+LUA
+            helix) cat <<'TOML' ;;
+# helix: ~/.config/helix/languages.toml
+[language-server.check_srv]
+command = "@GATE@"
+args = ["@SRV@", "--lsp", "banner"]
+
+[[language]]
+name = "LANGUAGE" # the language it serves
+language-servers = ["check_srv"]
+TOML
+            *) echo "no entry written for $name in this test" ;;
+        esac
+    } | sed -e "s|@GATE@|$GATE|g" -e "s|@SRV@|$SRV|g" >"$BATS_TEST_TMPDIR/$name.want"
+    cmp -s "$BATS_TEST_TMPDIR/$name.want" "$BATS_TEST_TMPDIR/out.txt" || {
+        echo "$name: the output differs (- expected, + got):"
+        diff -u "$BATS_TEST_TMPDIR/$name.want" "$BATS_TEST_TMPDIR/out.txt" || true
+        show
+        return 1
+    }
+}
+
+@test "doctor families: --client with each name --help lists, alone: its client's file and entry, byte for byte" {
+    local names
+    doctor --config --help
+    expect help_status 0 "$status"
+    # the names --help lists after "--client NAME ... NAME:", before "or all"
+    names=$(tr -s ' \n' '  ' <"$BATS_TEST_TMPDIR/out.txt" | sed -n 's/.*print the entry to paste for NAME: \(.*\), or all.*/\1/p' | tr -d ,)
+    expect names "claude-code claude-desktop cursor vscode windsurf zed codex gemini copilot neovim helix" "$names"
+    # shellcheck disable=SC2086
+    row_table client_alone $names
+}
+
+# --jobs N runs N checks at a time: what it changes is how long the whole
+# takes, never a verdict nor the report's order (the files' order, each
+# file's entries in order), however the checks finish. No option picks
+# servers by name: a second word is refused.
+@test "doctor families: --jobs 1 and --jobs 4: the same verdicts, the same report in the same order; no filter by server name" {
+    printf '{"mcpServers": {\n  "a-clean": {"command": "check_srv"},\n  "b-junk": {"command": "check_srv", "args": ["banner"]},\n  "c-missing": {"command": "no-such-mcp-server"}\n}}\n' >"$H/jobs.json"
+    local n
+    for n in 1 4; do
+        doctor --config "$H/jobs.json" --linger 0 --jobs "$n"
+        expect "jobs $n status" 4 "$status"
+        cp "$BATS_TEST_TMPDIR/out.txt" "$BATS_TEST_TMPDIR/jobs$n.txt"
+    done
+    cat >"$BATS_TEST_TMPDIR/jobs.want" <<'EOF'
+CLIENT  SERVER     VERDICT                        FIX   DETAIL
+file    a-clean    clean                          none
+file    b-junk     junk before the first message  wrap  check_srv: starting
+file    c-missing  cannot start                   -     no-such-mcp-server: command not found
+
+1 server(s) need stdiogate: stdiogate --check --config @FILE@ --fix wraps them
+
+read: ~/jobs.json
+EOF
+    sed -i "s|@FILE@|$H/jobs.json|g" "$BATS_TEST_TMPDIR/jobs.want"
+    cmp -s "$BATS_TEST_TMPDIR/jobs.want" "$BATS_TEST_TMPDIR/jobs1.txt" || {
+        diff -u "$BATS_TEST_TMPDIR/jobs.want" "$BATS_TEST_TMPDIR/jobs1.txt"
+        return 1
+    }
+    cmp "$BATS_TEST_TMPDIR/jobs1.txt" "$BATS_TEST_TMPDIR/jobs4.txt" || {
+        diff -u "$BATS_TEST_TMPDIR/jobs1.txt" "$BATS_TEST_TMPDIR/jobs4.txt"
+        return 1
+    }
+    # no filter by server name: a name after FILE is refused, and --server is no option
+    doctor --linger 0 --config "$H/jobs.json" b-junk
+    expect name_status 125 "$status"
+    expect name_stdout "" "$output"
+    grep -qF "stdiogate: --config takes no COMMAND (b-junk); give a FILE or nothing" "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
+    doctor --config "$H/jobs.json" --server b-junk
+    expect server_status 125 "$status"
+    grep -qF "stdiogate: unknown option '--server'" "$BATS_TEST_TMPDIR/err.txt" || { show; return 1; }
 }
