@@ -939,7 +939,7 @@ EOF
 # where that is under a directory of mode 700: /root, tests/mutate.sh's
 # copies); the file is nobody's. Only root can make a file another user
 # owns: the test needs it.
-@test "doctor families: --fix by a user who is not the file's owner: not fixed, said why, nothing written (it would have become that user's); by root: fixed, owner, group and mode kept" {
+@test "doctor families: --fix by a user who is not the file's owner, or outside its group: not fixed, said why, nothing written (it would have become that user's); by root: fixed, owner, group and mode kept" {
     [ "$(id -u)" -eq 0 ] || skip "needs root to make a file another user owns"
     local d=$H/owned f=$H/owned/mcp.json owner group
     owner=$(id -nu 65534) group=$(getent group 65534 | cut -d: -f1)
@@ -960,6 +960,20 @@ EOF
     expect owner 65534:65534 "$(stat -c %u:%g "$f")"
     expect mode 644 "$(stat -c %a "$f")"
     expect leftovers "mcp.json" "$(ls -A "$d" | tr '\n' ' ' | sed 's/ $//')"
+    # its owner, not in its group: the group would be lost; not fixed, said so
+    chown 0:65534 "$f"
+    chmod 640 "$f"
+    status=0
+    timeout "$CHECK_BOUND" setpriv --bounding-set -chown,-fowner,-dac_override,-dac_read_search -- \
+        "$GATE" --check --config "$f" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" 2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    expect group_status 1 "$status"
+    grep -qxF "file noisy: junk -> clean: not fixed: ~/owned/mcp.json belongs to the group $group, which this user (root) is not in: a new file would not keep it; run --fix as a member of $group" <<<"$output" || { show; return 1; }
+    cmp "$BATS_TEST_TMPDIR/owned.orig" "$f"
+    expect group_owner 0:65534 "$(stat -c %u:%g "$f")"
+    expect group_leftovers "mcp.json" "$(ls -A "$d" | tr '\n' ' ' | sed 's/ $//')"
+    chown 65534:65534 "$f"
+    chmod 644 "$f"
     # root, who may give a file away: fixed, the file and its backup nobody's, 644
     doctor --config "$f" --fix --linger 0
     expect root_status 0 "$status"
