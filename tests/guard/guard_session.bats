@@ -22,15 +22,16 @@ A2='{"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}}'
 setup() { [ -x "$GS" ] || { echo "make fixtures" >&2; return 1; }; }
 
 # writer W [CLIENT-OPTION...]: guard_srv writes a junk line, a pino-like
-# JSON log line and the answer with W, per request.
+# JSON log line and the answer with W, per request (GS_MODE: guard_srv's
+# mode, writer unless set: copy, copy-late write on a copy of fd 1).
 writer() {
     local w=$1; shift
     local j1=$'guard-junk initialize\n{"level":30,"msg":"handled initialize"}\n'
     local j2=$'guard-junk ping\n{"level":30,"msg":"handled ping"}\n'
-    ungated "$@" --line "$INIT1" --line "$PING2" -- "$GS" writer "$w"
+    ungated "$@" --line "$INIT1" --line "$PING2" -- "$GS" "${GS_MODE:-writer}" "$w"
     assert_status 0
     assert_stdout_bytes "$j1$A1"$'\n'"$j2$A2"$'\n'
-    gated "$@" --line "$INIT1" --line "$PING2" -- "$GS" writer "$w"
+    gated "$@" --line "$INIT1" --line "$PING2" -- "$GS" "${GS_MODE:-writer}" "$w"
     assert_status 0
     assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
     assert_stderr_bytes "$j1$j2"
@@ -287,6 +288,22 @@ FORMATTING=(fprintf vprintf vfprintf vdprintf __printf_chk __fprintf_chk __vprin
 # buffer, which glibc then writes by itself (not through fflush).
 @test "guard: the printf family and the unlocked stdio calls with lines longer than stdio's buffer" {
     row_table long_writer "${FORMATTING[@]}"
+}
+
+# Every member that takes a descriptor or a stream, on a copy of stdout
+# (dup, its streams by fdopen) made before the gate and after it: a copy is
+# the wire as fd 1 is, whichever call writes there.
+COPY_MEMBERS=(write writev dprintf sendfile sendfile64 splice splice-nb vmsplice fputs fwrite fputc-fn
+    putc-fn _IO_putc-fn fputc-unlocked-fn putc-unlocked-fn fprintf vfprintf vdprintf __fprintf_chk
+    __vfprintf_chk __dprintf_chk __vdprintf_chk fputs_unlocked fwrite_unlocked "send --sockets"
+    "sendmsg --sockets")
+
+@test "guard: every writing call on a copy of stdout made before the gate (dup, a stream by fdopen): junk to stderr, answers on the wire" {
+    GS_MODE=copy row_table writer "${COPY_MEMBERS[@]}"
+}
+
+@test "guard: every writing call on a copy of stdout made after the gate" {
+    GS_MODE=copy-late row_table writer "${COPY_MEMBERS[@]}"
 }
 
 @test "guard: C stdio's buffer never flushed by the program: exit writes it, through the guard" {
