@@ -12,8 +12,8 @@
 #    "#!/usr/bin/env [-S] [VAR=x] NAME" (with and without the blank);
 #  - found through an empty PATH element (the current directory) at the
 #    start, in the middle and at the end of PATH: by the wrapper (COMMAND),
-#    by execvp (env(1) execs its argument with execvp) and by posix_spawnp
-#    (tests/bin/tree_spawn).
+#    by execvp (env(1) execs its argument with execvp), execvpe and execlp
+#    (tests/bin/tree_exec) and by posix_spawnp (tests/bin/tree_spawn).
 
 load ../helpers
 
@@ -74,8 +74,10 @@ path_row() {
     judged tree tree_server_static
     judged tree env tree_server_static
     judged tree "$BIN/tree_spawn" plain tree_server_static
+    judged tree "$BIN/tree_exec" execvpe tree_server_static
+    judged tree "$BIN/tree_exec" execlp tree_server_static
 }
 
-@test "families: a static COMMAND found through an empty PATH element (start, middle, end): by the wrapper, execvp and posix_spawnp, started under the filter" {
+@test "families: a static COMMAND found through an empty PATH element (start, middle, end): by the wrapper, execvp, execvpe, execlp and posix_spawnp, started under the filter" {
     row_table path_row start middle end
 }
