@@ -204,6 +204,18 @@ EOF
     grep -q 'post-junk' "$BATS_TEST_TMPDIR/log" || { echo "post-junk not in the log"; show_run; false; }
 }
 
+# Expected: with --gate-only (no session guard) the diversion still keeps
+# the startup junk off a stderr that is the wire (to /dev/null), and what
+# comes after the first answer reaches the wire as it would unwrapped.
+@test "fault fds: stderr is the wire (2>&1) under --gate-only: the startup junk dropped, the junk after the first answer on the wire as unwrapped" {
+    ungated --line "$INIT" --line "$PING" -- sh -c 'exec 2>&1; exec "$0" "$@"' "$BIN/core_srv" read write postjunk
+    assert_status 0
+    assert_stdout_has write-junk post-junk
+    ungated --line "$INIT" --line "$PING" -- sh -c 'exec 2>&1; exec "$0" "$@"' "$STDIOGATE_WRAPPER" --gate-only "$BIN/core_srv" read write postjunk
+    assert_status 0
+    assert_stdout_bytes "$(answer 0 initialize)"$'\npost-junk\n'"$(answer '"p1"' ping)"$'\n'
+}
+
 # Expected: the same with stdiogate's own diagnostics on: level 2 (the
 # wrapper's and the library's lines, the gate's, the guard's count) and a
 # log that cannot be opened (a FIFO nobody reads: the library says so at
