@@ -336,6 +336,41 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
     rm -rf "$dir"
 }
 
+# The same for a setuid-root file: run by root (its owner: no secure
+# execution) the library enters it, as COMMAND and at exec; by nobody the
+# dynamic linker would drop LD_PRELOAD, so it runs under the filter.
+@test "setuid-root program run by root: no secure execution, the library enters it (COMMAND and at exec); by nobody: the filter" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root to make a setuid-root file and to run as nobody"
+    dir=$(mktemp -d /tmp/stdiogate-suid.XXXXXX)
+    cp "$STDIOGATE_WRAPPER" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$STDIOGATE_LIB" "$SRV" "$dir/"
+    chmod 755 "$dir"
+    chmod u+s "$dir/setups_srv"
+    local who how
+    for who in root nobody; do
+        for how in command exec; do
+            local cmd=("$dir/setups_srv" 0)
+            [ "$how" = exec ] && cmd=(sh -c 'exec "$0" 0' "$dir/setups_srv")
+            if [ "$who" = root ]; then
+                run --separate-stderr env STDIOGATE_DEBUG=2 "$dir/stdiogate" "${cmd[@]}" </dev/null
+            else
+                run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+                    env STDIOGATE_DEBUG=2 "$dir/stdiogate" "${cmd[@]}" </dev/null
+            fi
+            echo "$who/$how: $stderr"
+            [ "$status" -eq 0 ]
+            if [ "$who" = root ]; then
+                [[ "$stderr" != *"setuid"* ]]
+                [[ "$stderr" == *"diverting stdout to stderr"* ]]
+                [[ "$stderr" != *"strict: filtering"* ]]
+            else
+                [[ "$stderr" == *"$dir/setups_srv is a setuid program: "*"strict"* ]]
+                [[ "$stderr" == *"strict: filtering"* ]]
+            fi
+        done
+    done
+    rm -rf "$dir"
+}
+
 @test "docker or podman as COMMAND: strict mode by itself (level 2 says so, level 1 nothing); --gate-only: unguarded, say so, recommend --strict" {
     mkdir bin
     cc -o bin/docker -x c - <<<'int main(void) { return 0; }'
