@@ -50,6 +50,11 @@ failsafe() {
     failsafe write write --sockets
 }
 
+@test "fail-safe: a server reading a socket stdin with recvmmsg (not interposed): the answers open the gate" {
+    JUNK=(printf-junk write-junk)
+    CORE_FAILSAFE_READ=recvmmsg failsafe write write --sockets
+}
+
 @test "fail-safe: the level-1 warning comes once, at the default level" {
     gated --timeout 10 --line "$INIT" --line "$PING" -- "$FS" write
     assert_status 0
