@@ -944,6 +944,7 @@ doctor/stdiogate-doctor | dc-doctor-group-said-owner | `stdiogate --check --conf
 # ---- the fifth round of 2026-12-07: every writing call on a copy of stdout (guard_session.bats)
 lib/stdout.c | cp-vdprintf-chk-fd1-only | after the gate, a fortified server's dprintf to a copy of stdout (dup(1)) passes the guard by: its junk reaches the client | EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)\n{\n    if (!guarding() \|\| !guard_fd(fd)) | EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)\n{\n    if (!guarding() \|\| fd != 1)
 lib/stdout.c | cp-stream-stdout-only | after the gate, a C stream opened on a copy of stdout (fdopen(dup(1))) is not guarded: what fprintf, fputs or fwrite put there reaches the client, junk included | return fp && guarding() && fp->_mode <= 0 && guard_fd(fp->_fileno) && stdio_flags_known(); | return fp == stdout && guarding() && fp->_mode <= 0 && guard_fd(fp->_fileno) && stdio_flags_known();
+check/wrapper.c | cr-shebang-cr-unnamed | `stdiogate ./script` on a script with Windows line ends: the message shows the raw carriage return after the interpreter (on a terminal it returns the cursor: the line reads garbled) instead of naming it and the fix | if (missing && n && r->program[n - 1] == '\\r')     /* a file with Windows line ends */ | if (missing && n && r->program[n - 1] == '\\n')     /* a file with Windows line ends */
 EOF
 )
 

@@ -141,6 +141,27 @@ env_of() {
     [ "$stderr" = "stdiogate: empty command" ]
 }
 
+# A script saved with Windows line ends: its #! line ends in a carriage
+# return, which the kernel takes as part of the interpreter's name ("/bin/sh\r"
+# is not found). The message shows it (^M, as older shells did), with what
+# to do, and never the raw byte (which returns a terminal's cursor).
+@test "a #! script with Windows line ends (CRLF): the carriage return named, status 127 (as the shell); a #! line longer than the kernel reads: run as the shell runs it" {
+    printf '#!/bin/sh\r\necho hi\r\n' >crlf
+    chmod +x crlf
+    run -127 sh -c ./crlf
+    run -127 --separate-stderr "$STUB/stdiogate" ./crlf
+    [ -z "$output" ]
+    [ "$stderr" = "stdiogate: ./crlf: bad interpreter /bin/sh^M: not found (its #! line ends in a carriage return: the file has Windows line ends; convert them, e.g. sed -i 's/\r\$//' ./crlf)" ]
+    # a #! line longer than the kernel reads (300 bytes: exec fails with
+    # ENOEXEC): the shell runs the file itself, and so it runs wrapped
+    printf '#!/%s/sh\necho ran >&2\n' "$(printf '%0300d' 0 | tr 0 a)" >long
+    chmod +x long
+    run --separate-stderr sh -c ./long
+    [ "$status" -eq 0 ] && [ "$stderr" = ran ]
+    run --separate-stderr "$STUB/stdiogate" ./long
+    [ "$status" -eq 0 ] && [ -z "$output" ] && [ "$stderr" = ran ]
+}
+
 @test "a #! script whose interpreter is missing or not executable: named, status 127 or 126 (as the shell)" {
     printf '#!/usr/bin/nosuch-interpreter\necho hi\n' >x
     printf '#!%s/notexec -a\necho hi\n' "$BATS_TEST_TMPDIR" >y
