@@ -36,6 +36,14 @@ const unsigned finding_bits[] = { SG_SETUID, SG_SETGID, SG_CAPABILITIES, SG_DOCK
 const char *const finding_keys[] = { "setuid", "setgid", "capabilities", "container",
                                      "foreign_loader", "static", "go", "bun" };
 
+/* A #! script saved with Windows line ends: its interpreter's name ends
+ * in the carriage return, which the kernel takes as part of it. */
+int windows_line_ends(const struct program_facts *f)
+{
+    size_t n = strlen(f->in.program);
+    return f->in.script[0] && n && f->in.program[n - 1] == '\r';
+}
+
 void inspect_program(const char *command, const char *path, struct program_facts *f)
 {
     size_t k = 0;
@@ -46,7 +54,10 @@ void inspect_program(const char *command, const char *path, struct program_facts
         snprintf(f->note, sizeof f->note, "cannot be read");
         return;
     }
-    if (f->in.script[0])
+    if (f->in.script[0] && windows_line_ends(f))
+        k += (size_t)snprintf(f->note + k, sizeof f->note - k, "a #! script run by %.*s^M (Windows line ends); ",
+                              (int)strlen(f->in.program) - 1, f->in.program);
+    else if (f->in.script[0])
         k += (size_t)snprintf(f->note + k, sizeof f->note - k, "a #! script run by %s; ", f->in.program);
     if (f->in.findings & SG_STATIC)
         k += (size_t)snprintf(f->note + k, sizeof f->note - k, "statically linked");

@@ -228,7 +228,9 @@ void judge(const struct run *runs, int nruns, int found, const char *not_found,
     } else if (died_before_answering(u)) {
         v->status = 4;
         if (!u->started)
-            snprintf(v->summary, sizeof v->summary, "the server could not be started: %s", strerror(u->exec_errno));
+            snprintf(v->summary, sizeof v->summary, "the server could not be started: %s%s", strerror(u->exec_errno),
+                     facts->known && windows_line_ends(facts) ?
+                     " (its #! line ends in a carriage return: the file has Windows line ends)" : "");
         else if (u->closed_alive)
             snprintf(v->summary, sizeof v->summary, "the server closed its stdout before it answered");
         else

@@ -261,6 +261,22 @@ EOF
     expect with_args 0 "$status"
 }
 
+# A #! script with Windows line ends: the kernel looks for "/bin/sh\r".
+# The report says so, and prints no raw carriage return (a terminal would
+# show the line garbled).
+@test "check: a #! script with Windows line ends: status 4, the carriage return named, none in the report" {
+    printf '#!/bin/sh\r\necho hi\r\n' >crlf
+    chmod +x crlf
+    check --linger 0 -- ./crlf
+    expect status 4 "$status"
+    expect summary "the server could not be started: No such file or directory (its #! line ends in a carriage return: the file has Windows line ends)" "$(q .verdict.summary)"
+    expect interpreter '"/bin/sh\r"' "$(jq -c .program.script_interpreter "$BATS_TEST_TMPDIR/check.json")"
+    check_text --linger 0 -- ./crlf
+    expect text_status 4 "$status"
+    grep -qxF "program: ./crlf: a #! script run by /bin/sh^M (Windows line ends); not an ELF program" check.txt || { show_check; false; }
+    ! grep -q $'\r' check.txt || { echo "a carriage return in the report"; show_check; false; }
+}
+
 @test "check: COMMAND not found or not executable: status 4, nothing run" {
     check -- no-such-command-xyz
     expect status 4 "$status"
