@@ -306,6 +306,28 @@ COPY_MEMBERS=(write writev dprintf sendfile sendfile64 splice splice-nb vmsplice
     GS_MODE=copy-late row_table writer "${COPY_MEMBERS[@]}"
 }
 
+# A line-buffered stdout whose lines end with a call that writes the
+# newline alone (putchar('\n'), fputs("\n"), ...), never flushed by the
+# program: only that newline makes glibc write the line, so each answer must
+# reach the client before the next request is sent (--each), with every
+# member of the family.
+linebuf_row() {
+    local w=$1
+    ungated --each --line "$INIT1" --line "$PING2" -- "$GS" linebuf "$w"
+    assert_status 0
+    assert_stdout_bytes $'guard-junk initialize\n'"$A1"$'\nguard-junk ping\n'"$A2"$'\n'
+    gated --each --line "$INIT1" --line "$PING2" -- "$GS" linebuf "$w"
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    assert_stderr_bytes $'guard-junk initialize\nguard-junk ping\n'
+}
+
+@test "guard: a line-buffered stdout whose newline is a call of its own (putchar, fputc, fputs, fwrite, printf, ... the formatting family): each answer on the wire before the next request" {
+    row_table linebuf_row printf fputs fwrite putchar fputc-unlocked putchar-fn putchar-unlocked-fn fputc-fn putc-fn \
+        _IO_putc-fn fputc-unlocked-fn putc-unlocked-fn fprintf vprintf vfprintf __printf_chk __fprintf_chk \
+        __vprintf_chk __vfprintf_chk fputs_unlocked fwrite_unlocked
+}
+
 @test "guard: C stdio's buffer never flushed by the program: exit writes it, through the guard" {
     local j1=$'guard-junk initialize\n{"level":30,"msg":"handled initialize"}\n'
     local j2=$'guard-junk ping\n{"level":30,"msg":"handled ping"}\n'
