@@ -312,20 +312,27 @@ COPY_MEMBERS=(write writev dprintf sendfile sendfile64 splice splice-nb vmsplice
 # reach the client before the next request is sent (--each), with every
 # member of the family.
 linebuf_row() {
-    local w=$1
-    ungated --each --line "$INIT1" --line "$PING2" -- "$GS" linebuf "$w"
+    local w=$1 how=${2:-linebuf}
+    ungated --each --line "$INIT1" --line "$PING2" -- "$GS" "$how" "$w"
     assert_status 0
     assert_stdout_bytes $'guard-junk initialize\n'"$A1"$'\nguard-junk ping\n'"$A2"$'\n'
-    gated --each --line "$INIT1" --line "$PING2" -- "$GS" linebuf "$w"
+    gated --each --line "$INIT1" --line "$PING2" -- "$GS" "$how" "$w"
     assert_status 0
     assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
     assert_stderr_bytes $'guard-junk initialize\nguard-junk ping\n'
 }
 
+# (the stdio and formatting members that write to stdout, guard_srv's names)
+STDIO_ON_STDOUT=(printf fputs fwrite putchar fputc-unlocked putchar-fn putchar-unlocked-fn fputc-fn putc-fn
+    _IO_putc-fn fputc-unlocked-fn putc-unlocked-fn fprintf vprintf vfprintf __printf_chk __fprintf_chk
+    __vprintf_chk __vfprintf_chk fputs_unlocked fwrite_unlocked)
+
 @test "guard: a line-buffered stdout whose newline is a call of its own (putchar, fputc, fputs, fwrite, printf, ... the formatting family): each answer on the wire before the next request" {
-    row_table linebuf_row printf fputs fwrite putchar fputc-unlocked putchar-fn putchar-unlocked-fn fputc-fn putc-fn \
-        _IO_putc-fn fputc-unlocked-fn putc-unlocked-fn fprintf vprintf vfprintf __printf_chk __fprintf_chk \
-        __vprintf_chk __vfprintf_chk fputs_unlocked fwrite_unlocked
+    row_table linebuf_row "${STDIO_ON_STDOUT[@]}"
+}
+
+@test "guard: the same on an unbuffered stdout (setvbuf _IONBF): every call written as it comes, each answer on the wire" {
+    row_table linebuf_row "${STDIO_ON_STDOUT[@]/%/ unbuf}"
 }
 
 @test "guard: C stdio's buffer never flushed by the program: exit writes it, through the guard" {
