@@ -912,12 +912,7 @@ EOF
             2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
         chmod 755 "$d"
     fi
-    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
-    expect status 1 "$status"
-    grep -Eqx 'file noisy: junk -> clean: not fixed: (Read-only file system|Permission denied)' <<<"$output" || { show; return 1; }
-    ! grep -q '^wrote ' <<<"$output" || { show; return 1; }
-    cmp "$BATS_TEST_TMPDIR/ro.orig" "$d/mcp.json"
-    expect leftovers "mcp.json" "$(ls -A "$d" | tr '\n' ' ' | sed 's/ $//')"
+    not_fixed "$d/mcp.json" "$BATS_TEST_TMPDIR/ro.orig" '(Read-only file system|Permission denied)'
     # a file with no write permission in a directory that can be written: replaced, 444 kept
     chmod 444 "$d/mcp.json"
     doctor --config "$d/mcp.json" --fix --linger 0 --json
@@ -928,6 +923,33 @@ EOF
     expect mode 444 "$(stat -c %a "$d/mcp.json")"
     expect backup_mode 444 "$(stat -c %a "$d/mcp.json.stdiogate-backup")"
     grep -qF "\"command\": \"$GATE\"" "$d/mcp.json"
+}
+
+# refused_fix FILE REASON OWNER MODE: --fix as root without the right to
+# give a file away or to write past its mode: not fixed for REASON (status
+# 1, the verdict before), the file as it was (owner, mode), nothing beside it
+refused_fix() {
+    local f=$1 reason=$2
+    status=0
+    timeout "$CHECK_BOUND" setpriv --bounding-set -chown,-fowner,-dac_override,-dac_read_search -- \
+        "$GATE" --check --config "$f" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" 2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
+    # (REASON as an extended regular expression that matches only itself)
+    not_fixed "$f" "$BATS_TEST_TMPDIR/owned.orig" "$(printf '%s' "~/owned/mcp.json $reason" | sed 's/[][\\.*^$()+?{}|]/\\&/g')"
+    expect owner "$3" "$(stat -c %u:%g "$f")"
+    expect mode "$4" "$(stat -c %a "$f")"
+}
+
+# not_fixed FILE ORIGINAL REASON: the --fix run of out.txt said FILE's
+# server was not fixed for REASON (an extended regular expression), with
+# status 1 (the verdict before: junk); FILE is ORIGINAL byte for byte, its
+# directory holds nothing else
+not_fixed() {
+    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
+    expect status 1 "$status"
+    grep -Eqx "file noisy: junk -> clean: not fixed: $3" <<<"$output" || { show; return 1; }
+    ! grep -q '^wrote ' <<<"$output" || { show; return 1; }
+    cmp "$2" "$1"
+    expect leftovers "$(basename "$1")" "$(ls -A "$(dirname "$1")" | tr '\n' ' ' | sed 's/ $//')"
 }
 
 # --fix by a user who is not the file's owner, in a directory that user may
@@ -948,30 +970,12 @@ EOF
     chown 65534:65534 "$f"
     chmod 644 "$f"
     cp "$f" "$BATS_TEST_TMPDIR/owned.orig"
-    status=0
-    timeout "$CHECK_BOUND" setpriv --bounding-set -chown,-fowner,-dac_override,-dac_read_search -- \
-        "$GATE" --check --config "$f" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" 2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
-    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
     # the status is the verdict before: junk
-    expect status 1 "$status"
-    grep -qxF "file noisy: junk -> clean: not fixed: ~/owned/mcp.json belongs to $owner:$group, which this user (root) cannot give a new file: run --fix as its owner" <<<"$output" || { show; return 1; }
-    ! grep -q '^wrote ' <<<"$output" || { show; return 1; }
-    cmp "$BATS_TEST_TMPDIR/owned.orig" "$f"
-    expect owner 65534:65534 "$(stat -c %u:%g "$f")"
-    expect mode 644 "$(stat -c %a "$f")"
-    expect leftovers "mcp.json" "$(ls -A "$d" | tr '\n' ' ' | sed 's/ $//')"
+    refused_fix "$f" "belongs to $owner:$group, which this user (root) cannot give a new file: run --fix as its owner" 65534:65534 644
     # its owner, not in its group: the group would be lost; not fixed, said so
     chown 0:65534 "$f"
     chmod 640 "$f"
-    status=0
-    timeout "$CHECK_BOUND" setpriv --bounding-set -chown,-fowner,-dac_override,-dac_read_search -- \
-        "$GATE" --check --config "$f" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" 2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
-    output=$(cat "$BATS_TEST_TMPDIR/out.txt")
-    expect group_status 1 "$status"
-    grep -qxF "file noisy: junk -> clean: not fixed: ~/owned/mcp.json belongs to the group $group, which this user (root) is not in: a new file would not keep it; run --fix as a member of $group" <<<"$output" || { show; return 1; }
-    cmp "$BATS_TEST_TMPDIR/owned.orig" "$f"
-    expect group_owner 0:65534 "$(stat -c %u:%g "$f")"
-    expect group_leftovers "mcp.json" "$(ls -A "$d" | tr '\n' ' ' | sed 's/ $//')"
+    refused_fix "$f" "belongs to the group $group, which this user (root) is not in: a new file would not keep it; run --fix as a member of $group" 0:65534 640
     chown 65534:65534 "$f"
     chmod 644 "$f"
     # root, who may give a file away: fixed, the file and its backup nobody's, 644

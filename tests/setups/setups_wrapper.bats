@@ -285,9 +285,7 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
 
 @test "file capabilities (setcap): strict mode by itself; with --gate-only a warning, as for setuid" {
     [ "$(id -u)" -eq 0 ] || skip "needs root to set file capabilities and to run as nobody"
-    dir=$(mktemp -d /tmp/stdiogate-caps.XXXXXX)
-    cp "$STDIOGATE_WRAPPER" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$STDIOGATE_LIB" "$SRV" "$dir/"
-    chmod 755 "$dir"
+    unenterable_dir caps
     setcap cap_net_bind_service+ep "$dir/setups_srv"
     run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
         env STDIOGATE_DEBUG=2 "$dir/stdiogate" "$dir/setups_srv" 0 </dev/null
@@ -304,13 +302,10 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
 # more (no secure execution: ld.so keeps LD_PRELOAD), both as COMMAND (the
 # wrapper's inspector) and at exec (the library): the library enters it, no
 # filter, no warning; run by nobody beside it (the test can fail).
-@test "file capabilities run by root: no secure execution, so the library enters the program (COMMAND and at exec); by nobody: the filter" {
-    [ "$(id -u)" -eq 0 ] || skip "needs root to set file capabilities and to run as nobody"
-    dir=$(mktemp -d /tmp/stdiogate-caps.XXXXXX)
-    cp "$STDIOGATE_WRAPPER" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$STDIOGATE_LIB" "$SRV" "$dir/"
-    chmod 755 "$dir"
-    setcap cap_net_bind_service+ep "$dir/setups_srv"
-    local who how
+# root_or_nobody FINDING WORDS: setups_srv in $dir (made FINDING) run by
+# root and by nobody, as COMMAND and at exec; WORDS: what level 2 calls it
+root_or_nobody() {
+    local finding=$1 words=$2 who how
     for who in root nobody; do
         for how in command exec; do
             local cmd=("$dir/setups_srv" 0)
@@ -324,15 +319,29 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
             echo "$who/$how: $stderr"
             [ "$status" -eq 0 ]
             if [ "$who" = root ]; then
-                [[ "$stderr" != *"file capabilities"* ]]
+                [[ "$stderr" != *"$finding"* ]]
                 [[ "$stderr" == *"diverting stdout to stderr"* ]]
                 [[ "$stderr" != *"strict: filtering"* ]]
             else
-                [[ "$stderr" == *"$dir/setups_srv is a program with file capabilities: "*"strict"* ]]
+                [[ "$stderr" == *"$dir/setups_srv is $words: "*"strict"* ]]
                 [[ "$stderr" == *"strict: filtering"* ]]
             fi
         done
     done
+}
+
+# unenterable_dir NAME: a copy of the tree in /tmp, which nobody can reach, as $dir
+unenterable_dir() {
+    dir=$(mktemp -d "/tmp/stdiogate-$1.XXXXXX")
+    cp "$STDIOGATE_WRAPPER" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$STDIOGATE_LIB" "$SRV" "$dir/"
+    chmod 755 "$dir"
+}
+
+@test "file capabilities run by root: no secure execution, so the library enters the program (COMMAND and at exec); by nobody: the filter" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root to set file capabilities and to run as nobody"
+    unenterable_dir caps
+    setcap cap_net_bind_service+ep "$dir/setups_srv"
+    root_or_nobody "file capabilities" "a program with file capabilities"
     rm -rf "$dir"
 }
 
@@ -341,33 +350,9 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
 # dynamic linker would drop LD_PRELOAD, so it runs under the filter.
 @test "setuid-root program run by root: no secure execution, the library enters it (COMMAND and at exec); by nobody: the filter" {
     [ "$(id -u)" -eq 0 ] || skip "needs root to make a setuid-root file and to run as nobody"
-    dir=$(mktemp -d /tmp/stdiogate-suid.XXXXXX)
-    cp "$STDIOGATE_WRAPPER" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$STDIOGATE_LIB" "$SRV" "$dir/"
-    chmod 755 "$dir"
+    unenterable_dir suid
     chmod u+s "$dir/setups_srv"
-    local who how
-    for who in root nobody; do
-        for how in command exec; do
-            local cmd=("$dir/setups_srv" 0)
-            [ "$how" = exec ] && cmd=(sh -c 'exec "$0" 0' "$dir/setups_srv")
-            if [ "$who" = root ]; then
-                run --separate-stderr env STDIOGATE_DEBUG=2 "$dir/stdiogate" "${cmd[@]}" </dev/null
-            else
-                run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
-                    env STDIOGATE_DEBUG=2 "$dir/stdiogate" "${cmd[@]}" </dev/null
-            fi
-            echo "$who/$how: $stderr"
-            [ "$status" -eq 0 ]
-            if [ "$who" = root ]; then
-                [[ "$stderr" != *"setuid"* ]]
-                [[ "$stderr" == *"diverting stdout to stderr"* ]]
-                [[ "$stderr" != *"strict: filtering"* ]]
-            else
-                [[ "$stderr" == *"$dir/setups_srv is a setuid program: "*"strict"* ]]
-                [[ "$stderr" == *"strict: filtering"* ]]
-            fi
-        done
-    done
+    root_or_nobody setuid "a setuid program"
     rm -rf "$dir"
 }
 
