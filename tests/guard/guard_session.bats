@@ -40,6 +40,38 @@ writer() {
     row_table writer write writev dprintf
 }
 
+# dprintf(3) on a copy of stdout (ind11-vdprintf-only-fd1-guarded): a
+# server's logger that keeps its own descriptor for stdout, made with dup(1)
+# before the gate (it follows stdout onto the wire) or after it, writes
+# through dprintf (vdprintf in the library, as a build without
+# _FORTIFY_SOURCE calls it; through ctypes, by name): the guard watches the
+# copies as it watches fd 1.
+@test "guard: dprintf on a dup of stdout made before the gate and on one made after it: junk to stderr, answers on the wire" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >dprintf_copy.py <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None)
+before, after = os.dup(1), None
+for line in sys.stdin:
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)]
+    if after is None:
+        after = os.dup(1)       # the first request read: the gate is open
+    libc.dprintf(before, b"dprintf-junk before %s\n", rid.encode())
+    libc.dprintf(after, b"dprintf-junk after %s\n", rid.encode())
+    os.write(after, b'{"jsonrpc":"2.0","id":%s,"result":{}}\n' % rid.encode())
+PY
+    local junk=$'dprintf-junk before 1\ndprintf-junk after 1\n' junk2=$'dprintf-junk before 2\ndprintf-junk after 2\n'
+    local a1='{"jsonrpc":"2.0","id":1,"result":{}}' a2='{"jsonrpc":"2.0","id":2,"result":{}}'
+    ungated --line "$INIT1" --line "$PING2" -- "$PYTHON" dprintf_copy.py
+    assert_status 0
+    assert_stdout_bytes "$junk$a1"$'\n'"$junk2$a2"$'\n'
+    gated --line "$INIT1" --line "$PING2" -- "$PYTHON" dprintf_copy.py
+    assert_status 0
+    assert_stdout_bytes "$a1"$'\n'"$a2"$'\n'
+    assert_stderr_bytes "$junk$junk2"
+}
+
 # STDIOGATE_OPEN=1 at start (docs/CONTRACT.md: the server says it is ready from
 # the start): no gate to wait for, but the session guard is on as after any gate.
 @test "guard: a server started with STDIOGATE_OPEN=1 already set (no gate): its junk while serving still goes to stderr" {
