@@ -270,6 +270,41 @@ PY
     row_table writer printf-unbuf printf-line printf-flushall
 }
 
+# A line-buffered stdout (setvbuf _IOLBF) whose lines end with a newline
+# written alone, by putchar('\n') or fputc('\n', stdout), the text before it
+# by fputs (ind11-linebuf-single-newline-not-flushed): that one-byte call
+# ends the line and glibc writes it out at once; the server never flushes
+# and waits for the next request, which the client sends only once the
+# answer has come (--each).  Through ctypes, by name, as a C server calls
+# them.
+@test "guard: a line-buffered stdout whose newline comes alone (putchar, fputc): each line goes out at its newline, junk to stderr" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >linebuf_nl.py <<'PY'
+import ctypes, sys
+libc = ctypes.CDLL(None)
+out = ctypes.c_void_p.in_dll(libc, "stdout")
+# _IOLBF with a buffer of its own (given none, glibc would keep the one-byte
+# buffer of the _IONBF that PYTHONUNBUFFERED=1 makes CPython set at start)
+keep = ctypes.create_string_buffer(4096)
+libc.setvbuf(out, keep, 1, 4096)
+for line in sys.stdin:
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)].encode()
+    libc.fputs(b"linebuf-junk " + rid, out)
+    libc.putchar(10)
+    libc.fputs(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}', out)
+    libc.fputc(10, out)
+PY
+    local a1='{"jsonrpc":"2.0","id":1,"result":{}}' a2='{"jsonrpc":"2.0","id":2,"result":{}}'
+    ungated --each --line "$INIT1" --line "$PING2" -- "$PYTHON" linebuf_nl.py
+    assert_status 0
+    assert_stdout_bytes $'linebuf-junk 1\n'"$a1"$'\n'$'linebuf-junk 2\n'"$a2"$'\n'
+    gated --each --line "$INIT1" --line "$PING2" -- "$PYTHON" linebuf_nl.py
+    assert_status 0
+    assert_stdout_bytes "$a1"$'\n'"$a2"$'\n'
+    assert_stderr_bytes $'linebuf-junk 1\nlinebuf-junk 2\n'
+}
+
 # padded TEXT LEN CHAR TAIL: TEXT, CHAR repeated, TAIL: LEN bytes in all.
 padded() {
     local fill
