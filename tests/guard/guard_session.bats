@@ -41,6 +41,38 @@ writer() {
     row_table writer write writev dprintf
 }
 
+# dprintf(3) on a copy of stdout (ind11-vdprintf-only-fd1-guarded): a
+# server's logger that keeps its own descriptor for stdout, made with dup(1)
+# before the gate (it follows stdout onto the wire) or after it, writes
+# through dprintf (vdprintf in the library, as a build without
+# _FORTIFY_SOURCE calls it; through ctypes, by name): the guard watches the
+# copies as it watches fd 1.
+@test "guard: dprintf on a dup of stdout made before the gate and on one made after it: junk to stderr, answers on the wire" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >dprintf_copy.py <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None)
+before, after = os.dup(1), None
+for line in sys.stdin:
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)]
+    if after is None:
+        after = os.dup(1)       # the first request read: the gate is open
+    libc.dprintf(before, b"dprintf-junk before %s\n", rid.encode())
+    libc.dprintf(after, b"dprintf-junk after %s\n", rid.encode())
+    os.write(after, b'{"jsonrpc":"2.0","id":%s,"result":{}}\n' % rid.encode())
+PY
+    local junk=$'dprintf-junk before 1\ndprintf-junk after 1\n' junk2=$'dprintf-junk before 2\ndprintf-junk after 2\n'
+    local a1='{"jsonrpc":"2.0","id":1,"result":{}}' a2='{"jsonrpc":"2.0","id":2,"result":{}}'
+    ungated --line "$INIT1" --line "$PING2" -- "$PYTHON" dprintf_copy.py
+    assert_status 0
+    assert_stdout_bytes "$junk$a1"$'\n'"$junk2$a2"$'\n'
+    gated --line "$INIT1" --line "$PING2" -- "$PYTHON" dprintf_copy.py
+    assert_status 0
+    assert_stdout_bytes "$a1"$'\n'"$a2"$'\n'
+    assert_stderr_bytes "$junk$junk2"
+}
+
 # STDIOGATE_OPEN=1 at start (docs/CONTRACT.md: the server says it is ready from
 # the start): no gate to wait for, but the session guard is on as after any gate.
 @test "guard: a server started with STDIOGATE_OPEN=1 already set (no gate): its junk while serving still goes to stderr" {
@@ -237,6 +269,41 @@ PY
 
 @test "guard: C stdio with the program's own buffering (setvbuf unbuffered, line-buffered), and flushed by fflush(NULL)" {
     row_table writer printf-unbuf printf-line printf-flushall
+}
+
+# A line-buffered stdout (setvbuf _IOLBF) whose lines end with a newline
+# written alone, by putchar('\n') or fputc('\n', stdout), the text before it
+# by fputs (ind11-linebuf-single-newline-not-flushed): that one-byte call
+# ends the line and glibc writes it out at once; the server never flushes
+# and waits for the next request, which the client sends only once the
+# answer has come (--each).  Through ctypes, by name, as a C server calls
+# them.
+@test "guard: a line-buffered stdout whose newline comes alone (putchar, fputc): each line goes out at its newline, junk to stderr" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >linebuf_nl.py <<'PY'
+import ctypes, sys
+libc = ctypes.CDLL(None)
+out = ctypes.c_void_p.in_dll(libc, "stdout")
+# _IOLBF with a buffer of its own (given none, glibc would keep the one-byte
+# buffer of the _IONBF that PYTHONUNBUFFERED=1 makes CPython set at start)
+keep = ctypes.create_string_buffer(4096)
+libc.setvbuf(out, keep, 1, 4096)
+for line in sys.stdin:
+    i = line.index('"id":') + 5
+    rid = line[i:line.index(",", i)].encode()
+    libc.fputs(b"linebuf-junk " + rid, out)
+    libc.putchar(10)
+    libc.fputs(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{}}', out)
+    libc.fputc(10, out)
+PY
+    local a1='{"jsonrpc":"2.0","id":1,"result":{}}' a2='{"jsonrpc":"2.0","id":2,"result":{}}'
+    ungated --each --line "$INIT1" --line "$PING2" -- "$PYTHON" linebuf_nl.py
+    assert_status 0
+    assert_stdout_bytes $'linebuf-junk 1\n'"$a1"$'\n'$'linebuf-junk 2\n'"$a2"$'\n'
+    gated --each --line "$INIT1" --line "$PING2" -- "$PYTHON" linebuf_nl.py
+    assert_status 0
+    assert_stdout_bytes "$a1"$'\n'"$a2"$'\n'
+    assert_stderr_bytes $'linebuf-junk 1\nlinebuf-junk 2\n'
 }
 
 # padded TEXT LEN CHAR TAIL: TEXT, CHAR repeated, TAIL: LEN bytes in all.
