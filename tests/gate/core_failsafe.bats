@@ -169,83 +169,22 @@ $(answer '"p1"' ping)
     done
 }
 
-# A client slower than the stall bound (stall.h, SG_STALL_MS: 5 s) while the
-# answer that opened the gate (1 MiB in one write: core_failsafe bigone)
-# goes onto a full non-blocking wire: the
-# library waits for the client as the server would, however long; only the
-# diversion's writes are bounded.  The client reads nothing for 7 s once
-# the answer has begun to arrive (the scenario, not a synchronisation).
-@test "fail-safe: a 1 MiB first answer to a client that reads nothing for longer than the stall bound arrives whole" {
-    local big
-    big=$(printf '{"jsonrpc":"2.0","id":0,"result":{"echo":"initialize","pad":"%01048576d"}}' 0)
-    cd "$BATS_TEST_TMPDIR"
-    cat >slow_client.py <<'PY'
+# slow_client WANT PAUSE COMMAND...: a client whose wire is one page: it
+# sends INIT, leaves the wire full for PAUSE seconds once the answer has
+# begun to arrive (the scenario, not a synchronisation), reads the line
+# holding "pad" (the big answer) whole, then sends PING; stdout must be the
+# file WANT byte for byte, COMMAND's stderr goes to the file err
+slow_client() {
+    cat >"$BATS_TEST_TMPDIR/slow_client.py" <<'PY'
 import fcntl, os, select, subprocess, sys, time
-# want: all of stdout; its line holding "pad" (the big answer) is read whole
-# before the ping is sent
-want, init, ping, argv = open(sys.argv[1], "rb").read(), sys.argv[2].encode(), sys.argv[3].encode(), sys.argv[4:]
-first = want[:want.index(b"\n", want.index(b'"pad"')) + 1]
-p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open("err", "wb"))
-# a wire of one page: less than the answer the gate opens at (up to the
-# classifier's SG_HOLD_MAX, 64 KiB) takes
-fcntl.fcntl(p.stdout, 1031, 4096)   # F_SETPIPE_SZ
-p.stdin.write(init + b"\n"); p.stdin.flush()
-if not select.select([p.stdout], [], [], 60)[0]:
-    sys.exit("timeout: nothing on stdout")
-time.sleep(7)   # the slow client
-out, deadline = b"", time.monotonic() + 30
-def read_to(n):
-    global out
-    while len(out) < n:
-        t = deadline - time.monotonic()
-        if t <= 0 or not select.select([p.stdout], [], [], t)[0]:
-            sys.exit("timeout: %d of %d bytes on stdout, ending %r" % (len(out), n, out[-60:]))
-        b = os.read(p.stdout.fileno(), 1 << 20)
-        if not b:
-            break
-        out += b
-read_to(len(first))
-p.stdin.write(ping + b"\n"); p.stdin.close()
-read_to(1 << 30)
-assert p.wait(30) == 0
-if out != want:
-    sys.exit("stdout: %d bytes, want %d; %r ... %r" % (len(out), len(want), out[:60], out[-80:]))
-PY
-    # unwrapped (the junk on stdout) and wrapped (on stderr)
-    # (printf-junk stays in stdio's buffer until exit)
-    printf 'write-junk\n%s\n%s\nprintf-junk\n' "$big" "$(answer '"p1"' ping)" >want
-    "$PYTHON" slow_client.py want "$INIT" "$PING" "$FS" bigone
-    [ ! -s err ]
-    printf '%s\n%s\n' "$big" "$(answer '"p1"' ping)" >want
-    "$PYTHON" slow_client.py want "$INIT" "$PING" "$ROOT/stdiogate" "$FS" bigone
-    [ "$(grep -v '^stdiogate\[' err)" = "write-junk"$'\n'"printf-junk" ] || { cat err; false; }
-    grep -qF "$WARNING" err
-}
-
-# The same wait interrupted by signals (ind11-write-whole-poll-eintr): the
-# answer that opens the gate (core_failsafe alarm: 60000 bytes in one
-# write(2) on a non-blocking fd 1, SIGALRM every 5 ms with an empty handler
-# and no SA_RESTART while it writes) goes onto a wire of one page that the
-# client leaves full for 1 s once the answer has begun to arrive (the
-# scenario, not a synchronisation): each SIGALRM ends the library's poll()
-# with EINTR, which is no reason to stop.  The client gets the whole answer,
-# then the ping's; the junk is on stderr.
-@test "fail-safe: the first answer onto a full non-blocking wire while SIGALRM interrupts the wait arrives whole" {
-    local big pong
-    big=$(printf '{"jsonrpc":"2.0","id":0,"result":{"echo":"initialize","pad":"%060000d"}}' 0)
-    pong=$(answer '"p1"' ping)
-    cd "$BATS_TEST_TMPDIR"
-    cat >alarm_client.py <<'PY'
-import fcntl, os, select, subprocess, sys, time
-# want: all of stdout; its line holding "pad" (the big answer) is read whole
-# before the ping is sent
-want, init, ping, argv = open(sys.argv[1], "rb").read(), sys.argv[2].encode(), sys.argv[3].encode(), sys.argv[4:]
+want, pause, init, ping, argv = (open(sys.argv[1], "rb").read(), float(sys.argv[2]), sys.argv[3].encode(),
+                                 sys.argv[4].encode(), sys.argv[5:])
 p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open("err", "wb"))
 fcntl.fcntl(p.stdout, 1031, 4096)   # F_SETPIPE_SZ: a wire of one page
 p.stdin.write(init + b"\n"); p.stdin.flush()
 if not select.select([p.stdout], [], [], 60)[0]:
     sys.exit("timeout: nothing on stdout")
-time.sleep(1)   # the slow client, while SIGALRM ticks in the server
+time.sleep(pause)
 out, deadline = b"", time.monotonic() + 30
 def read_to(n):
     global out
@@ -264,12 +203,51 @@ assert p.wait(30) == 0
 if out != want:
     sys.exit("stdout: %d bytes, want %d; %r ... %r" % (len(out), len(want), out[:60], out[-80:]))
 PY
+    local want=$1 pause=$2
+    shift 2
+    "$PYTHON" "$BATS_TEST_TMPDIR/slow_client.py" "$want" "$pause" "$INIT" "$PING" "$@"
+}
+
+# A client slower than the stall bound (stall.h, SG_STALL_MS: 5 s) while the
+# answer that opened the gate (1 MiB in one write: core_failsafe bigone)
+# goes onto a full non-blocking wire: the
+# library waits for the client as the server would, however long; only the
+# diversion's writes are bounded.  The client reads nothing for 7 s once
+# the answer has begun to arrive (the scenario, not a synchronisation).
+@test "fail-safe: a 1 MiB first answer to a client that reads nothing for longer than the stall bound arrives whole" {
+    local big
+    big=$(printf '{"jsonrpc":"2.0","id":0,"result":{"echo":"initialize","pad":"%01048576d"}}' 0)
+    cd "$BATS_TEST_TMPDIR"
+    # unwrapped (the junk on stdout) and wrapped (on stderr)
+    # (printf-junk stays in stdio's buffer until exit)
+    printf 'write-junk\n%s\n%s\nprintf-junk\n' "$big" "$(answer '"p1"' ping)" >want
+    slow_client want 7 "$FS" bigone
+    [ ! -s err ]
+    printf '%s\n%s\n' "$big" "$(answer '"p1"' ping)" >want
+    slow_client want 7 "$ROOT/stdiogate" "$FS" bigone
+    [ "$(grep -v '^stdiogate\[' err)" = "write-junk"$'\n'"printf-junk" ] || { cat err; false; }
+    grep -qF "$WARNING" err
+}
+
+# The same wait interrupted by signals (ind11-write-whole-poll-eintr): the
+# answer that opens the gate (core_failsafe alarm: 60000 bytes in one
+# write(2) on a non-blocking fd 1, SIGALRM every 5 ms with an empty handler
+# and no SA_RESTART while it writes) goes onto a wire of one page that the
+# client leaves full for 1 s once the answer has begun to arrive (the
+# scenario, not a synchronisation): each SIGALRM ends the library's poll()
+# with EINTR, which is no reason to stop.  The client gets the whole answer,
+# then the ping's; the junk is on stderr.
+@test "fail-safe: the first answer onto a full non-blocking wire while SIGALRM interrupts the wait arrives whole" {
+    local big pong
+    big=$(printf '{"jsonrpc":"2.0","id":0,"result":{"echo":"initialize","pad":"%060000d"}}' 0)
+    pong=$(answer '"p1"' ping)
+    cd "$BATS_TEST_TMPDIR"
     # unwrapped (the junk on stdout: printf-junk stays in stdio's buffer until exit)
     printf 'write-junk\n%s\n%s\nprintf-junk\n' "$big" "$pong" >want
-    "$PYTHON" alarm_client.py want "$INIT" "$PING" "$FS" alarm
+    slow_client want 1 "$FS" alarm
     [ ! -s err ]
     printf '%s\n%s\n' "$big" "$pong" >want
-    "$PYTHON" alarm_client.py want "$INIT" "$PING" "$ROOT/stdiogate" "$FS" alarm
+    slow_client want 1 "$ROOT/stdiogate" "$FS" alarm
     [ "$(grep -v '^stdiogate\[' err)" = "write-junk"$'\n'"printf-junk" ] || { cat err; false; }
     grep -qF "$WARNING" err
 }
