@@ -76,7 +76,7 @@ extern const char *const finding_keys[8];
 #define NFINDINGS (sizeof finding_bits / sizeof finding_bits[0])
 
 void inspect_program(const char *command, const char *path, struct program_facts *f);
-int windows_line_ends(const struct program_facts *f);
+int windows_line_ends(const struct sg_inspection *in);
 void choose_default_mode(struct program_facts *f, int strict_available);
 const char *finding_name(unsigned finding);
 int resolve_command(const char *name, char *out, size_t cap);

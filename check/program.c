@@ -38,10 +38,10 @@ const char *const finding_keys[] = { "setuid", "setgid", "capabilities", "contai
 
 /* A #! script saved with Windows line ends: its interpreter's name ends
  * in the carriage return, which the kernel takes as part of it. */
-int windows_line_ends(const struct program_facts *f)
+int windows_line_ends(const struct sg_inspection *in)
 {
-    size_t n = strlen(f->in.program);
-    return f->in.script[0] && n && f->in.program[n - 1] == '\r';
+    size_t n = strlen(in->program);
+    return in->script[0] && n && in->program[n - 1] == '\r';
 }
 
 void inspect_program(const char *command, const char *path, struct program_facts *f)
@@ -54,7 +54,7 @@ void inspect_program(const char *command, const char *path, struct program_facts
         snprintf(f->note, sizeof f->note, "cannot be read");
         return;
     }
-    if (f->in.script[0] && windows_line_ends(f))
+    if (windows_line_ends(&f->in))
         k += (size_t)snprintf(f->note + k, sizeof f->note - k, "a #! script run by %.*s^M (Windows line ends); ",
                               (int)strlen(f->in.program) - 1, f->in.program);
     else if (f->in.script[0])

@@ -229,7 +229,7 @@ void judge(const struct run *runs, int nruns, int found, const char *not_found,
         v->status = 4;
         if (!u->started)
             snprintf(v->summary, sizeof v->summary, "the server could not be started: %s%s", strerror(u->exec_errno),
-                     facts->known && windows_line_ends(facts) ?
+                     facts->known && windows_line_ends(&facts->in) ?
                      " (its #! line ends in a carriage return: the file has Windows line ends)" : "");
         else if (u->closed_alive)
             snprintf(v->summary, sizeof v->summary, "the server closed its stdout before it answered");

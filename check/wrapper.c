@@ -282,11 +282,10 @@ static int bad_interpreter(const char *path, const struct sg_inspection *r)
     missing = stat(r->program, &st) != 0;
     if (!missing && S_ISREG(st.st_mode) && access(r->program, X_OK) == 0)
         return 0;
-    size_t n = strlen(r->program);
-    if (missing && n && r->program[n - 1] == '\r')     /* a file with Windows line ends */
+    if (missing && windows_line_ends(r))
         say("stdiogate: %s: bad interpreter %.*s^M: not found (its #! line ends in a carriage return: the "
-            "file has Windows line ends; convert them, e.g. sed -i 's/\\r$//' %s)\n", path, (int)(n - 1),
-            r->program, path);
+            "file has Windows line ends; convert them, e.g. sed -i 's/\\r$//' %s)\n", path,
+            (int)strlen(r->program) - 1, r->program, path);
     else
         say("stdiogate: %s: bad interpreter %s: %s\n", path, r->program,
             missing ? "not found" : "not executable");

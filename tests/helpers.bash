@@ -429,6 +429,18 @@ tree_check() {
     assert_stderr_has "${tags[@]}"
 }
 
+# tree_in_tmp NAME [FILE...]: the wrapper, stdiogate-check,
+# stdiogate-filter, the library and FILE... copied into a new directory
+# under /tmp, $dir, that another user (nobody) may reach and run from (the
+# test's own directory may be under /root)
+tree_in_tmp() {
+    local name=$1
+    shift
+    dir=$(mktemp -d "/tmp/stdiogate-$name.XXXXXX")
+    cp "$ROOT/stdiogate" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$STDIOGATE_LIB" "$@" "$dir/"
+    chmod 755 "$dir"
+}
+
 # row_table FN ROW...: runs `FN ROW` (the row split into words) for every
 # row, each in a background subshell with errexit in force (a subshell on
 # the left of || would run with errexit off and pass every row), and names

@@ -416,10 +416,8 @@ entered_row() {
 
 @test "check families: setuid, setgid, file capabilities and a container CLI as COMMAND: said, the filter by itself; without it unguarded (2)" {
     [ "$(id -u)" -eq 0 ] || skip "needs root to make setuid and capability files and to run as nobody"
-    dir=$(mktemp -d /tmp/stdiogate-entered.XXXXXX)
-    cp "$GATE" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$ROOT/libstdiogate.so" "$dir/"
+    tree_in_tmp entered
     for f in suid sgid caps docker; do cp "$SRV" "$dir/$f"; done
-    chmod 755 "$dir"
     chmod u+s "$dir/suid"
     chmod g+s "$dir/sgid"
     setcap cap_net_bind_service+ep "$dir/caps"

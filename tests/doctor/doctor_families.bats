@@ -912,7 +912,7 @@ EOF
             2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
         chmod 755 "$d"
     fi
-    not_fixed "$d/mcp.json" "$BATS_TEST_TMPDIR/ro.orig" '(Read-only file system|Permission denied)'
+    not_fixed "$d/mcp.json" "$BATS_TEST_TMPDIR/ro.orig" -E '(Read-only file system|Permission denied)'
     # a file with no write permission in a directory that can be written: replaced, 444 kept
     chmod 444 "$d/mcp.json"
     doctor --config "$d/mcp.json" --fix --linger 0 --json
@@ -933,20 +933,19 @@ refused_fix() {
     status=0
     timeout "$CHECK_BOUND" setpriv --bounding-set -chown,-fowner,-dac_override,-dac_read_search -- \
         "$GATE" --check --config "$f" --fix --linger 0 >"$BATS_TEST_TMPDIR/out.txt" 2>"$BATS_TEST_TMPDIR/err.txt" || status=$?
-    # (REASON as an extended regular expression that matches only itself)
-    not_fixed "$f" "$BATS_TEST_TMPDIR/owned.orig" "$(printf '%s' "~/owned/mcp.json $reason" | sed 's/[][\\.*^$()+?{}|]/\\&/g')"
+    not_fixed "$f" "$BATS_TEST_TMPDIR/owned.orig" -F "~/owned/mcp.json $reason"
     expect owner "$3" "$(stat -c %u:%g "$f")"
     expect mode "$4" "$(stat -c %a "$f")"
 }
 
-# not_fixed FILE ORIGINAL REASON: the --fix run of out.txt said FILE's
-# server was not fixed for REASON (an extended regular expression), with
-# status 1 (the verdict before: junk); FILE is ORIGINAL byte for byte, its
-# directory holds nothing else
+# not_fixed FILE ORIGINAL -F|-E REASON: the --fix run of out.txt said
+# FILE's server was not fixed for REASON (-F: that text, -E: an extended
+# regular expression), with status 1 (the verdict before: junk); FILE is
+# ORIGINAL byte for byte, its directory holds nothing else
 not_fixed() {
     output=$(cat "$BATS_TEST_TMPDIR/out.txt")
     expect status 1 "$status"
-    grep -Eqx "file noisy: junk -> clean: not fixed: $3" <<<"$output" || { show; return 1; }
+    grep "$3" -qx -e "file noisy: junk -> clean: not fixed: $4" <<<"$output" || { show; return 1; }
     ! grep -q '^wrote ' <<<"$output" || { show; return 1; }
     cmp "$2" "$1"
     expect leftovers "$(basename "$1")" "$(ls -A "$(dirname "$1")" | tr '\n' ' ' | sed 's/ $//')"

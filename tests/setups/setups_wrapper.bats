@@ -285,7 +285,7 @@ gates_opened() { grep -c 'gate opened by' "$ERR" || true; }
 
 @test "file capabilities (setcap): strict mode by itself; with --gate-only a warning, as for setuid" {
     [ "$(id -u)" -eq 0 ] || skip "needs root to set file capabilities and to run as nobody"
-    unenterable_dir caps
+    tree_in_tmp caps "$SRV"
     setcap cap_net_bind_service+ep "$dir/setups_srv"
     run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
         env STDIOGATE_DEBUG=2 "$dir/stdiogate" "$dir/setups_srv" 0 </dev/null
@@ -330,16 +330,9 @@ root_or_nobody() {
     done
 }
 
-# unenterable_dir NAME: a copy of the tree in /tmp, which nobody can reach, as $dir
-unenterable_dir() {
-    dir=$(mktemp -d "/tmp/stdiogate-$1.XXXXXX")
-    cp "$STDIOGATE_WRAPPER" "$ROOT/stdiogate-check" "$ROOT/stdiogate-filter" "$STDIOGATE_LIB" "$SRV" "$dir/"
-    chmod 755 "$dir"
-}
-
 @test "file capabilities run by root: no secure execution, so the library enters the program (COMMAND and at exec); by nobody: the filter" {
     [ "$(id -u)" -eq 0 ] || skip "needs root to set file capabilities and to run as nobody"
-    unenterable_dir caps
+    tree_in_tmp caps "$SRV"
     setcap cap_net_bind_service+ep "$dir/setups_srv"
     root_or_nobody "file capabilities" "a program with file capabilities"
     rm -rf "$dir"
@@ -350,7 +343,7 @@ unenterable_dir() {
 # dynamic linker would drop LD_PRELOAD, so it runs under the filter.
 @test "setuid-root program run by root: no secure execution, the library enters it (COMMAND and at exec); by nobody: the filter" {
     [ "$(id -u)" -eq 0 ] || skip "needs root to make a setuid-root file and to run as nobody"
-    unenterable_dir suid
+    tree_in_tmp suid "$SRV"
     chmod u+s "$dir/setups_srv"
     root_or_nobody setuid "a setuid program"
     rm -rf "$dir"
