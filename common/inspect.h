@@ -238,7 +238,7 @@ enum { SG_SEC_BUN = 1, SG_SEC_BUN_BUILTINS = 2, SG_SEC_GO_BUILDINFO = 4 };
  * stack. */
 static inline unsigned sg_elf_section_names(int fd, const struct sg_elf *e)
 {
-    static const char *const names[] = { ".bun", ".bun_builtins", ".go.buildinfo" };
+    static const char names[][sizeof ".go.buildinfo"] = { ".bun", ".bun_builtins", ".go.buildinfo" };
     unsigned char sh[64], buf[256];
     char word[16];
     size_t wlen = 0;

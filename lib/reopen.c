@@ -180,7 +180,7 @@ void drop_reopened(void)
 /* The descriptor number a path names, when it is this process's: -1 else. */
 static int fd_named(const char *path)
 {
-    static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/" };
+    static const char dirs[][sizeof "/proc/thread-self/fd/"] = { "/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/" };
     const char *p = NULL;
     if (strcmp(path, "/dev/stdout") == 0)
         return 1;

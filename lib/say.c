@@ -131,7 +131,7 @@ void say_line(int level, const char *first, ...)
 const char *err_name(int e)
 {
 #define ERR(x) [x] = #x,
-    static const char *const names[] = {
+    static const char names[][sizeof "ENAMETOOLONG"] = {   /* (rows, not pointers: no relocation at load) */
         ERR(EPERM) ERR(ENOENT) ERR(EINTR) ERR(EIO) ERR(ENXIO) ERR(ENOEXEC) ERR(EBADF) ERR(EAGAIN)
         ERR(ENOMEM) ERR(EACCES) ERR(EFAULT) ERR(EBUSY) ERR(EEXIST) ERR(ENODEV)
         ERR(ENOTDIR) ERR(EISDIR) ERR(EINVAL) ERR(ENFILE) ERR(EMFILE) ERR(ENOTTY)
@@ -140,7 +140,7 @@ const char *err_name(int e)
         ERR(EOPNOTSUPP) ERR(ECONNRESET) ERR(ENOTCONN)
     };
 #undef ERR
-    if (e > 0 && (size_t)e < sizeof names / sizeof names[0] && names[e])
+    if (e > 0 && (size_t)e < sizeof names / sizeof names[0] && names[e][0])
         return names[e];
     return "unknown error";
 }

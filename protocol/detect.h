@@ -382,7 +382,7 @@ static inline void sg_reply_init(struct sg_reply *r)
 
 static inline void sg_reply_name_done(struct sg_reply *r)
 {
-    static const struct { const char *name; unsigned char len; unsigned short key; } keys[] = {
+    static const struct { char name[sizeof "request_seq"]; unsigned char len; unsigned short key; } keys[] = {
         { "jsonrpc", 7, SGK_JSONRPC }, { "id", 2, SGK_ID }, { "result", 6, SGK_RESULT },
         { "error", 5, SGK_ERROR }, { "method", 6, SGK_METHOD },
         { "request_seq", 11, SGK_REQUEST_SEQ }, { "event", 5, SGK_EVENT },
@@ -545,7 +545,7 @@ static inline void sg_stream_start(struct sg_stream *s, enum sg_protocol protoco
 
 static inline int sg_is_rpc_name(const unsigned char *name, unsigned len, int prefix_only)
 {
-    static const char *const names[] = { "jsonrpc", "id", "method", "params", "result", "error" };
+    static const char names[][sizeof "jsonrpc"] = { "jsonrpc", "id", "method", "params", "result", "error" };
     for (unsigned k = 0; k < sizeof names / sizeof *names; k++) {
         unsigned i = 0;
         while (i < len && names[k][i] && (unsigned char)names[k][i] == name[i])
@@ -919,7 +919,7 @@ static inline int sg_json_white(unsigned char c)
  * the candidate fails before it, 2: the candidate is deep past the bound. */
 __attribute__((always_inline)) static inline int sg_json_candidate_byte(struct sg_stream *s, unsigned char c)
 {
-    static const char *const literals[] = { "true", "false", "null", "NaN", "Infinity" };
+    static const char literals[][sizeof "Infinity"] = { "true", "false", "null", "NaN", "Infinity" };
     /* one switch: between tokens, white space (space, tab, CR; a newline
      * comes as a space: sg_stream_scan) is taken in every state, after the
      * bytes that state looks for (none is white) */
