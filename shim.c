@@ -34,6 +34,17 @@ static char g_hand_guarded[88];             /* ... to a program started after th
 char *g_marker_out = g_marker;
 char *g_marker_guarded = g_hand_guarded;
 
+/* The library is linked without the C runtime's startup files
+ * (-nostartfiles, Makefile): they serve transactional memory, profiling
+ * and C++ destructors, none of which it has, and cost every process that
+ * loads it four symbol lookups at load (three for names no process
+ * defines) and a __cxa_finalize at exit: about 2,700 instructions, a sixth
+ * of what loading the library costs (issue 43).  Of what they define,
+ * pthread_atfork needs __dso_handle, which names the object its handlers
+ * belong to; weak, so that a build with the startup files uses theirs.
+ * The library is never unloaded (-z nodelete), so no handler outlives it. */
+__attribute__((weak, visibility("hidden"))) void *__dso_handle = &__dso_handle;
+
 /* A child that may write to the diversion finds its helper running: one
  * reader of the pipe, whichever process writes. */
 static void atfork_prepare(void)
