@@ -1016,9 +1016,13 @@ ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *
     return r;
 }
 
-/* For C stdio's buffers (lib/stdout.c): all of it goes through, waiting
- * for the wire as a blocking write would.  Returns 0, or -1 (errno). */
-ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *how)
+/* For C stdio's buffers (lib/stdout.c) and what the kernel would have
+ * moved (lib/transfer.c): all of it goes through, waiting for the wire as
+ * a blocking write would.  Returns how many bytes went: all of them, or
+ * those before an error or a signal (EINTR) cut it, -1 if none (errno).
+ * through_signals: a signal does not cut it (bytes already taken from
+ * where the kernel would have moved them have nowhere else to go). */
+ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *how, int through_signals)
 {
     struct iovec v[BATCH];
     size_t total = iov_total(iov, cnt), done = 0;
@@ -1035,13 +1039,13 @@ ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *ho
             done += (size_t)w;
         } else if (w < 0 && errno == EAGAIN) {
             struct pollfd q = { .fd = fd, .events = POLLOUT };
-            if (poll(&q, 1, -1) < 0)
-                return -1;      /* EINTR: the program's signal, as glibc's write sees it */
-        } else {
-            return -1;
+            if (poll(&q, 1, -1) < 0 && !through_signals)
+                return done ? (ssize_t)done : -1;   /* EINTR: the program's signal, as glibc's write sees it */
+        } else if (!(w < 0 && errno == EINTR && through_signals)) {
+            return done ? (ssize_t)done : -1;
         }
     }
-    return 0;
+    return (ssize_t)done;
 }
 
 static void close_copy(int fd, int unused)

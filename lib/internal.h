@@ -537,7 +537,7 @@ static inline int guard_fd(int fd)
 int guard_whole(const struct iovec *iov, int cnt);
 ssize_t guard_call(struct put *c, const struct iovec *iov, int cnt, const char *how);
 ssize_t guard_locked(struct put *c, const struct iovec *iov, int cnt);
-ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *how);
+ssize_t guard_write_all(int fd, const struct iovec *iov, int cnt, const char *how, int through_signals);
 enum settle { SETTLE_SPAWN, SETTLE_EXEC, SETTLE_EXIT };
 void guard_settle(const char *how, enum settle at);
 void guard_summary(void);

@@ -95,10 +95,10 @@ static int push(FILE *fp, const char *p, size_t n, const char *how)
         v[cnt++] = (struct iovec){ (void *)p, n };
     if (cnt == 0)
         return 0;
-    int r = (int)guard_write_all(fp->_fileno, v, cnt, how);
+    ssize_t r = guard_write_all(fp->_fileno, v, cnt, how, 0);
     if (held)
         fp->_IO_write_ptr = base;
-    if (r < 0) {
+    if (r != (ssize_t)(held + n)) {
         fp->_flags |= _IO_ERR_SEEN;
         return EOF;
     }
@@ -167,7 +167,7 @@ static int format_put(FILE *fp, int fd, const char *fmt, va_list ap, const char 
         r = locked_put(fp, buf, (size_t)n, how);
     } else if (n > 0) {
         struct iovec v = { buf, (size_t)n };
-        r = guard_write_all(fd, &v, 1, how) < 0 ? EOF : 0;
+        r = guard_write_all(fd, &v, 1, how, 0) != n ? EOF : 0;
     }
     if (mapped)
         munmap(buf, mapped);

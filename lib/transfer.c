@@ -15,20 +15,38 @@ static int onto_guarded_wire(int fd)
     return guarding() && !shut() && guard_fd(fd);
 }
 
-/* One piece from in (at *off, or at its file offset) to the wire. */
+/* Does out have room (once it has, for a blocking one)?  If not: errno
+ * EAGAIN (non-blocking), or EINTR (a signal while it waited): the real
+ * call's answer when it has moved nothing. */
+static int room_on(int out)
+{
+    struct pollfd q = { .fd = out, .events = POLLOUT };
+    int blocking = !(REAL(fcntl)(out, F_GETFL) & O_NONBLOCK);
+    int r = poll(&q, 1, blocking ? -1 : 0);
+    if (r == 0)
+        errno = EAGAIN;
+    return r > 0;
+}
+
+/* One piece from in (at *off, or at its file offset) to the wire.  Bytes
+ * read from in are gone from there (a pipe's, a file's offset): once read
+ * they all go out, whatever signal comes meanwhile (had a cut piece been
+ * reported as nothing moved, the program's next call would repeat or skip
+ * them); a signal that comes before is the program's. */
 static ssize_t move_piece(int in, off64_t *off, int out, size_t len, const char *how)
 {
     unsigned char buf[PIECE];
     size_t want = len < sizeof buf ? len : sizeof buf;
+    if (!room_on(out))
+        return -1;
     ssize_t n = off ? REAL(pread64)(in, buf, want, *off) : REAL(read)(in, buf, want);
     if (n <= 0)
         return n;
     struct iovec v = { buf, (size_t)n };
-    if (guard_write_all(out, &v, 1, how) < 0)
-        return -1;
-    if (off)
-        *off += n;
-    return n;
+    ssize_t w = guard_write_all(out, &v, 1, how, 1);
+    if (w > 0 && off)
+        *off += w;
+    return w;
 }
 
 EXPORT ssize_t sendfile64(int out, int in, off64_t *offset, size_t count)
@@ -68,7 +86,5 @@ EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t cnt, unsigned in
 {
     if (!onto_guarded_wire(fd) || cnt > IOV_MAX)
         return REAL(vmsplice)(fd, iov, cnt, flags);
-    if (guard_write_all(fd, iov, (int)cnt, "vmsplice") < 0)
-        return -1;
-    return (ssize_t)iov_total(iov, (int)cnt);
+    return guard_write_all(fd, iov, (int)cnt, "vmsplice", 0);     /* (a signal: what went) */
 }

@@ -1163,6 +1163,71 @@ PY
     done
 }
 
+# Issue 45: every write path where it waits for the wire.  guard_srv waits
+# W TO makes the wire one page once the gate is open, so that each 60 KB
+# answer (text that differs all along: a piece in the wrong place shows)
+# waits for the client a dozen times and more, and writes per request a
+# junk line alone, then another junk line and the answer in one buffer
+# (the guard splits the call).  Request N waits as the Nth of: blocking;
+# blocking with SIGALRM every 100 us, with SA_RESTART and without (a signal
+# during the library's own wait, a cut write the program must finish);
+# non-blocking (EAGAIN, a poll); non-blocking with the signals.  Each call
+# on stdout, on a copy made before the gate and on stdout opened again by
+# name after it.  stdio and the formatting family wait only blocking, with
+# and without the signals' SA_RESTART (stdio cannot finish a write that
+# EAGAIN or EINTR cut, unwrapped either).
+waits_expected() {
+    local requests=$1
+    "$PYTHON" - "$requests" "$BATS_TEST_TMPDIR" <<'PY'
+import sys
+n, tmp = int(sys.argv[1]), sys.argv[2]
+items = ",".join('"%07d"' % k for k in range(6000))
+answers, junk, plain = [], [], []
+for i in range(1, n + 1):
+    a = '{"jsonrpc":"2.0","id":%d,"result":{"items":[%s]}}\n' % (i, items)
+    j = "guard-junk %d\nguard-glued %d\n" % (i, i)
+    answers.append(a); junk.append(j); plain.append(j + a)
+for name, parts in (("answers", answers), ("junk", junk), ("plain", plain)):
+    open("%s/waits.%s" % (tmp, name), "w").write("".join(parts))
+PY
+}
+
+waits_row() {
+    local w=$1 to=$2 requests=$3 lines=() i
+    shift 3
+    for ((i = 1; i <= requests; i++)); do
+        lines+=(--line '{"jsonrpc":"2.0","id":'$i',"method":"ping"}')
+    done
+    ungated --timeout 120 "$@" "${lines[@]}" -- "$GS" waits "$w" "$to"
+    assert_status 0
+    assert_stdout_bytes "$(cat "$BATS_TEST_TMPDIR/waits.plain")"$'\n'
+    gated --timeout 120 "$@" "${lines[@]}" -- "$GS" waits "$w" "$to"
+    assert_status 0
+    assert_stdout_bytes "$(cat "$BATS_TEST_TMPDIR/waits.answers")"$'\n'
+    assert_stderr_bytes "$(cat "$BATS_TEST_TMPDIR/waits.junk")"$'\n'  # (each file ends in one newline)
+}
+
+@test "guard: the raw write calls where they wait for a one-page wire (write, writev, pwritev2, sendfile, splice, vmsplice, send, sendmsg) x (stdout, a copy, reopened by name) x (blocking, signals with and without SA_RESTART, non-blocking, both): every answer whole, the junk on stderr" {
+    waits_expected 5
+    local rows=() w to
+    for w in write writev pwritev2 sendfile splice vmsplice; do
+        for to in fd1 copy reopen; do rows+=("$w $to 5"); done
+    done
+    for w in send sendmsg; do
+        for to in fd1 copy; do rows+=("$w $to 5 --sockets"); done
+    done
+    row_table waits_row "${rows[@]}"
+}
+
+@test "guard: stdio and the formatting family where they wait for a one-page wire (fwrite, fputs, fputc, fprintf, vfprintf, __fprintf_chk, dprintf, fwrite_unlocked) x (stdout, a copy, reopened by name) x (blocking, signals with SA_RESTART): every answer whole, the junk on stderr" {
+    waits_expected 2
+    local rows=() w to
+    for w in fwrite fputs fputc-fn fprintf vfprintf __fprintf_chk dprintf fwrite_unlocked; do
+        for to in fd1 copy reopen; do rows+=("$w $to 2"); done
+    done
+    row_table waits_row "${rows[@]}"
+}
+
 # After the gate, a stderr nobody reads while the server runs (--stderr-late)
 # and 3 MiB of junk in 48 writes of 64 KiB, then the answer: the pipe and the
 # backlog (1 MiB) fill, stderr takes nothing for 5 s once, and from then on
