@@ -69,6 +69,38 @@ imported_path() {
 @test "read path: scanf (imported as __isoc99_scanf)" { read_path "$SRV" scanf scanf; }
 @test "read path: vfscanf (imported as __isoc99_vfscanf)" { read_path "$SRV" vfscanf vfscanf; }
 
+# Issue 45: every reader on each kind of stdin, not only the pipe of the
+# tests above: a socket, a regular file (the whole input there before the
+# server starts: stdio reads ahead past the first message), and a socket
+# after a peek at the first message (recv with MSG_PEEK, then
+# "after-peek-junk" written while the gate must still be shut; each peeking
+# member alone: families_peek.bats).  Two
+# messages each time; the gate opens by that reader after exactly the
+# first message's bytes (the level-2 line), whatever stdio took ahead.
+READERS=(read:read read1:read readv:readv fgets:fgets fgets_unlocked:fgets_unlocked
+    getline:__getdelim getline_fn:getline getdelim:getdelim fread:fread fread_unlocked:fread_unlocked
+    getc:getc fgetc:fgetc getchar:getchar getc_unlocked:getc_unlocked fgetc_unlocked:fgetc_unlocked
+    getchar_unlocked:getchar_unlocked uflow:__uflow fscanf:fscanf scanf:scanf vfscanf:vfscanf)
+
+stdin_kind_row() {
+    local path=${1%%:*} call=${1#*:} kind=$2 steps=(printf puts write) opts=(--sockets)
+    JUNK=(printf-junk puts-junk write-junk)
+    case $kind in
+        file) opts=(--stdin-file) ;;
+        peek) steps+=(peek); JUNK+=(after-peek-junk) ;;
+    esac
+    STDIOGATE_DEBUG=2 init_ping_diverted "${opts[@]}" -- "$SRV" "$path" "${steps[@]}"
+    assert_gate_opened_by "$call" "$INIT_BYTES"
+}
+
+@test "read path: every reader on a socket stdin, a regular-file stdin, and a socket after a peek (recv MSG_PEEK): the gate by that reader after the first message" {
+    local rows=() r k
+    for r in "${READERS[@]}"; do
+        for k in socket file peek; do rows+=("$r $k"); done
+    done
+    row_table stdin_kind_row "${rows[@]}"
+}
+
 # _FORTIFY_SOURCE=2 -O2 builds (Ubuntu's default) import the _chk forms.
 @test "read path: __read_chk (_FORTIFY_SOURCE=2)" {
     imported_path "$CHK" __read_chk read
