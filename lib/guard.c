@@ -515,8 +515,12 @@ static void stream_copy(struct sg_stream *to, const struct sg_stream *from)
  * in steps of this many bytes, not scanned whole and then put: the wire's
  * reader copies one step while the next is scanned, and a step is still in
  * the cache when the kernel copies it (an 8 MiB answer read twice from
- * memory cost a fifth of the pipe's speed).  A frame's body is not read. */
-#define WIRE_STEP (64UL * 1024)
+ * memory cost a fifth of the pipe's speed).  A quarter of a MiB: in a
+ * core's own cache, and a quarter of the calls steps of 64 KiB made (each a
+ * return to the program between two fills of the pipe: 7% of the speed of
+ * 8 MiB answers on a busy machine, bench/RESULTS.md).  A frame's body is
+ * not read. */
+#define WIRE_STEP (256UL * 1024)
 
 static int message_goes_on(void)
 {
