@@ -15,17 +15,29 @@ static int onto_guarded_wire(int fd)
     return guarding() && !shut() && guard_fd(fd);
 }
 
+/* Is fd ready for events now?  A poll that does not wait still says
+ * EINTR when a signal is pending as it looks: a call that must not wait
+ * asks again (0 and EAGAIN if not ready). */
+static int ready_now(int fd, short events)
+{
+    struct pollfd q = { .fd = fd, .events = events };
+    int r;
+    while ((r = poll(&q, 1, 0)) < 0 && errno == EINTR)
+        ;
+    if (r == 0)
+        errno = EAGAIN;
+    return r > 0;
+}
+
 /* Does out have room (once it has, for a blocking one)?  If not: errno
  * EAGAIN (non-blocking), or EINTR (a signal while it waited): the real
  * call's answer when it has moved nothing. */
 static int room_on(int out)
 {
     struct pollfd q = { .fd = out, .events = POLLOUT };
-    int blocking = !(REAL(fcntl)(out, F_GETFL) & O_NONBLOCK);
-    int r = poll(&q, 1, blocking ? -1 : 0);
-    if (r == 0)
-        errno = EAGAIN;
-    return r > 0;
+    if (REAL(fcntl)(out, F_GETFL) & O_NONBLOCK)
+        return ready_now(out, POLLOUT);
+    return poll(&q, 1, -1) > 0;
 }
 
 /* One piece from in (at *off, or at its file offset) to the wire.  Bytes
@@ -71,14 +83,8 @@ EXPORT ssize_t splice(int in, off64_t *off_in, int out, off64_t *off_out, size_t
 {
     if (off_out || !onto_guarded_wire(out))
         return REAL(splice)(in, off_in, out, off_out, len, flags);
-    if (flags & SPLICE_F_NONBLOCK) {
-        /* nothing to move now: what the real call says of an empty pipe */
-        struct pollfd q = { .fd = in, .events = POLLIN };
-        if (poll(&q, 1, 0) == 0) {
-            errno = EAGAIN;
-            return -1;
-        }
-    }
+    if ((flags & SPLICE_F_NONBLOCK) && !ready_now(in, POLLIN))
+        return -1;      /* (EAGAIN: nothing to move now, as the real call says of an empty pipe) */
     return move_piece(in, off_in, out, len, "splice");
 }
 

@@ -1207,16 +1207,31 @@ waits_row() {
     assert_stderr_bytes "$(cat "$BATS_TEST_TMPDIR/waits.junk")"$'\n'  # (each file ends in one newline)
 }
 
-@test "guard: the raw write calls where they wait for a one-page wire (write, writev, pwritev2, sendfile, splice, vmsplice, send, sendmsg) x (stdout, a copy, reopened by name) x (blocking, signals with and without SA_RESTART, non-blocking, both): every answer whole, the junk on stderr" {
+@test "guard: the raw write calls where they wait for a one-page wire (write, writev, pwritev2, sendfile, splice, splice with SPLICE_F_NONBLOCK, vmsplice, send, sendmsg) x (stdout, a copy, reopened by name) x (blocking, signals with and without SA_RESTART, non-blocking, both): every answer whole, the junk on stderr" {
     waits_expected 5
     local rows=() w to
-    for w in write writev pwritev2 sendfile splice vmsplice; do
+    for w in write writev pwritev2 sendfile splice splice-nb vmsplice; do
         for to in fd1 copy reopen; do rows+=("$w $to 5"); done
     done
     for w in send sendmsg; do
         for to in fd1 copy; do rows+=("$w $to 5 --sockets"); done
     done
     row_table waits_row "${rows[@]}"
+}
+
+# A call that must not wait (splice with SPLICE_F_NONBLOCK from an empty
+# pipe) never does, however often a signal is pending as the library looks
+# (a poll that does not wait says EINTR then): 20,000 calls with SIGALRM
+# every 20 us, each EAGAIN at once (guard_srv nbstorm).  Until 2026-12-08
+# the library went on to read the empty pipe and waited there for ever.
+@test "guard: splice(SPLICE_F_NONBLOCK) from an empty pipe while signals come: EAGAIN at once, 20,000 times, never a wait" {
+    ungated --timeout 60 --line "$INIT1" --line "$PING2" -- "$GS" nbstorm
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    gated --timeout 60 --line "$INIT1" --line "$PING2" -- "$GS" nbstorm
+    assert_status 0
+    assert_stdout_bytes "$A1"$'\n'"$A2"$'\n'
+    assert_stderr_bytes ''
 }
 
 @test "guard: stdio and the formatting family where they wait for a one-page wire (fwrite, fputs, fputc, fprintf, vfprintf, __fprintf_chk, dprintf, fwrite_unlocked) x (stdout, a copy, reopened by name) x (blocking, signals with SA_RESTART): every answer whole, the junk on stderr" {
