@@ -643,6 +643,28 @@ args = [\"check_srv\", \"banner\"]" "$(cat "$H/config.toml")"
         "$(cat "$H/crlf.json")"
 }
 
+# The arguments added in front of an args list written one a line take the
+# list's own line end and indent: CRLF where the file has CRLF (a bare LF
+# there leaves the file with mixed line ends).
+@test "doctor: --fix keeps CRLF line ends where args are one a line (JSON and TOML): the added arguments' lines end in CRLF too" {
+    printf '{\r\n  "mcpServers": {\r\n    "crlf": {\r\n      "command": "check_srv",\r\n      "args": [\r\n        "banner"\r\n      ]\r\n    }\r\n  }\r\n}\r\n' \
+        >"$H/crlf.json"
+    printf '[mcp_servers.crlf]\r\ncommand = "check_srv"\r\nargs = [\r\n  "banner",\r\n]\r\n' >"$H/config.toml"
+    doctor --config "$H/crlf.json" --fix --linger 0
+    expect json_status 0 "$status"
+    grep -qx 'file crlf: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    doctor --config "$H/config.toml" --fix --linger 0
+    expect toml_status 0 "$status"
+    grep -qx 'codex crlf: junk -> clean: fixed' <<<"$output" || { show; return 1; }
+    # byte for byte (od: $(...) would keep the \r but drop a last newline)
+    expect json "$(printf '{\r\n  "mcpServers": {\r\n    "crlf": {\r\n      "command": "%s",\r\n      "args": [\r\n        "check_srv",\r\n        "banner"\r\n      ]\r\n    }\r\n  }\r\n}\r\n' "$GATE" | od -c)" \
+        "$(od -c "$H/crlf.json")"
+    expect toml "$(printf '[mcp_servers.crlf]\r\ncommand = "%s"\r\nargs = [\r\n  "check_srv",\r\n  "banner",\r\n]\r\n' "$GATE" | od -c)" \
+        "$(od -c "$H/config.toml")"
+    # no line end without its \r
+    expect lines_without_cr 0 "$(cat "$H/crlf.json" "$H/config.toml" | grep -c $'[^\r]$')"
+}
+
 @test "doctor: bash completion offers the clients after --client and files after --config" {
     words() {
         bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
