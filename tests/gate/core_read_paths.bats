@@ -74,9 +74,9 @@ imported_path() {
 # server starts: stdio reads ahead past the first message), and a socket
 # after a peek at the first message (recv with MSG_PEEK, then
 # "after-peek-junk" written while the gate must still be shut; each peeking
-# member alone: families_peek.bats).  Two
-# messages each time; the gate opens by that reader after exactly the
-# first message's bytes (the level-2 line), whatever stdio took ahead.
+# member alone: families_peek.bats).  Two messages each time; the gate
+# opens by that reader after exactly the first message's bytes (the
+# level-2 line), whatever stdio took ahead.
 READERS=(read:read read1:read readv:readv fgets:fgets fgets_unlocked:fgets_unlocked
     getline:__getdelim getline_fn:getline getdelim:getdelim fread:fread fread_unlocked:fread_unlocked
     getc:getc fgetc:fgetc getchar:getchar getc_unlocked:getc_unlocked fgetc_unlocked:fgetc_unlocked

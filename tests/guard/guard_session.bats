@@ -1173,9 +1173,9 @@ PY
 # during the library's own wait, a cut write the program must finish);
 # non-blocking (EAGAIN, a poll); non-blocking with the signals.  Each call
 # on stdout, on a copy made before the gate and on stdout opened again by
-# name after it.  stdio and the formatting family wait only blocking, with
-# and without the signals' SA_RESTART (stdio cannot finish a write that
-# EAGAIN or EINTR cut, unwrapped either).
+# name after it.  stdio and the formatting family wait only blocking, and
+# blocking with the signals and SA_RESTART (stdio cannot finish a write
+# that EAGAIN or EINTR cut, unwrapped either).
 waits_expected() {
     local requests=$1
     "$PYTHON" - "$requests" "$BATS_TEST_TMPDIR" <<'PY'

@@ -19,8 +19,8 @@ load ../helpers
 # call) are libc's three variables the library reads, not the startup
 # files' weak names that no process defines; pointers the loader must
 # relocate are a handful, not tables of names; and the library is never
-# unloaded (the fork handlers registered under its __dso_handle outlive
-# any dlclose).  make bench measures the cost; this keeps its causes out.
+# unloaded (the fork handlers registered under its own __dso_handle, with
+# no startup files to remove them, must not outlive it).  make bench measures the cost; this keeps its causes out.
 @test "exports: the loader looks up stdout, stdin and environ at load and nothing else, relocates a handful of pointers, never unloads the library" {
     run readelf -rW "$STDIOGATE_LIB"
     assert_status 0
